@@ -1,0 +1,30 @@
+# Set-up is self-contained: every target builds .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/goatarena run tournaments/demo.toml
+
+lint: $(STAMP)
+	$(BIN)/ruff check goatarena tests bots
+	$(BIN)/ruff format --check goatarena tests bots
+	$(BIN)/mypy goatarena
+
+test: lint
+	$(BIN)/python -m pytest -q tests
+
+bench: $(STAMP)
+	$(BIN)/goatarena bench
+
+clean:
+	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,206 @@
+"""Mountain Goats (Stefan Risthaus, 2020) for 2-4 players, as ``rules/mountain-goats.md``.
+
+Each turn one seat rolls four dice, may turn extra 1s into any face, groups the dice and
+climbs the mountains named by the group sums. The choices offered are the distinct
+multisets of mountains moved, each with one concrete setting and grouping of the dice.
+There is no hidden information; chance is the dice.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+from typing import Any
+
+from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
+
+# -- constants -------------------------------------------------------------------------
+
+MOUNTAINS = (5, 6, 7, 8, 9, 10)
+HEIGHTS = (4, 4, 3, 3, 2, 2)
+"""Steps from foot to summit, per mountain in the order of MOUNTAINS."""
+TOKENS_FOUR_PLAYERS = (12, 11, 10, 9, 8, 7)
+"""Point tokens per summit with 4 players; one fewer each with 3, two fewer with 2."""
+TOKENS_REMOVED = {2: 2, 3: 1, 4: 0}
+BONUSES = (15, 12, 9, 6)
+MAX_ROUNDS = 100
+"""Resolution (stalling): the game also ends after every seat has had 100 turns."""
+DICE = 4
+MOUNTAIN_INDEX = {mountain: index for index, mountain in enumerate(MOUNTAINS)}
+
+
+# -- the state ---------------------------------------------------------------------------
+
+
+class MountainGoatsState(State):
+    """A Mountain Goats game in progress; the seat to act has just rolled."""
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(players, seed, options)
+        removed = TOKENS_REMOVED[players]
+        self.supply = [count - removed for count in TOKENS_FOUR_PLAYERS]
+        self.steps = [[0] * len(MOUNTAINS) for _ in range(players)]
+        self.tokens = [[0] * len(MOUNTAINS) for _ in range(players)]
+        self.bonuses: list[list[int]] = [[] for _ in range(players)]
+        self.bonus_left = list(BONUSES)
+        self.seat = 0
+        self.round = 1
+        self.ending = False
+        self.over = False
+        self.dice = self._roll()
+
+    def _roll(self) -> list[int]:
+        return [self.rng.randint(1, 6) for _ in range(DICE)]
+
+    def _to_act(self) -> int | None:
+        return None if self.over else self.seat
+
+    def _legal_actions(self) -> list[Action]:
+        return list(choices_for_roll(tuple(sorted(self.dice))))
+
+    def _apply(self, action: Action) -> None:
+        for mountain in action["move"]:
+            self._climb(self.seat, MOUNTAIN_INDEX[mountain])
+        self._end_turn()
+
+    def _climb(self, seat: int, index: int) -> None:
+        """One step up a mountain, or one more token for a goat already on its summit."""
+        summit = HEIGHTS[index]
+        if self.steps[seat][index] < summit:
+            self.steps[seat][index] += 1
+            if self.steps[seat][index] < summit:
+                return
+            for other in range(self.players):
+                if other != seat and self.steps[other][index] == summit:
+                    self.steps[other][index] = 0
+        if self.supply[index] > 0:
+            self._take_token(seat, index)
+
+    def _take_token(self, seat: int, index: int) -> None:
+        sets_before = min(self.tokens[seat])
+        self.supply[index] -= 1
+        self.tokens[seat][index] += 1
+        if min(self.tokens[seat]) > sets_before and self.bonus_left:
+            self.bonuses[seat].append(self.bonus_left.pop(0))
+
+    def _end_turn(self) -> None:
+        emptied = sum(1 for count in self.supply if count == 0)
+        if not self.bonus_left or emptied >= 3:
+            self.ending = True
+        if self.seat == self.players - 1:
+            if self.ending or self.round >= MAX_ROUNDS:
+                self.over = True
+                return
+            self.round += 1
+        self.seat = (self.seat + 1) % self.players
+        self.dice = self._roll()
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def score(self, seat: int) -> int:
+        """Token values plus bonus tokens of ``seat``."""
+        tokens = sum(count * mountain for count, mountain in zip(self.tokens[seat], MOUNTAINS))
+        return tokens + sum(self.bonuses[seat])
+
+    def summits(self, seat: int) -> list[int]:
+        """The mountains whose summit ``seat``'s goat stands on, highest first."""
+        return [
+            mountain
+            for mountain, step, height in zip(MOUNTAINS, self.steps[seat], HEIGHTS)
+            if step == height
+        ][::-1]
+
+    def _result(self) -> Result:
+        scores = [self.score(seat) for seat in range(self.players)]
+        keys = [
+            (scores[seat], len(self.summits(seat)), self.summits(seat))
+            for seat in range(self.players)
+        ]
+        return Result(scores=[float(score) for score in scores], ranks=ranks_from_keys(keys))
+
+    # -- what a seat sees ----------------------------------------------------------------
+
+    def observation(self, seat: int) -> Observation:
+        """Everything: there is no hidden information in Mountain Goats."""
+        return {
+            "seat": seat,
+            "to_act": self._to_act(),
+            "round": self.round,
+            "dice": list(self.dice),
+            "mountains": list(MOUNTAINS),
+            "heights": list(HEIGHTS),
+            "steps": [list(row) for row in self.steps],
+            "supply": list(self.supply),
+            "tokens": [list(row) for row in self.tokens],
+            "bonus_left": list(self.bonus_left),
+            "bonuses": [list(row) for row in self.bonuses],
+            "scores": [self.score(other) for other in range(self.players)],
+            "ending": self.ending,
+        }
+
+    def render(self) -> str:
+        """The mountains with every seat's goat, the supplies and the scores."""
+        lines = [f"round {self.round}  dice {self.dice}  bonus left {self.bonus_left}"]
+        for index, mountain in enumerate(MOUNTAINS):
+            goats = " ".join(
+                f"{seat}@{self.steps[seat][index]}" for seat in range(self.players)
+            )
+            lines.append(
+                f"  mountain {mountain:>2} (height {HEIGHTS[index]}, {self.supply[index]:>2}"
+                f" tokens left): {goats}"
+            )
+        scores = ", ".join(f"seat {seat}: {self.score(seat)}" for seat in range(self.players))
+        lines.append(f"  scores: {scores}")
+        return "\n".join(lines)
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def set_partitions(items: list[int]) -> list[list[list[int]]]:
+    """Every way of splitting ``items`` into non-empty groups (order of groups ignored)."""
+    if not items:
+        return [[]]
+    first, rest = items[0], items[1:]
+    partitions = []
+    for smaller in set_partitions(rest):
+        partitions.append([[first], *smaller])
+        for index in range(len(smaller)):
+            partitions.append(
+                [*smaller[:index], [first, *smaller[index]], *smaller[index + 1 :]]
+            )
+    return partitions
+
+
+def one_settings(roll: tuple[int, ...]) -> list[list[int]]:
+    """The dice values reachable by turning all 1s but one into any face."""
+    ones = roll.count(1)
+    others = [value for value in roll if value != 1]
+    if ones < 2:
+        return [list(roll)]
+    faces = itertools.product(range(1, 7), repeat=ones - 1)
+    return [sorted([1, *others, *changed]) for changed in faces]
+
+
+@cache
+def choices_for_roll(roll: tuple[int, ...]) -> tuple[dict[str, Any], ...]:
+    """The distinct multisets of mountains a sorted roll can move, each with one grouping."""
+    found: dict[tuple[int, ...], list[list[int]]] = {}
+    for dice in one_settings(roll):
+        for groups in set_partitions(dice):
+            move = tuple(sorted(sum(group) for group in groups if 5 <= sum(group) <= 10))
+            if move not in found:
+                found[move] = sorted(sorted(group) for group in groups)
+    ordered = sorted(found, key=lambda move: (len(move), move))
+    return tuple({"move": list(move), "groups": found[move]} for move in ordered)
+
+
+INFO = GameInfo(
+    name="mountain-goats",
+    title="Mountain Goats",
+    min_players=2,
+    max_players=4,
+    state_class=MountainGoatsState,
+    hidden_information=False,
+    summary="dice: group four dice to climb mountains 5-10 and hold their summits",
+)
