@@ -29,3 +29,15 @@ class BotError(GoatArenaError):
 
 class StoreError(GoatArenaError):
     """Raised when a results database is unreadable, foreign or from another tournament."""
+
+
+def user_error_in(error: BaseException) -> GoatArenaError | None:
+    """The :class:`GoatArenaError` inside ``error``, unwrapping exception groups, if any."""
+    if isinstance(error, GoatArenaError):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = user_error_in(inner)
+            if found is not None:
+                return found
+    return None

@@ -6,12 +6,7 @@ from goatarena.errors import UnknownGameError
 from goatarena.games import mountain_goats
 from goatarena.games.base import Action, GameInfo, GameRecord, Observation, Result, State
 
-GAMES: dict[str, GameInfo] = {
-    info.name: info
-    for info in (
-        mountain_goats.INFO,
-    )
-}
+GAMES: dict[str, GameInfo] = {info.name: info for info in (mountain_goats.INFO,)}
 """Every playable game by name, in the order they are listed to users."""
 
 

@@ -217,9 +217,7 @@ class GameInfo:
             merged[key] = value
         return merged
 
-    def new_state(
-        self, players: int, seed: int, options: Mapping[str, Any] | None = None
-    ) -> State:
+    def new_state(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> State:
         """A new game at its start, after any opening chance (shuffles, first roll)."""
         return self.state_class(players, seed, self.check_options(players, options))
 
@@ -229,4 +227,3 @@ class GameInfo:
         for action in record.decisions:
             state.apply(action)
         return state
-

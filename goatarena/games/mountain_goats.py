@@ -142,9 +142,7 @@ class MountainGoatsState(State):
         """The mountains with every seat's goat, the supplies and the scores."""
         lines = [f"round {self.round}  dice {self.dice}  bonus left {self.bonus_left}"]
         for index, mountain in enumerate(MOUNTAINS):
-            goats = " ".join(
-                f"{seat}@{self.steps[seat][index]}" for seat in range(self.players)
-            )
+            goats = " ".join(f"{seat}@{self.steps[seat][index]}" for seat in range(self.players))
             lines.append(
                 f"  mountain {mountain:>2} (height {HEIGHTS[index]}, {self.supply[index]:>2}"
                 f" tokens left): {goats}"
@@ -166,9 +164,7 @@ def set_partitions(items: list[int]) -> list[list[list[int]]]:
     for smaller in set_partitions(rest):
         partitions.append([[first], *smaller])
         for index in range(len(smaller)):
-            partitions.append(
-                [*smaller[:index], [first, *smaller[index]], *smaller[index + 1 :]]
-            )
+            partitions.append([*smaller[:index], [first, *smaller[index]], *smaller[index + 1 :]])
     return partitions
 
 

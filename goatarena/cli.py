@@ -1,0 +1,141 @@
+"""The ``goatarena`` command line: a thin click group over the package."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import msgspec
+import trio
+from tabulate import tabulate
+
+from goatarena.errors import GoatArenaError, user_error_in
+from goatarena.games import GAMES, find_game
+from goatarena.referee import MatchResult, TimeControl, play_match
+from goatarena.referee.lineup import open_lineup
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reports_errors(command: F) -> F:
+    """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (GoatArenaError, BaseExceptionGroup) as error:
+            found = user_error_in(error)
+            if found is None:
+                raise
+            click.echo(f"goatarena: error: {found}", err=True)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group()
+@click.version_option(package_name="goatarena")
+def main() -> None:
+    """goatarena: tournaments between bots for four goat games."""
+
+
+@main.command("games")
+def games_command() -> None:
+    """List the games and their player counts."""
+    rows = [
+        (info.name, info.title, f"{info.min_players}-{info.max_players}", info.summary)
+        for info in GAMES.values()
+    ]
+    click.echo(tabulate(rows, headers=["game", "title", "players", "about"]))
+
+
+@main.command("play")
+@click.argument("game")
+@click.option("--bot", "bots", multiple=True, required=True, help="A bot command; one per seat.")
+@click.option("--seed", type=int, default=None, help="Seed of the deal and dice (random if unset).")
+@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--startup-ms", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep each bot's stderr in this folder.",
+)
+@click.option("--json", "as_json", is_flag=True, help="End with the result as one JSON line.")
+@click.option("--quiet", is_flag=True, help="Print only the result.")
+@reports_errors
+def play_command(
+    game: str,
+    bots: tuple[str, ...],
+    seed: int | None,
+    move_ms: int,
+    startup_ms: int,
+    log_dir: Path | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Play one GAME between the given bots (their number is the player count)."""
+    info = find_game(game)
+    info.check_options(len(bots), None)
+    if seed is None:
+        seed = int.from_bytes(__import__("os").urandom(4), "big")
+    control = TimeControl(move_ms=move_ms, startup_ms=startup_ms)
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+
+    async def main_task() -> MatchResult:
+        async with open_lineup(bots, startup_s=startup_ms / 1000, log_dir=log_dir) as lineup:
+            for bot in lineup:
+                if bot.broken is not None:
+                    raise GoatArenaError(f"bot {bot.command!r} did not start: {bot.broken.detail}")
+            for seat, bot in enumerate(lineup):
+                bot.name = unique_name(bot.name, [b.name for b in lineup[:seat]])
+            return await play_match(info, lineup, seed=seed, time_control=control)
+
+    result = trio.run(main_task)
+    if not quiet:
+        click.echo(describe_match(info.name, result))
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+
+
+def unique_name(name: str, taken: list[str]) -> str:
+    """``name``, or ``name#2``, ``name#3``... when already taken."""
+    candidate, number = name or "bot", 1
+    while candidate in taken:
+        number += 1
+        candidate = f"{name}#{number}"
+    return candidate
+
+
+def describe_match(game: str, result: MatchResult) -> str:
+    """A readable log of a finished game: the decisions, the final position, the result."""
+    info = find_game(game)
+    state = info.new_state(len(result.players), result.seed, result.options)
+    lines = [
+        f"{info.title}, seed {result.seed}: "
+        + ", ".join(f"seat {seat} {name}" for seat, name in enumerate(result.players))
+    ]
+    for action in result.decisions:
+        seat = state.to_act
+        lines.append(
+            f"  {seat} {result.players[seat or 0]}: {msgspec.json.encode(action).decode()}"
+        )
+        state.apply(action)
+    lines.append(state.render())
+    rows = []
+    for seat, name in enumerate(result.players):
+        violation = result.violations[seat]
+        note = (
+            f"{violation.cause} at decision {violation.decision}: {violation.detail}"
+            if violation
+            else ""
+        )
+        rows.append((seat, name, result.scores[seat], result.ranks[seat], note))
+    lines.append(tabulate(rows, headers=["seat", "bot", "score", "rank", "violation"]))
+    return "\n".join(lines)

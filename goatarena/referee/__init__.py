@@ -1,0 +1,36 @@
+"""The referee: bot processes, clocks, and playing one game between bots."""
+
+from goatarena.referee.bot import (
+    BotLimits,
+    BotProcess,
+    BotViolation,
+    Cause,
+    open_bot,
+    parse_command,
+)
+from goatarena.referee.clock import Clock, TimeControl
+from goatarena.referee.match import (
+    Connection,
+    Latency,
+    MatchResult,
+    Violation,
+    choose_index,
+    play_match,
+)
+
+__all__ = [
+    "BotLimits",
+    "BotProcess",
+    "BotViolation",
+    "Cause",
+    "Clock",
+    "Connection",
+    "Latency",
+    "MatchResult",
+    "TimeControl",
+    "Violation",
+    "choose_index",
+    "open_bot",
+    "parse_command",
+    "play_match",
+]

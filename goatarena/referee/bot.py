@@ -1,0 +1,317 @@
+"""One bot process: spawn, handshake, lines in and out, stderr log, and certain cleanup.
+
+A bot runs in its own process group with a memory limit. Its stdout is read through a
+:class:`~goatarena.protocol.LineBuffer` with a cap; its stderr is drained all the time
+into a size-capped log so that a chatty bot can never block. When the owner leaves
+:func:`open_bot`, the bot is asked to quit, then the whole group is terminated, killed and
+reaped — also on cancellation. Deadlines are the caller's: wrap calls in
+``trio.fail_after``.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import resource
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+import trio
+
+from goatarena import protocol
+from goatarena.errors import BotError
+
+
+class Cause(enum.StrEnum):
+    """Why a bot lost control of its seat."""
+
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    MALFORMED = "malformed"
+    ILLEGAL = "illegal"
+
+
+class BotViolation(Exception):
+    """A bot broke the protocol; carries the :class:`Cause` and a human-readable detail."""
+
+    def __init__(self, cause: Cause, detail: str) -> None:
+        super().__init__(f"{cause}: {detail}")
+        self.cause = cause
+        self.detail = detail
+
+
+@dataclass(frozen=True, kw_only=True)
+class BotLimits:
+    """Resource limits applied to every bot process."""
+
+    max_line_bytes: int = protocol.MAX_LINE_BYTES
+    stderr_log_bytes: int = 1 << 20
+    memory_bytes: int | None = 1 << 30
+    quit_grace_s: float = 0.2
+    terminate_grace_s: float = 0.3
+
+
+READ_CHUNK = 1 << 16
+STDERR_TAIL_BYTES = 2048
+
+
+PYTHON_NAMES = frozenset({"python", "python3"})
+
+
+def parse_command(command: str | Sequence[str]) -> list[str]:
+    """A command line split like a shell would (no shell is run).
+
+    A bare ``python`` or ``python3`` means the interpreter goatarena itself runs on, so
+    that bots written with :mod:`goatarena.sdk` find the package in any environment.
+    """
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+    except ValueError as error:
+        raise BotError(f"cannot parse bot command {command!r}: {error}") from None
+    if not argv:
+        raise BotError("empty bot command")
+    if argv[0] in PYTHON_NAMES:
+        argv[0] = sys.executable
+    return argv
+
+
+class BotProcess:
+    """A running bot. Create it with :func:`open_bot`; never directly."""
+
+    def __init__(
+        self, process: trio.Process, command: str, limits: BotLimits, log_path: Path | None
+    ) -> None:
+        self.process = process
+        self.command = command
+        self.limits = limits
+        self.log_path = log_path
+        self.name = ""
+        self.stderr_tail = b""
+        self._lines = protocol.LineBuffer(limits.max_line_bytes)
+        self._exited = trio.Event()
+        self._receive_scope: trio.CancelScope | None = None
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._broken: BotViolation | None = None
+
+    @property
+    def pid(self) -> int:
+        """The process id, which is also the id of the bot's process group."""
+        return self.process.pid
+
+    @property
+    def broken(self) -> BotViolation | None:
+        """The violation that made this process unusable, if any."""
+        return self._broken
+
+    # -- talking ---------------------------------------------------------------------------
+
+    async def send(self, message: msgspec.Struct) -> None:
+        """Write one message; a bot that no longer reads it has crashed."""
+        await self.send_bytes(protocol.encode(message))
+
+    async def send_bytes(self, line: bytes) -> None:
+        """Write one encoded line."""
+        if self._broken is not None:
+            raise self._broken
+        assert self._stdin is not None
+        try:
+            await self._stdin.send_all(line)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise self._fail(BotViolation(Cause.CRASH, self._exit_detail())) from None
+
+    async def receive(self) -> protocol.BotHello | protocol.Action:
+        """Read and decode the next line; a violation for garbage, EOF or an exit."""
+        line = await self.receive_line()
+        try:
+            return protocol.parse_bot_message(line)
+        except msgspec.DecodeError as error:
+            shown = line[:80].decode("utf-8", "replace")
+            raise self._fail(BotViolation(Cause.MALFORMED, f"{error}: {shown!r}")) from None
+
+    async def receive_line(self) -> bytes:
+        """The next line the bot writes, without its newline."""
+        if self._broken is not None:
+            raise self._broken
+        line = self._next_buffered_line()
+        if line is not None:
+            return line
+        with trio.CancelScope() as scope:
+            self._receive_scope = scope
+            if self._exited.is_set():
+                scope.cancel()
+            try:
+                return await self._read_until_line()
+            finally:
+                self._receive_scope = None
+        raise self._fail(BotViolation(Cause.CRASH, self._exit_detail()))
+
+    async def _read_until_line(self) -> bytes:
+        assert self._stdout is not None
+        while True:
+            data = await self._stdout.receive_some(READ_CHUNK)
+            if not data:
+                # Usually the process is exiting: its exit status says more than EOF.
+                with trio.move_on_after(0.1):
+                    await self._exited.wait()
+                detail = self._exit_detail() if self._exited.is_set() else "closed its stdout"
+                raise self._fail(BotViolation(Cause.CRASH, detail))
+            self._lines.feed(data)
+            line = self._next_buffered_line()
+            if line is not None:
+                return line
+
+    def _next_buffered_line(self) -> bytes | None:
+        try:
+            return self._lines.next_line()
+        except protocol.LineTooLong as error:
+            raise self._fail(BotViolation(Cause.MALFORMED, str(error))) from None
+
+    def _fail(self, violation: BotViolation) -> BotViolation:
+        self._broken = violation
+        return violation
+
+    def mark_broken(self, violation: BotViolation) -> None:
+        """Record that the process must not be used again (for example after a timeout)."""
+        self._broken = self._broken or violation
+
+    def _exit_detail(self) -> str:
+        code = self.process.returncode
+        if code is None:
+            return "stopped reading its input"
+        detail = f"exited with signal {-code}" if code < 0 else f"exited with code {code}"
+        tail = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
+        return f"{detail}: {tail[-1][:200]}" if tail else detail
+
+    async def handshake(self) -> str:
+        """Greet the bot and return the name it gives; deadline is the caller's."""
+        await self.send(protocol.Hello())
+        reply = await self.receive()
+        if not isinstance(reply, protocol.BotHello):
+            raise self._fail(BotViolation(Cause.MALFORMED, "expected a hello message"))
+        self.name = reply.name
+        return reply.name
+
+    async def greet(self, startup_s: float) -> str | None:
+        """Handshake within ``startup_s`` seconds; None (and the process broken) on failure."""
+        try:
+            with trio.fail_after(startup_s):
+                return await self.handshake()
+        except trio.TooSlowError:
+            self.mark_broken(
+                BotViolation(Cause.TIMEOUT, f"no hello within {startup_s * 1000:.0f} ms")
+            )
+        except BotViolation:
+            pass
+        return None
+
+    # -- background tasks ------------------------------------------------------------------
+
+    async def _watch_exit(self) -> None:
+        await self.process.wait()
+        self._exited.set()
+        if self._receive_scope is not None:
+            # Give a last line already in the pipe a moment to be read.
+            await trio.sleep(0.01)
+            if self._receive_scope is not None:
+                self._receive_scope.cancel()
+
+    async def _drain_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        room = self.limits.stderr_log_bytes
+        log = self.log_path.open("ab") if self.log_path else None
+        try:
+            while data := await stream.receive_some(READ_CHUNK):
+                self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
+                if log is not None and room > 0:
+                    log.write(data[:room])
+                    room -= len(data)
+                    if room <= 0:
+                        log.write(b"\n[goatarena: log truncated]\n")
+                    log.flush()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            if log is not None:
+                log.close()
+
+    # -- shutting down ---------------------------------------------------------------------
+
+    async def _shutdown(self) -> None:
+        """Ask the bot to quit, then terminate and kill its whole group, and reap it."""
+        if self._broken is None and not self._exited.is_set():
+            with trio.move_on_after(self.limits.quit_grace_s):
+                with suppress(BotViolation):
+                    await self.send(protocol.Quit())
+                await self._exited.wait()
+        with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            if self._stdin is not None:
+                await self._stdin.aclose()
+        if not self._exited.is_set():
+            self._signal_group(signal.SIGTERM)
+            with trio.move_on_after(self.limits.terminate_grace_s):
+                await self._exited.wait()
+        # Children may outlive the leader; the group id stays valid while any is alive.
+        self._signal_group(signal.SIGKILL)
+        await self.process.wait()
+
+    def _signal_group(self, signum: int) -> None:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signum)
+
+
+def _limit_memory(memory_bytes: int | None) -> None:
+    if memory_bytes is not None:
+        # RLIMIT_DATA rather than RLIMIT_AS: runtimes such as V8 and the JVM reserve large
+        # address ranges they never touch, and would not even start under RLIMIT_AS.
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
+
+
+@asynccontextmanager
+async def open_bot(
+    command: str | Sequence[str],
+    *,
+    limits: BotLimits | None = None,
+    log_path: Path | None = None,
+) -> AsyncIterator[BotProcess]:
+    """Start a bot process and own it: it is always stopped and reaped on leaving.
+
+    Raises :class:`BotError` when the command cannot be started at all.
+    """
+    limits = limits or BotLimits()
+    argv = parse_command(command)
+    shown = command if isinstance(command, str) else shlex.join(command)
+    try:
+        process = await trio.lowlevel.open_process(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=lambda: _limit_memory(limits.memory_bytes),
+        )
+    except OSError as error:
+        raise BotError(f"cannot start bot {shown!r}: {error.strerror or error}") from None
+    bot = BotProcess(process, shown, limits, log_path)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(bot._drain_stderr)
+            nursery.start_soon(bot._watch_exit)
+            try:
+                yield bot
+            finally:
+                with trio.CancelScope(shield=True):
+                    await bot._shutdown()
+                nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            bot._signal_group(signal.SIGKILL)
+            await process.wait()

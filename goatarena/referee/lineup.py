@@ -1,0 +1,37 @@
+"""Start the bots of one table together: spawn every process, then greet them at once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+
+import trio
+
+from goatarena.referee.bot import BotLimits, BotProcess, open_bot
+
+
+@asynccontextmanager
+async def open_lineup(
+    commands: Sequence[str],
+    *,
+    startup_s: float,
+    limits: BotLimits | None = None,
+    log_dir: Path | None = None,
+) -> AsyncIterator[list[BotProcess]]:
+    """Start one bot per command and greet them concurrently within ``startup_s``.
+
+    A bot that fails its greeting is returned broken (see ``BotProcess.broken``); every
+    process is stopped and reaped when the block is left.
+    """
+    async with AsyncExitStack() as stack:
+        bots = []
+        for seat, command in enumerate(commands):
+            log_path = log_dir / f"seat{seat}.log" if log_dir else None
+            bots.append(
+                await stack.enter_async_context(open_bot(command, limits=limits, log_path=log_path))
+            )
+        async with trio.open_nursery() as nursery:
+            for bot in bots:
+                nursery.start_soon(bot.greet, startup_s)
+        yield bots
