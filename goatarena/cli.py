@@ -13,10 +13,21 @@ import msgspec
 import trio
 from tabulate import tabulate
 
-from goatarena.errors import GoatArenaError, user_error_in
+from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.games import GAMES, find_game
 from goatarena.referee import MatchResult, TimeControl, play_match
 from goatarena.referee.lineup import open_lineup
+from goatarena.standings import (
+    compute_standings,
+    render_cross,
+    render_csv,
+    render_json,
+    render_tables,
+)
+from goatarena.store import open_store
+from goatarena.tournament.config import load_config
+from goatarena.tournament.progress import Progress
+from goatarena.tournament.runner import Runner
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -139,3 +150,97 @@ def describe_match(game: str, result: MatchResult) -> str:
         rows.append((seat, name, result.scores[seat], result.ranks[seat], note))
     lines.append(tabulate(rows, headers=["seat", "bot", "score", "rank", "violation"]))
     return "\n".join(lines)
+
+
+@main.command("run")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Results database (default: results/<tournament name>.sqlite).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None,
+              help="Games at once (default: from the file, else the number of CPUs).")
+@click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
+@reports_errors
+def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: bool) -> None:
+    """Run the tournament in FILE, resuming it if its database already has games."""
+    config = load_config(file)
+    if concurrency is not None:
+        config = msgspec.structs.replace(config, concurrency=concurrency)
+    db = db or Path("results") / f"{config.name}.sqlite"
+    store = open_store(db)
+    try:
+        log_dir = db.with_name(f"{db.stem}-logs")
+        log_dir.mkdir(parents=True, exist_ok=True)
+        runner = Runner(config, store, log_dir=log_dir)
+        total, stored = runner.expected_games(), store.count()
+        progress = Progress(total, done=stored)
+        progress.enabled = not quiet
+        runner.progress = progress
+        if not quiet:
+            resumed = f", resuming after {stored} stored" if stored else ""
+            click.echo(f"{config.name}: {total} games, {config.workers} at once{resumed};"
+                       f" results in {db}", err=True)
+        try:
+            trio.run(runner.run)
+        except (KeyboardInterrupt, BaseExceptionGroup) as error:
+            if not _is_interrupt(error):
+                raise
+            progress.finish()
+            click.echo(f"\ninterrupted: {store.count()} finished games are kept in {db};"
+                       f" run the same command again to resume", err=True)
+            sys.exit(130)
+        progress.finish()
+        standings = compute_standings(
+            config.name, [g.result for g in store.games()], disqualified=store.disqualified()
+        )
+        click.echo(render_tables(standings))
+    finally:
+        store.close()
+
+
+def _is_interrupt(error: BaseException) -> bool:
+    if isinstance(error, KeyboardInterrupt):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return any(_is_interrupt(inner) for inner in error.exceptions)
+    return False
+
+
+@main.command("standings")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Results database (default: the only one under results/).")
+@click.option("--game", default=None, help="Only this game's standings.")
+@click.option("--format", "output_format", type=click.Choice(["table", "json", "csv"]),
+              default="table", show_default=True)
+@click.option("--cross", is_flag=True, help="Add a bot-by-bot head-to-head table.")
+@reports_errors
+def standings_command(db: Path | None, game: str | None, output_format: str, cross: bool) -> None:
+    """Print the standings of a stored tournament."""
+    store = open_store(db or _only_database(), create=False)
+    try:
+        results = [stored.result for stored in store.games(game=game)]
+        if game is not None:
+            find_game(game)
+        standings = compute_standings(
+            store.meta("tournament") or "?", results, disqualified=store.disqualified()
+        )
+    finally:
+        store.close()
+    if output_format == "json":
+        click.echo(render_json(standings))
+    elif output_format == "csv":
+        click.echo(render_csv(standings), nl=False)
+    else:
+        click.echo(render_tables(standings, game=game))
+        if cross:
+            click.echo("\nhead to head (points of the row bot against the column bot / games)")
+            click.echo(render_cross(results))
+
+
+def _only_database() -> Path:
+    found = sorted(Path("results").glob("*.sqlite"))
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ConfigError("no results database under results/; pass --db")
+    names = ", ".join(str(path) for path in found)
+    raise ConfigError(f"several results databases ({names}); pass --db")

@@ -1,0 +1,131 @@
+"""Bot processes for a tournament: started on demand, reused across games, replaced
+after a crash, and disqualified after repeated failures to start."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import trio
+
+from goatarena import protocol
+from goatarena.errors import BotError, user_error_in
+from goatarena.referee.bot import BotLimits, BotProcess, BotViolation, Cause, open_bot
+
+MAX_START_FAILURES = 3
+"""Consecutive failures to start or greet after which a bot is disqualified."""
+
+
+class AbsentBot:
+    """The seat of a disqualified bot: broken from the start, so it forfeits every game."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self._violation = BotViolation(Cause.CRASH, f"disqualified: {reason}")
+
+    @property
+    def broken(self) -> BotViolation:
+        """Always the disqualification."""
+        return self._violation
+
+    def mark_broken(self, violation: BotViolation) -> None:
+        """Nothing to mark: an absent bot is broken already."""
+
+    async def send_bytes(self, line: bytes) -> None:
+        """Refuse: there is no process."""
+        raise self._violation
+
+    async def receive(self) -> protocol.BotHello | protocol.Action:
+        """Refuse: there is no process."""
+        raise self._violation
+
+
+Connection = BotProcess | AbsentBot
+
+
+class BotPool:
+    """Idle bot processes by bot name; every process is owned by a task of ``nursery``."""
+
+    def __init__(
+        self,
+        nursery: trio.Nursery,
+        commands: Mapping[str, str],
+        *,
+        startup_s: float,
+        limits: BotLimits | None = None,
+        log_dir: Path | None = None,
+        disqualified: Mapping[str, str] | None = None,
+        on_disqualify: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self._nursery = nursery
+        self._commands = dict(commands)
+        self._startup_s = startup_s
+        self._limits = limits
+        self._log_dir = log_dir
+        self._idle: dict[str, list[BotProcess]] = defaultdict(list)
+        self._retire: dict[BotProcess, trio.Event] = {}
+        self._failures: dict[str, int] = defaultdict(int)
+        self.disqualified: dict[str, str] = dict(disqualified or {})
+        self._on_disqualify = on_disqualify
+        self.started = 0
+
+    async def acquire(self, name: str) -> Connection:
+        """A ready process of bot ``name``; broken (or absent) if it cannot be had."""
+        if name in self.disqualified:
+            return AbsentBot(name, self.disqualified[name])
+        if self._idle[name]:
+            return self._idle[name].pop()
+        try:
+            bot: BotProcess = await self._nursery.start(self._hold, name)
+        except (BotError, BaseExceptionGroup) as error:
+            found = user_error_in(error)
+            if found is None:
+                raise
+            self._start_failed(name, str(found))
+            return AbsentBot(name, str(found))
+        bot.name = name
+        if bot.broken is not None:
+            self._start_failed(name, bot.broken.detail)
+            self._retire_process(bot)
+        else:
+            self._failures[name] = 0
+        return bot
+
+    def release(self, connection: Connection, *, reusable: bool = True) -> None:
+        """Give a process back after a game; a broken one is stopped instead."""
+        if not isinstance(connection, BotProcess):
+            return
+        if reusable and connection.broken is None and connection.name not in self.disqualified:
+            self._idle[connection.name].append(connection)
+        else:
+            self._retire_process(connection)
+
+    def close(self) -> None:
+        """Stop every process the pool owns."""
+        for event in self._retire.values():
+            event.set()
+        self._idle.clear()
+
+    def _retire_process(self, bot: BotProcess) -> None:
+        event = self._retire.pop(bot, None)
+        if event is not None:
+            event.set()
+
+    def _start_failed(self, name: str, reason: str) -> None:
+        self._failures[name] += 1
+        if self._failures[name] >= MAX_START_FAILURES and name not in self.disqualified:
+            detail = f"failed to start {self._failures[name]} times in a row: {reason}"
+            self.disqualified[name] = detail
+            if self._on_disqualify is not None:
+                self._on_disqualify(name, detail)
+
+    async def _hold(self, name: str, *, task_status: trio.TaskStatus[BotProcess]) -> None:
+        log_path = self._log_dir / f"{name}.log" if self._log_dir else None
+        async with open_bot(self._commands[name], limits=self._limits, log_path=log_path) as bot:
+            self.started += 1
+            await bot.greet(self._startup_s)
+            retire = trio.Event()
+            self._retire[bot] = retire
+            task_status.started(bot)
+            await retire.wait()

@@ -1,0 +1,185 @@
+"""Drive a tournament: schedule games, play them concurrently, store each as it ends.
+
+Rerunning a tournament against its database resumes it: stored games are skipped and
+any game that was interrupted is played again from its start (it was never stored).
+Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
+the interrupted one did.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import msgspec
+import trio
+
+from goatarena.games import find_game
+from goatarena.ratings import points_from_ranks
+from goatarena.referee.match import play_match
+from goatarena.store import Store
+from goatarena.tournament.config import TournamentConfig
+from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
+from goatarena.tournament.pool import BotPool, Connection
+from goatarena.tournament.progress import Progress
+from goatarena.tournament.schedule import (
+    ScheduledGame,
+    deal_seed,
+    entry_label,
+    round_robin_schedule,
+)
+
+
+class Runner:
+    """One run of a tournament against its store."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        store: Store,
+        *,
+        progress: Progress | None = None,
+        log_dir: Path | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.progress = progress
+        self.log_dir = log_dir
+        self.finished = store.finished_keys()
+        self.played = 0
+        self._limiter = trio.CapacityLimiter(config.workers)
+        self._pool: BotPool | None = None
+
+    def expected_games(self) -> int:
+        """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
+        if self.config.format == "round-robin":
+            return len(round_robin_schedule(self.config))
+        bots = len(self.config.bots)
+        total = 0
+        for entry in self.config.games:
+            tables = bots // 2 if entry.players == 2 else math.ceil(bots / entry.players)
+            total += self._swiss_rounds(entry.players) * tables * self.config.deals
+        return total
+
+    def _swiss_rounds(self, table_size: int) -> int:
+        return self.config.rounds or default_swiss_rounds(len(self.config.bots), table_size)
+
+    async def run(self) -> None:
+        """Play every game not yet stored."""
+        claim_config = msgspec.json.encode(self.config).decode()
+        self.store.claim(
+            tournament=self.config.name,
+            fingerprint=self.config.fingerprint(),
+            config_json=claim_config,
+        )
+        async with trio.open_nursery() as nursery:
+            self._pool = BotPool(
+                nursery,
+                self.config.bots,
+                startup_s=self.config.time.startup_ms / 1000,
+                log_dir=self.log_dir,
+                disqualified=self.store.disqualified(),
+                on_disqualify=self.store.disqualify,
+            )
+            try:
+                if self.config.format == "round-robin":
+                    await self._play_all(round_robin_schedule(self.config))
+                else:
+                    async with trio.open_nursery() as swisses:
+                        for index in range(len(self.config.games)):
+                            swisses.start_soon(self._play_swiss, index)
+            finally:
+                self._pool.close()
+
+    async def _play_all(self, games: Sequence[ScheduledGame]) -> None:
+        async with trio.open_nursery() as nursery:
+            for game in games:
+                if game.key not in self.finished:
+                    nursery.start_soon(self._play_one, game)
+
+    async def _play_one(self, scheduled: ScheduledGame) -> None:
+        async with self._limiter:
+            assert self._pool is not None
+            seats: list[Connection] = []
+            done = False
+            try:
+                for name in scheduled.seating:
+                    seats.append(await self._pool.acquire(name))
+                result = await play_match(
+                    find_game(scheduled.game),
+                    seats,
+                    seed=scheduled.seed,
+                    options=scheduled.options,
+                    time_control=self.config.time,
+                    match_id=scheduled.key,
+                )
+                self.store.add_game(scheduled.key, scheduled.round, result)
+                done = True
+            finally:
+                # A process interrupted mid-game is in an unknown state: never reuse it.
+                for seat in seats:
+                    self._pool.release(seat, reusable=done)
+        self.finished.add(scheduled.key)
+        self.played += 1
+        if self.progress is not None:
+            self.progress.advance()
+
+    async def _play_swiss(self, index: int) -> None:
+        entry = self.config.games[index]
+        label = entry_label(index, entry)
+        bots = list(self.config.bots)
+        byes: dict[str, int] = defaultdict(int)
+        for round_number in range(1, self._swiss_rounds(entry.players) + 1):
+            players = self._swiss_standings(entry.name, label, bots, byes, entry.players)
+            pairing = swiss_round(players, entry.players)
+            for name in pairing.byes:
+                byes[name] += 1
+            games = []
+            for table in pairing.tables:
+                for deal in range(self.config.deals):
+                    shift = deal % len(table)
+                    seating = tuple(table[shift:]) + tuple(table[:shift])
+                    key = f"{label}/s{round_number}/{'+'.join(table)}/d{deal}"
+                    games.append(
+                        ScheduledGame(
+                            key=key,
+                            game=entry.name,
+                            seed=deal_seed(self.config.seed, key),
+                            seating=seating,
+                            options=dict(entry.options),
+                            round=round_number,
+                        )
+                    )
+            await self._play_all(games)
+
+    def _swiss_standings(
+        self, game: str, label: str, bots: list[str], byes: dict[str, int], table_size: int
+    ) -> list[SwissPlayer]:
+        points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
+        met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
+        seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
+        for stored in self.store.games(game=game):
+            if not stored.key.startswith(label + "/"):
+                continue
+            result = stored.result
+            for seat, (name, gained) in enumerate(
+                zip(result.players, points_from_ranks(result.ranks))
+            ):
+                points[name] += gained
+                seats[name][seat] += 1
+                for other in result.players:
+                    if other != name:
+                        met[name][other] += 1
+        return [
+            SwissPlayer(
+                name=name,
+                points=points[name],
+                rating=0.0,
+                opponents=dict(met[name]),
+                seats=seats[name],
+                byes=byes[name],
+            )
+            for name in bots
+        ]

@@ -1,0 +1,60 @@
+"""Which games a tournament plays: value types and the round-robin schedule.
+
+Every scheduled game has a key that names it uniquely and stably, so a resumed run can
+tell which games are finished. Seeds derive from the master seed and the key of the
+deal, never from the order in which games happen to run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import msgspec
+
+from goatarena.tournament.config import GameEntry, TournamentConfig
+from goatarena.tournament.pairing import round_robin_tables, seat_rotations
+
+
+class ScheduledGame(msgspec.Struct, frozen=True):
+    """One game to play: its key, the game, options, seed and the bots by seat."""
+
+    key: str
+    game: str
+    seed: int
+    seating: tuple[str, ...]
+    options: dict[str, object] = {}
+    round: int = 0
+
+
+def deal_seed(master: int, *parts: object) -> int:
+    """A 63-bit seed for one deal, derived from the master seed and the deal's name."""
+    text = ":".join(str(part) for part in (master, *parts))
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
+
+
+def entry_label(index: int, entry: GameEntry) -> str:
+    """A key prefix naming one game entry of the tournament file."""
+    return f"{index}.{entry.name}.{entry.players}p"
+
+
+def round_robin_schedule(config: TournamentConfig) -> list[ScheduledGame]:
+    """Every k-subset of bots plays each deal once per seat rotation, on the same seed."""
+    bots = list(config.bots)
+    games = []
+    for index, entry in enumerate(config.games):
+        label = entry_label(index, entry)
+        for table in round_robin_tables(bots, entry.players):
+            for deal in range(config.deals):
+                table_key = f"{label}/{'+'.join(table)}/d{deal}"
+                seed = deal_seed(config.seed, table_key)
+                for rotation, seating in enumerate(seat_rotations(table)):
+                    games.append(
+                        ScheduledGame(
+                            key=f"{table_key}/r{rotation}",
+                            game=entry.name,
+                            seed=seed,
+                            seating=tuple(seating),
+                            options=dict(entry.options),
+                        )
+                    )
+    return games
