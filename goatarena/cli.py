@@ -154,10 +154,18 @@ def describe_match(game: str, result: MatchResult) -> str:
 
 @main.command("run")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Results database (default: results/<tournament name>.sqlite).")
-@click.option("--concurrency", type=click.IntRange(min=1), default=None,
-              help="Games at once (default: from the file, else the number of CPUs).")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results database (default: results/<tournament name>.sqlite).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Games at once (default: from the file, else the number of CPUs).",
+)
 @click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
 @reports_errors
 def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: bool) -> None:
@@ -177,16 +185,21 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""
-            click.echo(f"{config.name}: {total} games, {config.workers} at once{resumed};"
-                       f" results in {db}", err=True)
+            click.echo(
+                f"{config.name}: {total} games, {config.workers} at once{resumed}; results in {db}",
+                err=True,
+            )
         try:
             trio.run(runner.run)
         except (KeyboardInterrupt, BaseExceptionGroup) as error:
             if not _is_interrupt(error):
                 raise
             progress.finish()
-            click.echo(f"\ninterrupted: {store.count()} finished games are kept in {db};"
-                       f" run the same command again to resume", err=True)
+            click.echo(
+                f"\ninterrupted: {store.count()} finished games are kept in {db};"
+                f" run the same command again to resume",
+                err=True,
+            )
             sys.exit(130)
         progress.finish()
         standings = compute_standings(
@@ -206,11 +219,20 @@ def _is_interrupt(error: BaseException) -> bool:
 
 
 @main.command("standings")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Results database (default: the only one under results/).")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results database (default: the only one under results/).",
+)
 @click.option("--game", default=None, help="Only this game's standings.")
-@click.option("--format", "output_format", type=click.Choice(["table", "json", "csv"]),
-              default="table", show_default=True)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+)
 @click.option("--cross", is_flag=True, help="Add a bot-by-bot head-to-head table.")
 @reports_errors
 def standings_command(db: Path | None, game: str | None, output_format: str, cross: bool) -> None:

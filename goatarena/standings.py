@@ -103,7 +103,9 @@ def _row(bot: str, rating: Any, entry: dict[str, Any], disqualified: str | None)
     )
 
 
-def cross_table(results: Iterable[MatchResult]) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
+def cross_table(
+    results: Iterable[MatchResult],
+) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
     """Head-to-head: for each ordered pair (a, b), a's points and the games they met.
 
     At a table of any size, a scores 1 against every bot it finished ahead of and a half
@@ -124,8 +126,18 @@ def cross_table(results: Iterable[MatchResult]) -> tuple[list[str], dict[tuple[s
 
 # -- rendering -------------------------------------------------------------------------------
 
-HEADERS = ["#", "bot", "elo", "95% interval", "games", "wins", "avg rank", "avg score",
-           "violations", "latency ms (median/max)"]
+HEADERS = [
+    "#",
+    "bot",
+    "elo",
+    "95% interval",
+    "games",
+    "wins",
+    "avg rank",
+    "avg score",
+    "violations",
+    "latency ms (median/max)",
+]
 
 
 def render_tables(standings: Standings, *, game: str | None = None) -> str:
@@ -136,9 +148,12 @@ def render_tables(standings: Standings, *, game: str | None = None) -> str:
     blocks = [f"{standings.tournament}: {standings.games} games"]
     for name in names:
         rows = standings.standings.get(name, [])
-        blocks.append(f"\n{name}\n" + tabulate(
-            [_table_row(place, row) for place, row in enumerate(rows, 1)], headers=HEADERS
-        ))
+        blocks.append(
+            f"\n{name}\n"
+            + tabulate(
+                [_table_row(place, row) for place, row in enumerate(rows, 1)], headers=HEADERS
+            )
+        )
     return "\n".join(blocks)
 
 
@@ -152,8 +167,16 @@ def _table_row(place: int, row: Row) -> list[Any]:
         else "-"
     )
     return [
-        place, row.bot, f"{row.elo:.0f}", f"{row.lo:.0f} .. {row.hi:.0f}", row.games, row.wins,
-        f"{row.avg_rank:.2f}", f"{row.avg_score:.1f}", violations or "-", latency,
+        place,
+        row.bot,
+        f"{row.elo:.0f}",
+        f"{row.lo:.0f} .. {row.hi:.0f}",
+        row.games,
+        row.wins,
+        f"{row.avg_rank:.2f}",
+        f"{row.avg_score:.1f}",
+        violations or "-",
+        latency,
     ]
 
 
@@ -179,13 +202,43 @@ def render_csv(standings: Standings) -> str:
     """The standings as CSV, one line per (game, bot); ``game`` is ``overall`` for pooled."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["game", "rank", "bot", "elo", "lo", "hi", "games", "wins", "avg_rank",
-                     "avg_score", "violations", "latency_median_ms", "latency_max_ms",
-                     "disqualified"])
+    writer.writerow(
+        [
+            "game",
+            "rank",
+            "bot",
+            "elo",
+            "lo",
+            "hi",
+            "games",
+            "wins",
+            "avg_rank",
+            "avg_score",
+            "violations",
+            "latency_median_ms",
+            "latency_max_ms",
+            "disqualified",
+        ]
+    )
     for game, rows in standings.standings.items():
         for place, row in enumerate(rows, 1):
             violations = ";".join(f"{cause}={count}" for cause, count in row.violations.items())
-            writer.writerow([game, place, row.bot, row.elo, row.lo, row.hi, row.games, row.wins,
-                             row.avg_rank, row.avg_score, violations, row.latency_median_ms,
-                             row.latency_max_ms, row.disqualified or ""])
+            writer.writerow(
+                [
+                    game,
+                    place,
+                    row.bot,
+                    row.elo,
+                    row.lo,
+                    row.hi,
+                    row.games,
+                    row.wins,
+                    row.avg_rank,
+                    row.avg_score,
+                    violations,
+                    row.latency_median_ms,
+                    row.latency_max_ms,
+                    row.disqualified or "",
+                ]
+            )
     return out.getvalue()

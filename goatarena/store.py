@@ -180,4 +180,3 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
         connection.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
         )
-

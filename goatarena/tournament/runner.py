@@ -132,7 +132,9 @@ class Runner:
         bots = list(self.config.bots)
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, self._swiss_rounds(entry.players) + 1):
-            players = self._swiss_standings(entry.name, label, bots, byes, entry.players)
+            players = self._swiss_standings(
+                entry.name, label, round_number, bots, byes, entry.players
+            )
             pairing = swiss_round(players, entry.players)
             for name in pairing.byes:
                 byes[name] += 1
@@ -155,13 +157,21 @@ class Runner:
             await self._play_all(games)
 
     def _swiss_standings(
-        self, game: str, label: str, bots: list[str], byes: dict[str, int], table_size: int
+        self,
+        game: str,
+        label: str,
+        round_number: int,
+        bots: list[str],
+        byes: dict[str, int],
+        table_size: int,
     ) -> list[SwissPlayer]:
+        """Standings before ``round_number``: only earlier rounds count, so that a resumed
+        run pairs every round exactly as the first run did."""
         points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
         met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
         seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
         for stored in self.store.games(game=game):
-            if not stored.key.startswith(label + "/"):
+            if stored.round >= round_number or not stored.key.startswith(label + "/"):
                 continue
             result = stored.result
             for seat, (name, gained) in enumerate(

@@ -1,0 +1,5 @@
+"""``python -m goatarena``: the same as the ``goatarena`` command."""
+
+from goatarena.cli import main
+
+main()

@@ -1,0 +1,243 @@
+"""Tournaments end to end: running, storing, resuming, refusing, standings, Swiss."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from goatarena.cli import main
+from goatarena.errors import ConfigError
+from goatarena.tournament.config import load_config
+from tests.helpers import RANDOM_BOT, ROOT, misbehaving
+
+BOTS = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "gamma": RANDOM_BOT}
+
+
+def write_config(
+    path: Path, *, bots=None, extra: str = "", games: str | None = None, concurrency: int = 2
+) -> Path:
+    bots = bots or BOTS
+    lines = [
+        'name = "t"',
+        "seed = 5",
+        f"concurrency = {concurrency}",
+        extra,
+        "[time]",
+        "move_ms = 2000",
+        "[bots]",
+    ]
+    lines += [f"{name} = {json.dumps(command)}" for name, command in bots.items()]
+    lines.append(games or '[[games]]\nname = "mountain-goats"\nplayers = 2')
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def stored_keys(db: Path) -> list[str]:
+    """The keys of the stored games; none while the database is still being created."""
+    try:
+        with sqlite3.connect(db) as connection:
+            return [row[0] for row in connection.execute("SELECT key FROM games")]
+    except sqlite3.OperationalError:
+        return []
+
+
+def test_a_small_round_robin_runs_stores_every_game_and_prints_standings(tmp_path):
+    config = write_config(tmp_path / "t.toml", extra="deals = 2")
+    db = tmp_path / "t.sqlite"
+    result = run("run", str(config), "--db", str(db), "--quiet")
+    assert result.exit_code == 0, result.output
+    # 3 pairs x 2 deals x 2 seat rotations
+    assert len(stored_keys(db)) == 12
+    assert "overall" in result.output and "alpha" in result.output
+
+    shown = run("standings", "--db", str(db), "--format", "json")
+    data = json.loads(shown.output)
+    assert data["tournament"] == "t" and data["games"] == 12
+    assert set(data["standings"]) == {"overall", "mountain-goats"}
+    for row in data["standings"]["overall"]:
+        assert {
+            "bot",
+            "elo",
+            "lo",
+            "hi",
+            "games",
+            "wins",
+            "avg_rank",
+            "avg_score",
+            "violations",
+        } <= set(row)
+        assert row["lo"] < row["elo"] < row["hi"] and row["games"] == 8
+
+    csv_lines = run("standings", "--db", str(db), "--format", "csv").output.splitlines()
+    assert csv_lines[0].startswith("game,rank,bot,elo,lo,hi")
+    assert len(csv_lines) == 1 + 2 * 3
+
+    cross = run("standings", "--db", str(db), "--cross")
+    assert cross.exit_code == 0 and "head to head" in cross.output
+    assert "/4" in cross.output  # every pair met 4 times: points out of 4
+
+
+def test_rerunning_a_finished_tournament_plays_nothing_again(tmp_path):
+    config = write_config(tmp_path / "t.toml")
+    db = tmp_path / "t.sqlite"
+    assert run("run", str(config), "--db", str(db), "--quiet").exit_code == 0
+    first = stored_keys(db)
+    assert run("run", str(config), "--db", str(db), "--quiet").exit_code == 0
+    assert stored_keys(db) == first
+
+
+def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
+    db = tmp_path / "t.sqlite"
+    assert (
+        run("run", str(write_config(tmp_path / "a.toml")), "--db", str(db), "--quiet").exit_code
+        == 0
+    )
+    other = write_config(tmp_path / "b.toml", extra="deals = 3")
+    result = run("run", str(other), "--db", str(db), "--quiet")
+    assert result.exit_code != 0
+    assert "another configuration" in result.output
+    assert len(stored_keys(db)) == 6
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            "name = 'x'\n[bots]\na = 'x'\nb = 'y'\n[[games]]\nname = 'mountain-goats'\nplayers = 'two'\n",
+            "games[0].players",
+        ),
+        (
+            "name = 'x'\nbogus = 1\n[bots]\na = 'x'\nb = 'y'\n[[games]]\nname = 'mountain-goats'\n",
+            "bogus",
+        ),
+        ("name = 'x'\n[bots]\na = 'x'\nb = 'y'\n[[games]]\nname = 'chess'\n", "unknown game"),
+        (
+            "name = 'x'\n[bots]\na = 'x'\nb = 'y'\n[[games]]\nname = 'mountain-goats'\nplayers = 3\n",
+            "need at least 3 bots",
+        ),
+        ("name = 'x'\n[bots]\na = 'x'\n[[games]]\nname = 'mountain-goats'\n", "at least two bots"),
+        (
+            "name = 'x'\n[time]\nmove_ms = -5\n[bots]\na = 'x'\nb = 'y'\n[[games]]\nname = 'mountain-goats'\n",
+            "move_ms",
+        ),
+        ("name = \n", "not valid TOML"),
+    ],
+)
+def test_bad_tournament_files_name_the_field_and_run_nothing(tmp_path, content, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(content)
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_config(path)
+    result = run("run", str(path), "--db", str(tmp_path / "x.sqlite"))
+    assert result.exit_code != 0 and str(path) in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_a_missing_file_and_a_corrupt_or_foreign_database_are_clear_errors(tmp_path):
+    assert "no such tournament file" in run("run", str(tmp_path / "none.toml")).output
+    config = write_config(tmp_path / "t.toml")
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is not a database" * 100)
+    result = run("run", str(config), "--db", str(garbage))
+    assert result.exit_code != 0 and "not a goatarena results database" in result.output
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as connection:
+        connection.execute("CREATE TABLE customers (id INTEGER)")
+    result = run("standings", "--db", str(foreign))
+    assert result.exit_code != 0 and "not a goatarena results database" in result.output
+
+
+def test_a_bot_that_cannot_start_is_disqualified_and_the_tournament_goes_on(tmp_path):
+    bots = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "ghost": "/no/such/program"}
+    config = write_config(tmp_path / "t.toml", bots=bots)
+    db = tmp_path / "t.sqlite"
+    result = run("run", str(config), "--db", str(db), "--quiet")
+    assert result.exit_code == 0, result.output
+    assert len(stored_keys(db)) == 6
+    data = json.loads(run("standings", "--db", str(db), "--format", "json").output)
+    ghost = next(row for row in data["standings"]["overall"] if row["bot"] == "ghost")
+    assert ghost["violations"] == {"crash": 4}
+    assert ghost["disqualified"] and "failed to start" in ghost["disqualified"]
+    assert data["standings"]["overall"][-1]["bot"] == "ghost"
+
+
+def test_a_crashing_bot_gets_a_fresh_process_for_its_next_game(tmp_path):
+    bots = {"alpha": RANDOM_BOT, "crashy": misbehaving("exit", after=1), "gamma": RANDOM_BOT}
+    config = write_config(tmp_path / "t.toml", bots=bots)
+    db = tmp_path / "t.sqlite"
+    assert run("run", str(config), "--db", str(db), "--quiet").exit_code == 0
+    data = json.loads(run("standings", "--db", str(db), "--format", "json").output)
+    crashy = next(row for row in data["standings"]["overall"] if row["bot"] == "crashy")
+    assert crashy["violations"] == {"crash": 4} and not crashy["disqualified"]
+
+
+def test_kill_minus_nine_then_rerun_finishes_with_exactly_the_full_count(tmp_path):
+    config = write_config(tmp_path / "t.toml", extra="deals = 4", concurrency=1)
+    db = tmp_path / "t.sqlite"
+    command = [sys.executable, "-m", "goatarena", "run", str(config), "--db", str(db), "--quiet"]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if db.exists() and len(stored_keys(db)) >= 3:
+            break
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    interrupted = len(stored_keys(db))
+    assert 3 <= interrupted < 24
+    finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert finished.returncode == 0, finished.stderr
+    keys = stored_keys(db)
+    assert len(keys) == len(set(keys)) == 24
+
+
+def test_swiss_with_four_player_tables_plays_every_round(tmp_path):
+    bots = {f"bot{i}": RANDOM_BOT for i in range(9)}
+    games = '[[games]]\nname = "mountain-goats"\nplayers = 4'
+    config = write_config(
+        tmp_path / "s.toml", bots=bots, extra='format = "swiss"\nrounds = 3', games=games
+    )
+    db = tmp_path / "s.sqlite"
+    result = run("run", str(config), "--db", str(db), "--quiet")
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT round, players FROM games").fetchall()
+    assert sorted({r for r, _ in rows}) == [1, 2, 3]
+    for round_number in (1, 2, 3):
+        seated = [bot for r, players in rows if r == round_number for bot in json.loads(players)]
+        assert sorted(seated) == sorted(bots)  # 9 bots at tables of 3, 3, 3
+    again = run("run", str(config), "--db", str(db), "--quiet")
+    assert again.exit_code == 0 and len(stored_keys(db)) == len(rows)
+
+
+def test_swiss_with_two_player_tables_gives_a_bye_to_an_odd_bot_out(tmp_path):
+    bots = {f"bot{i}": RANDOM_BOT for i in range(5)}
+    config = write_config(tmp_path / "s.toml", bots=bots, extra='format = "swiss"\nrounds = 3')
+    db = tmp_path / "s.sqlite"
+    assert run("run", str(config), "--db", str(db), "--quiet").exit_code == 0
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT round, players FROM games").fetchall()
+    for round_number in (1, 2, 3):
+        seated = [b for r, players in rows if r == round_number for b in json.loads(players)]
+        assert len(seated) == 4 and len(set(seated)) == 4
+    pairs = [frozenset(json.loads(players)) for _, players in rows]
+    assert len(pairs) == len(set(pairs))  # no rematch while one can be avoided
