@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from goatarena.errors import UnknownGameError
-from goatarena.games import mountain_goats
+from goatarena.games import goat_lords, mountain_goats
 from goatarena.games.base import Action, GameInfo, GameRecord, Observation, Result, State
 
-GAMES: dict[str, GameInfo] = {info.name: info for info in (mountain_goats.INFO,)}
+GAMES: dict[str, GameInfo] = {
+    info.name: info
+    for info in (
+        mountain_goats.INFO,
+        goat_lords.INFO,
+    )
+}
 """Every playable game by name, in the order they are listed to users."""
 
 
