@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from goatarena.errors import UnknownGameError
-from goatarena.games import goat_lords, mountain_goats
+from goatarena.games import goat_lords, goat_n_goat, mountain_goats
 from goatarena.games.base import Action, GameInfo, GameRecord, Observation, Result, State
 
 GAMES: dict[str, GameInfo] = {
     info.name: info
     for info in (
-        mountain_goats.INFO,
         goat_lords.INFO,
+        goat_n_goat.INFO,
+        mountain_goats.INFO,
     )
 }
 """Every playable game by name, in the order they are listed to users."""
