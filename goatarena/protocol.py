@@ -98,7 +98,7 @@ RefereeMessage = Hello | Start | Decide | End | Quit
 # -- bot to referee ------------------------------------------------------------------------
 
 
-class BotHello(msgspec.Struct, tag="hello", tag_field="type", frozen=True):
+class BotHello(msgspec.Struct, tag="hello", tag_field="type", frozen=True, omit_defaults=True):
     """A bot's answer to :class:`Hello`."""
 
     name: str
