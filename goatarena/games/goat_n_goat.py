@@ -348,7 +348,8 @@ class GoatNGoatState(State):
         other = object.__new__(GoatNGoatState)
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
-        other.rng = random.Random()
+        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
+        other.rng = random.Random.__new__(random.Random)
         other.rng.setstate(self.rng.getstate())
         other.history = list(self.history)
         other._legal = None

@@ -9,6 +9,7 @@ There is no hidden information; chance is the dice.
 from __future__ import annotations
 
 import itertools
+import random
 from functools import cache
 from typing import Any
 
@@ -117,6 +118,24 @@ class MountainGoatsState(State):
             for seat in range(self.players)
         ]
         return Result(scores=[float(score) for score in scores], ranks=ranks_from_keys(keys))
+
+    def clone(self) -> MountainGoatsState:
+        """A copy made field by field (deepcopy is a hundred times slower)."""
+        other = MountainGoatsState.__new__(MountainGoatsState)
+        other.__dict__.update(self.__dict__)
+        other.options = dict(self.options)
+        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
+        other.rng = random.Random.__new__(random.Random)
+        other.rng.setstate(self.rng.getstate())
+        other.history = list(self.history)
+        other._legal = None
+        other.supply = list(self.supply)
+        other.steps = [list(row) for row in self.steps]
+        other.tokens = [list(row) for row in self.tokens]
+        other.bonuses = [list(row) for row in self.bonuses]
+        other.bonus_left = list(self.bonus_left)
+        other.dice = list(self.dice)
+        return other
 
     # -- what a seat sees ----------------------------------------------------------------
 
