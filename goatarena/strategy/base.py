@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -126,26 +127,35 @@ def greedy_choice(
     actions: Sequence[Action],
     rng: random.Random,
     options: Mapping[str, Any] | None = None,
+    *,
+    deadline: float = math.inf,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> int:
     """The action whose outcome evaluates best for the seat, averaged over samples.
 
     Each action is applied to the same sampled states (common random numbers), the rest
     of the seat's own turn is completed greedily one decision at a time, and the result
-    is scored as the seat's margin over its strongest opponent.
+    is scored as the seat's margin over its strongest opponent. Past ``deadline`` (a
+    ``clock()`` time) the best action found so far is returned.
     """
     if len(actions) == 1:
         return 0
     seat = observation["seat"]
     sample = strategy.sampler(observation, options or {})
     states = [sample(rng) for _ in range(strategy.greedy_samples)]
-    totals = [0.0] * len(actions)
-    for state in states:
-        for index in range(len(actions)):
+    best, best_total = 0, -math.inf
+    for index in range(len(actions)):
+        total = 0.0
+        for state in states:
             after = state.clone()
             after.apply_index(index)
             _finish_turn(strategy, after, seat)
-            totals[index] += margin(_outcome_values(strategy, after), seat)
-    return max(range(len(actions)), key=lambda index: totals[index])
+            total += margin(_outcome_values(strategy, after), seat)
+        if total > best_total:
+            best, best_total = index, total
+        if clock() >= deadline:
+            break
+    return best
 
 
 def _finish_turn(strategy: Strategy, state: State, seat: int) -> None:

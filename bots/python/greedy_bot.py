@@ -1,0 +1,63 @@
+"""A greedy bot for every goatarena game: the best immediate outcome by a hand-made score.
+
+For each legal action it rebuilds full states from its observation (dealing what it
+cannot see at random), applies the action, finishes its own turn greedily and scores the
+position with the game's evaluation in ``goatarena.strategy``. A game without a strategy
+is played at random.
+
+    python3 bots/python/greedy_bot.py [--seed N] [--fraction F]
+"""
+
+import argparse
+import random
+import time
+
+from goatarena.sdk import Bot, GameStart, Request, run
+from goatarena.strategy import STRATEGIES, greedy_choice
+
+
+class GreedyBot(Bot):
+    """Chooses the action that evaluates best one turn ahead."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None, fraction: float = 0.5) -> None:
+        self.fixed_seed = seed
+        self.fraction = fraction
+        self.rng = random.Random(seed)
+        self.game = ""
+        self.options: dict = {}
+
+    def start(self, game: GameStart) -> None:
+        self.game = game.game
+        self.options = game.options
+        if self.fixed_seed is None:
+            self.rng.seed(game.seed)
+
+    def choose(self, request: Request) -> int:
+        strategy = STRATEGIES.get(self.game)
+        if strategy is None:
+            return self.rng.randrange(len(request.actions))
+        deadline = time.perf_counter() + request.time_left * self.fraction
+        return greedy_choice(
+            strategy,
+            request.observation,
+            request.actions,
+            self.rng,
+            self.options,
+            deadline=deadline,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=None, help="a fixed seed for every game")
+    parser.add_argument(
+        "--fraction", type=float, default=0.5, help="share of the decision's time to use at most"
+    )
+    args = parser.parse_args()
+    run(GreedyBot(args.seed, args.fraction))
+
+
+if __name__ == "__main__":
+    main()
