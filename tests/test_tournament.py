@@ -268,3 +268,18 @@ def test_ctrl_c_stops_cleanly_keeps_results_and_says_how_to_resume(tmp_path):
     again = subprocess.run(command + ["--quiet"], cwd=ROOT, capture_output=True, text=True)
     assert again.returncode == 0
     assert len(set(stored_keys(db))) == len(stored_keys(db)) == 36
+
+
+def test_a_second_run_into_the_same_database_is_refused_while_the_first_runs(tmp_path):
+    from goatarena.errors import StoreError
+    from goatarena.store import open_store
+
+    db = tmp_path / "t.sqlite"
+    first = open_store(db)
+    first.lock_for_run()
+    second = open_store(db)
+    with pytest.raises(StoreError, match="in use by another goatarena run"):
+        second.lock_for_run()
+    first.close()
+    second.lock_for_run()  # free again once the first run is over
+    second.close()
