@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from goatarena.errors import UnknownGameError
-from goatarena.games import mountain_goats
+from goatarena.games import herr_der_ziegen, mountain_goats
 from goatarena.games.base import Action, GameInfo, GameRecord, Observation, Result, State
 
 GAMES: dict[str, GameInfo] = {
     info.name: info
     for info in (
         mountain_goats.INFO,
+        herr_der_ziegen.INFO,
     )
 }
 """Every playable game by name, in the order they are listed to users."""
