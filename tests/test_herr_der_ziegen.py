@@ -677,7 +677,7 @@ def test_clone_is_independent():
 # -- the whole game ----------------------------------------------------------------------
 
 
-GAMES = {2: 40, 3: 35, 4: 30, 5: 25}
+GAMES = {2: 30, 3: 25, 4: 20, 5: 20}
 """Random games per player count in the conformance check (kept to a few seconds)."""
 
 
