@@ -473,6 +473,30 @@ def test_a_dog_without_any_possible_drive_ends_the_turn():
     assert state.seat == 1 and state.phase is Phase.PLAY
 
 
+def test_a_drive_must_end_strictly_closer_not_at_an_equal_distance():
+    # five players: seat 1's stall is (0, 3); from (2, 1) (distance 4) the cell (2, 5)
+    # is as far, (2, 2) and (2, 4) are closer, (1, 1) is closer along the column
+    row_two = {(2, column): f"B{column}" for column in (2, 4, 5)}
+    state = table(
+        players=5,
+        cards={**row_two, (2, 1): "A5", (1, 1): "C1", (5, 3): DOG, (3, 1): "D1"},
+        marks={(2, 1): 1},
+        hands=[[], [DOG, "E1"], [], [], []],
+        draw=["F1"],
+    )
+    state.seat = 1
+    state.apply({"play": DOG})  # seat 1 stays at 3: column 3
+    state.apply(take(5, 3))
+    assert state.legal_actions() == [
+        drive((2, 1), (0, 1)),
+        drive((2, 1), (1, 1)),
+        drive((2, 1), (2, 2)),
+        drive((2, 1), (2, 3)),
+        drive((2, 1), (2, 4)),
+        "pass",
+    ]
+
+
 def test_a_drive_needs_a_dog():
     state = table(
         cards={(0, 1): "milk1", (2, 3): "A5"},
