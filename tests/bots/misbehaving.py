@@ -24,6 +24,8 @@ in milliseconds, as the mode says.
   late-once             answers this one request late like ``late``, with an out-of-range
                         index, then plays well
   late-once-no-echo     the same, but never echoes the decision number
+  just-in-time          answers this one request ARG ms (default 20) before the time it
+                        was told runs out, then plays well
 """
 
 import fcntl
@@ -90,6 +92,9 @@ def misbehave(message):
     elif mode in ("late", "late-once", "late-once-no-echo"):
         time.sleep((message["time_ms"] + (arg or 60)) / 1000)
         answer(message, 10**6 if mode != "late" else 0)
+    elif mode == "just-in-time":
+        time.sleep((message["time_ms"] - (arg or 20)) / 1000)
+        answer(message)
     else:
         return False
     return True
@@ -127,7 +132,7 @@ for line in sys.stdin:
             sys.stderr.flush()
         elif decisions >= after and mode != "good" and misbehave(message):
             decisions += 1
-            if mode.startswith("late-once"):
+            if mode.startswith("late-once") or mode == "just-in-time":
                 mode = "good"
             continue
         decisions += 1
