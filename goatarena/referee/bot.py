@@ -243,8 +243,8 @@ class BotProcess:
             self.mark_broken(
                 BotViolation(Cause.TIMEOUT, f"no hello within {startup_s * 1000:.0f} ms")
             )
-        except BotViolation:
-            pass
+        except BotViolation as violation:
+            self.mark_broken(violation)
         return None
 
     # -- background tasks ------------------------------------------------------------------
