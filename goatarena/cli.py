@@ -98,15 +98,33 @@ def games_command() -> None:
     show_default=True,
     help="For a bot to start and answer hello.",
 )
-@click.option("--on-timeout", type=click.Choice(PENALTIES), default="forfeit", show_default=True)
-@click.option("--on-illegal", type=click.Choice(PENALTIES), default="forfeit", show_default=True)
-@click.option("--on-malformed", type=click.Choice(PENALTIES), default="forfeit", show_default=True)
+@click.option(
+    "--on-timeout",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for an answer that comes too late (crashes always forfeit).",
+)
+@click.option(
+    "--on-illegal",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for an action that is not legal.",
+)
+@click.option(
+    "--on-malformed",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for a line that is not a valid answer.",
+)
 @click.option(
     "--strikes",
     type=click.IntRange(min=1),
     default=3,
     show_default=True,
-    help="The violation under random-move that makes this many forfeits.",
+    help="Under random-move, the violation that makes this many strikes forfeits.",
 )
 @click.option(
     "--memory-mb",
@@ -142,7 +160,10 @@ def play_command(
     as_json: bool,
     quiet: bool,
 ) -> None:
-    """Play one GAME between the given bots (their number is the player count)."""
+    """Play one GAME between the given bots (their number is the player count).
+
+    Time control, limits and violation policies are described in docs/referee.md.
+    """
     info = find_game(game)
     info.check_options(len(bots), None)
     if seed is None:
