@@ -93,6 +93,7 @@ def play_json(*args: str) -> tuple[dict, float, str]:
         (misbehaving("endless-line", 2), [], "malformed"),
         (misbehaving("no-read"), [], "timeout"),
         (misbehaving("orphan", 2), [], "crash"),
+        (misbehaving("close-stdout", 2), [], "crash"),
         (misbehaving("memory", 2), ["--memory-mb", "64", "--move-ms", "2000"], "crash"),
     ],
 )

@@ -267,25 +267,20 @@ def _penalise(seat: _Seat, violation: BotViolation, decision: int, policy: Viola
         detail = f"{detail} (strike {seat.strikes} of {policy.strikes})"
         if seat.strikes >= policy.strikes:
             penalty = Penalty.FORFEIT
-    record = Violation(
-        cause=str(violation.cause), detail=detail, decision=decision, penalty=penalty.value
-    )
-    seat.all_violations.append(record)
-    if penalty is Penalty.FORFEIT:
-        if seat.owed:
-            seat.connection.mark_broken(violation)
-        _forfeit(seat, violation, decision, record)
+    if penalty is Penalty.FORFEIT and seat.owed:
+        seat.connection.mark_broken(violation)  # it will never be asked for its answer
+    _record(seat, Violation(str(violation.cause), detail, decision, penalty.value))
 
 
-def _forfeit(
-    seat: _Seat, violation: BotViolation, decision: int, record: Violation | None = None
-) -> None:
-    if seat.violation is None:
-        seat.violation = record or Violation(
-            cause=str(violation.cause), detail=violation.detail, decision=decision
-        )
-        if record is None:
-            seat.all_violations.append(seat.violation)
+def _forfeit(seat: _Seat, violation: BotViolation, decision: int) -> None:
+    """Record a violation that forfeits the seat whatever the policy."""
+    _record(seat, Violation(str(violation.cause), violation.detail, decision))
+
+
+def _record(seat: _Seat, violation: Violation) -> None:
+    seat.all_violations.append(violation)
+    if violation.penalty == Penalty.FORFEIT and seat.violation is None:
+        seat.violation = violation
 
 
 def _live_seats(seats: Sequence[_Seat]) -> int:
