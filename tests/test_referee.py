@@ -245,3 +245,12 @@ def test_a_bot_is_usable_until_it_exits_and_a_replacement_appends_to_its_log(tmp
     seen = trio.run(main)
     assert seen == [(True, False, 0), (True, False, 0)]
     assert log.read_text() == "started\nstarted\n"
+
+
+def test_a_log_that_cannot_be_opened_is_a_clear_error(tmp_path):
+    async def main() -> None:
+        async with open_bot(RANDOM_BOT, log_path=tmp_path / "missing" / "bot.log"):
+            pass
+
+    with pytest.raises(BotError, match="cannot open the log"):
+        trio.run(main)

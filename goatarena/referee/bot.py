@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 import trio
@@ -95,12 +96,18 @@ class BotProcess:
     """A running bot. Create it with :func:`open_bot`; never directly."""
 
     def __init__(
-        self, process: trio.Process, command: str, limits: BotLimits, log_path: Path | None
+        self,
+        process: trio.Process,
+        command: str,
+        limits: BotLimits,
+        log_path: Path | None,
+        log: BinaryIO | None = None,
     ) -> None:
         self.process = process
         self.command = command
         self.limits = limits
         self.log_path = log_path
+        self._log = log
         self.name = ""
         self.stderr_tail = b""
         self._lines = protocol.LineBuffer(limits.max_line_bytes)
@@ -259,21 +266,31 @@ class BotProcess:
         stream = self.process.stderr
         assert stream is not None
         room = self.limits.stderr_log_bytes
-        log = self.log_path.open("ab") if self.log_path else None
+        log = self._log
         try:
             while data := await stream.receive_some(READ_CHUNK):
                 self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
                 if log is not None and room > 0:
-                    log.write(data[:room])
-                    room -= len(data)
-                    if room <= 0:
-                        log.write(b"\n[goatarena: log truncated]\n")
-                    log.flush()
+                    room = self._write_log(log, data, room)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
             if log is not None:
                 log.close()
+
+    @staticmethod
+    def _write_log(log: BinaryIO, data: bytes | bytearray, room: int) -> int:
+        """Write what fits of ``data``; the room left (none after an error: a full disk
+        costs the log, not the game)."""
+        try:
+            log.write(data[:room])
+            room -= len(data)
+            if room <= 0:
+                log.write(b"\n[goatarena: log truncated]\n")
+            log.flush()
+        except OSError:
+            return 0
+        return room
 
     # -- shutting down ---------------------------------------------------------------------
 
@@ -322,6 +339,10 @@ async def open_bot(
     argv = parse_command(command)
     shown = command if isinstance(command, str) else shlex.join(command)
     try:
+        log = log_path.open("ab") if log_path else None
+    except OSError as error:
+        raise BotError(f"cannot open the log {str(log_path)!r}: {error.strerror}") from None
+    try:
         process = await trio.lowlevel.open_process(
             argv,
             stdin=subprocess.PIPE,
@@ -331,8 +352,10 @@ async def open_bot(
             preexec_fn=lambda: _limit_memory(limits.memory_bytes),
         )
     except OSError as error:
+        if log is not None:
+            log.close()
         raise BotError(f"cannot start bot {shown!r}: {error.strerror or error}") from None
-    bot = BotProcess(process, shown, limits, log_path)
+    bot = BotProcess(process, shown, limits, log_path, log)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot._drain_stderr)
