@@ -254,3 +254,24 @@ def test_a_log_that_cannot_be_opened_is_a_clear_error(tmp_path):
 
     with pytest.raises(BotError, match="cannot open the log"):
         trio.run(main)
+
+
+def test_the_last_line_of_a_bot_that_has_already_exited_is_still_read():
+    code = (
+        "import sys\n"
+        "sys.stdin.readline()\n"
+        'print(\'{"type": "hello", "name": "brief"}\', flush=True)\n'
+    )
+
+    async def main() -> tuple[str, int | None]:
+        async with open_bot(python_bot(code)) as bot:
+            await bot.send(protocol.Hello())
+            with trio.fail_after(5):
+                while bot.returncode is None:
+                    await trio.sleep(0.01)
+            await trio.sleep(0.1)  # the exit has surely been seen
+            reply = await bot.receive()
+            assert isinstance(reply, protocol.BotHello)
+            return reply.name, bot.returncode
+
+    assert trio.run(main) == ("brief", 0)
