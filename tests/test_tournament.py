@@ -283,3 +283,18 @@ def test_a_second_run_into_the_same_database_is_refused_while_the_first_runs(tmp
     first.close()
     second.lock_for_run()  # free again once the first run is over
     second.close()
+
+
+def test_the_policy_from_the_tournament_file_turns_illegal_answers_into_strikes(tmp_path):
+    bots = {"alpha": RANDOM_BOT, "liar": misbehaving("bad-index", after=1)}
+    config = write_config(
+        tmp_path / "t.toml", bots=bots, extra='[policy]\nillegal = "random-move"\nstrikes = 2'
+    )
+    db = tmp_path / "t.sqlite"
+    result = run("run", str(config), "--db", str(db), "--quiet")
+    assert result.exit_code == 0, result.output
+    data = json.loads(run("standings", "--db", str(db), "--format", "json").output)
+    liar = next(row for row in data["standings"]["overall"] if row["bot"] == "liar")
+    # two games, each: one strike played randomly, then the second strike forfeits
+    assert liar["violations"] == {"illegal": 4}
+    assert liar["wins"] == 0
