@@ -223,6 +223,7 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
     db = db or Path("results") / f"{config.name}.sqlite"
     store = open_store(db)
     try:
+        store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
         log_dir.mkdir(parents=True, exist_ok=True)
         runner = Runner(config, store, log_dir=log_dir)
