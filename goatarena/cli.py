@@ -159,8 +159,20 @@ def describe_match(game: str, result: MatchResult) -> str:
 @click.option(
     "--games", type=click.IntRange(min=1), default=10, show_default=True, help="Games per game."
 )
-@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--startup-ms", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option(
+    "--move-ms",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Time per decision.",
+)
+@click.option(
+    "--startup-ms",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Time to answer hello.",
+)
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
 @reports_errors
 def check_bot_command(
@@ -174,7 +186,13 @@ def check_bot_command(
     """Check that the bot COMMAND plays by the protocol; exit status 0 only if it does.
 
     COMMAND is one quoted string or the words of the command; quote it when the bot takes
-    options of its own: goatarena check-bot "node my_bot.js --depth 3".
+    options of its own:
+
+    \b
+        goatarena check-bot "node my_bot.js --depth 3"
+
+    The bot plays one seat of real games, the other seats play at random; see
+    docs/bots.md for the checks.
     """
     if game is not None:
         find_game(game)
