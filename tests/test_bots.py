@@ -8,6 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from goatarena import protocol
 from goatarena.cli import main
 from goatarena.games import GAMES
 from tests.example_bots import HAVE_NODE, JS_BOT, PYTHON_BOT, SHELL_BOT
@@ -45,3 +46,21 @@ def test_python_javascript_and_shell_bots_play_every_game_without_violations(nam
     assert len(set(javascript_indexes)) > 1  # it does choose at random
     # Every bot is seeded from the game: the same seed replays the same game.
     assert play(name, players, seed=21)["decisions"] == outcome["decisions"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        protocol.Hello(),
+        protocol.Start(game="g", seat=0, players=["a"], time=protocol.TimeInfo(5)),
+        protocol.Decide(decision=0, observation={"type": "x"}, actions=[{"type": 1}], time_ms=5),
+        protocol.End(scores=[1.0], ranks=[1]),
+        protocol.Quit(),
+    ],
+    ids=lambda message: type(message).__name__,
+)
+def test_the_referee_writes_type_first_without_spaces_as_the_shell_bot_relies_on(message):
+    tag = type(message).__struct_config__.tag
+    line = protocol.encode(message)
+    assert line.startswith(b'{"type":"%s"' % tag.encode())
+    assert b"\n" not in line[:-1] and b": " not in line and b", " not in line
