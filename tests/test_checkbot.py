@@ -211,3 +211,17 @@ def test_a_bot_that_plays_only_one_game_per_process_fails_several_games():
     assert verdict == "FAIL"
     assert detail.startswith("mountain-goats game 2 in one process (2 players, seat 0, seed ")
     assert "crash: exited with code 0" in detail
+
+
+def test_a_failure_is_found_at_the_same_place_with_or_without_game_and_earlier_failures():
+    crashing = misbehaving("exit", 4)
+    _, everything = check(crashing, "--games", "2", "--seed", "5")
+    _, alone = check(crashing, "--games", "2", "--seed", "5", "--game", "herr-der-ziegen")
+    _, again = check(crashing, "--games", "2", "--seed", "5", "--game", "herr-der-ziegen")
+    assert everything["herr-der-ziegen"][0] == "FAIL"
+    assert everything["herr-der-ziegen"][1] == alone["herr-der-ziegen"][1]
+    failures = {name: row for name, row in alone.items() if row[0] == "FAIL"}
+    assert failures == {name: row for name, row in again.items() if row[0] == "FAIL"}
+    assert len(failures) == 3  # unknown messages, the game, several games
+    _, other_seed = check(crashing, "--games", "2", "--seed", "6", "--game", "herr-der-ziegen")
+    assert other_seed["herr-der-ziegen"][1] != alone["herr-der-ziegen"][1]
