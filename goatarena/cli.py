@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -16,7 +17,14 @@ from tabulate import tabulate
 from goatarena.checkbot import CheckSettings, check_bot, check_names, format_result, summary
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.games import GAMES, find_game
-from goatarena.referee import MatchResult, TimeControl, play_match
+from goatarena.referee import (
+    BotLimits,
+    MatchResult,
+    Penalty,
+    TimeControl,
+    ViolationPolicy,
+    play_match,
+)
 from goatarena.referee.lineup import open_lineup
 from goatarena.standings import (
     compute_standings,
@@ -31,6 +39,7 @@ from goatarena.tournament.progress import Progress
 from goatarena.tournament.runner import Runner
 
 F = TypeVar("F", bound=Callable[..., Any])
+PENALTIES = [penalty.value for penalty in Penalty]
 
 
 def reports_errors(command: F) -> F:
@@ -70,8 +79,72 @@ def games_command() -> None:
 @click.argument("game")
 @click.option("--bot", "bots", multiple=True, required=True, help="A bot command; one per seat.")
 @click.option("--seed", type=int, default=None, help="Seed of the deal and dice (random if unset).")
-@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--startup-ms", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option(
+    "--move-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Per decision."
+)
+@click.option(
+    "--bank-ms",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="A per-game bank drawn on when a decision takes longer than --move-ms.",
+)
+@click.option(
+    "--increment-ms",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Added to the bank after every decision.",
+)
+@click.option(
+    "--margin-ms",
+    type=click.IntRange(min=0),
+    default=25,
+    show_default=True,
+    help="Unannounced grace on every deadline for pipe and scheduling delays.",
+)
+@click.option(
+    "--startup-ms",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="For a bot to start and answer hello.",
+)
+@click.option(
+    "--on-timeout",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for an answer that comes too late (crashes always forfeit).",
+)
+@click.option(
+    "--on-illegal",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for an action that is not legal.",
+)
+@click.option(
+    "--on-malformed",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for a line that is not a valid answer.",
+)
+@click.option(
+    "--strikes",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Under random-move, the violation that makes this many strikes forfeits.",
+)
+@click.option(
+    "--memory-mb",
+    type=click.IntRange(min=0),
+    default=1024,
+    show_default=True,
+    help="Each bot's data memory limit (RLIMIT_DATA); 0 for none.",
+)
 @click.option(
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -86,28 +159,54 @@ def play_command(
     bots: tuple[str, ...],
     seed: int | None,
     move_ms: int,
+    bank_ms: int,
+    increment_ms: int,
+    margin_ms: int,
     startup_ms: int,
+    on_timeout: str,
+    on_illegal: str,
+    on_malformed: str,
+    strikes: int,
+    memory_mb: int,
     log_dir: Path | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
-    """Play one GAME between the given bots (their number is the player count)."""
+    """Play one GAME between the given bots (their number is the player count).
+
+    Time control, limits and violation policies are described in docs/referee.md.
+    """
     info = find_game(game)
     info.check_options(len(bots), None)
     if seed is None:
-        seed = int.from_bytes(__import__("os").urandom(4), "big")
-    control = TimeControl(move_ms=move_ms, startup_ms=startup_ms)
+        seed = int.from_bytes(os.urandom(4), "big")
+    control = TimeControl(
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        increment_ms=increment_ms,
+        margin_ms=margin_ms,
+        startup_ms=startup_ms,
+    )
+    policy = ViolationPolicy(
+        timeout=Penalty(on_timeout),
+        illegal=Penalty(on_illegal),
+        malformed=Penalty(on_malformed),
+        strikes=strikes,
+    )
+    limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
 
     async def main_task() -> MatchResult:
-        async with open_lineup(bots, startup_s=startup_ms / 1000, log_dir=log_dir) as lineup:
+        async with open_lineup(
+            bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir
+        ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:
                     raise GoatArenaError(f"bot {bot.command!r} did not start: {bot.broken.detail}")
             for seat, bot in enumerate(lineup):
                 bot.name = unique_name(bot.name, [b.name for b in lineup[:seat]])
-            return await play_match(info, lineup, seed=seed, time_control=control)
+            return await play_match(info, lineup, seed=seed, time_control=control, policy=policy)
 
     result = trio.run(main_task)
     if not quiet:
@@ -150,6 +249,13 @@ def describe_match(game: str, result: MatchResult) -> str:
         )
         rows.append((seat, name, result.scores[seat], result.ranks[seat], note))
     lines.append(tabulate(rows, headers=["seat", "bot", "score", "rank", "violation"]))
+    for seat, violations in enumerate(result.all_violations):
+        for violation in violations:
+            if violation.penalty != Penalty.FORFEIT:
+                lines.append(
+                    f"seat {seat} {violation.cause} at decision {violation.decision}: "
+                    f"{violation.detail}, a random move was played"
+                )
     return "\n".join(lines)
 
 
