@@ -192,15 +192,14 @@ class _Checker:
         except CheckFailure as failure:
             if self.bot is not None:
                 self.bot.mark_broken(BotViolation(Cause.CRASH, "failed a check"))
-            self.record(name, False, str(failure))
+            self.record(name, False, str(failure) + fresh)
         else:
             self.record(name, True, detail)
 
     # -- processes ---------------------------------------------------------------------------
 
     def usable(self) -> bool:
-        bot = self.bot
-        return bot is not None and bot.broken is None and bot.process.returncode is None
+        return self.bot is not None and self.bot.is_usable
 
     async def open_process(self, *, again: bool = False) -> float:
         """Start the bot and greet it; the milliseconds its hello took."""
