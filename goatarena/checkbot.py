@@ -36,9 +36,9 @@ from goatarena import protocol
 from goatarena.errors import BotError
 from goatarena.games import GAMES, find_game
 from goatarena.games.base import GameInfo
+from goatarena.protocol import bot_seed
 from goatarena.referee import BotProcess, BotViolation, Cause, Clock, TimeControl, choose_index
 from goatarena.referee.bot import open_bot
-from goatarena.referee.match import bot_seed
 
 QUIT_GRACE_S = 1.0
 """How long a bot may take to exit after ``quit`` or after its input closes."""
@@ -297,8 +297,7 @@ class _Checker:
             options=dict(info.default_options),
         )
         await self.send(bot, protocol.encode(start), "start")
-        assert bot.process.stdin is not None
-        await bot.process.stdin.aclose()
+        await bot.close_input()
         return await self.expect_exit(bot, "its input closed mid-game")
 
     # -- playing -----------------------------------------------------------------------------
@@ -417,7 +416,7 @@ class _Checker:
     async def expect_exit(self, bot: BotProcess, after: str) -> str:
         started = trio.current_time()
         with trio.move_on_after(QUIT_GRACE_S):
-            code = await bot.process.wait()
+            code = await bot.wait()
             took = (trio.current_time() - started) * 1000
             if code != 0 and after == "quit":
                 raise CheckFailure(f"exited with status {code} after quit: {_stderr_tail(bot)}")

@@ -17,6 +17,7 @@ from tabulate import tabulate
 from goatarena.checkbot import CheckSettings, check_bot, check_names, format_result, summary
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.games import GAMES, find_game
+from goatarena.protocol import unique_names
 from goatarena.referee import (
     BotLimits,
     MatchResult,
@@ -204,8 +205,8 @@ def play_command(
             for bot in lineup:
                 if bot.broken is not None:
                     raise GoatArenaError(f"bot {bot.command!r} did not start: {bot.broken.detail}")
-            for seat, bot in enumerate(lineup):
-                bot.name = unique_name(bot.name, [b.name for b in lineup[:seat]])
+            for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
+                bot.name = name
             return await play_match(info, lineup, seed=seed, time_control=control, policy=policy)
 
     result = trio.run(main_task)
@@ -213,15 +214,6 @@ def play_command(
         click.echo(describe_match(info.name, result))
     if as_json:
         click.echo(msgspec.json.encode(result).decode())
-
-
-def unique_name(name: str, taken: list[str]) -> str:
-    """``name``, or ``name#2``, ``name#3``... when already taken."""
-    candidate, number = name or "bot", 1
-    while candidate in taken:
-        number += 1
-        candidate = f"{name}#{number}"
-    return candidate
 
 
 def describe_match(game: str, result: MatchResult) -> str:

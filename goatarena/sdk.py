@@ -30,7 +30,6 @@ game engines and no referee, which is the quick way to test one. No trio is need
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import operator
 import sys
 import time
@@ -41,7 +40,7 @@ from typing import IO, Any
 import msgspec
 
 from goatarena import protocol
-from goatarena.protocol import Event, TimeInfo
+from goatarena.protocol import Event, TimeInfo, bot_seed, unique_names
 
 __all__ = [
     "Bot",
@@ -225,16 +224,6 @@ def log(*parts: object) -> None:
     print(*parts, file=sys.stderr, flush=True)
 
 
-def bot_seed(game_seed: int, seat: int) -> int:
-    """The seed the referee gives ``seat`` in a game dealt from ``game_seed``.
-
-    Derived from the game's seed but revealing nothing of it; :func:`play_local` uses it
-    too, so a seeded bot makes the same choices there as under the referee.
-    """
-    digest = hashlib.blake2b(f"{game_seed}:{seat}".encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "big")
-
-
 # -- the protocol loop -----------------------------------------------------------------------
 
 
@@ -353,7 +342,7 @@ def play_local(
         raise ValueError("each seat needs its own bot object")
     info = find_game(game)
     state = info.new_state(len(bots), seed, options)
-    names = _unique_names([bot.name for bot in bots])
+    names = unique_names([bot.name for bot in bots])
     clock = TimeInfo(move_ms=move_ms)
     for number, bot in enumerate(bots):
         bot.start(
@@ -416,15 +405,3 @@ def _legal_index(answer: Any, count: int, name: str, decision: int) -> int:
             f"{name} answered decision {decision} with index {index}, outside 0..{count - 1}"
         )
     return index
-
-
-def _unique_names(names: list[str]) -> list[str]:
-    """Names by seat, a repeated one numbered as the referee does: ``random``, ``random#2``."""
-    unique: list[str] = []
-    for name in names:
-        candidate, number = name or "bot", 1
-        while candidate in unique:
-            number += 1
-            candidate = f"{name}#{number}"
-        unique.append(candidate)
-    return unique

@@ -16,7 +16,6 @@ from goatarena import protocol
 from goatarena.cli import main
 from goatarena.errors import ConfigError
 from goatarena.games import GAMES
-from goatarena.referee.match import bot_seed as referee_bot_seed
 from goatarena.sdk import (
     Bot,
     GameEnd,
@@ -209,11 +208,6 @@ def test_time_left_counts_down_to_the_deadline():
     request = Request("g", 0, 0, {}, [0], 200, time.monotonic() + 0.2)
     assert 0.1 < request.time_left <= 0.2
     assert Request("g", 0, 0, {}, [0], 200, time.monotonic() - 1).time_left < 0
-
-
-def test_the_sdk_derives_the_same_bot_seeds_as_the_referee():
-    for game_seed, seat in [(0, 0), (7, 1), (2**40 + 3, 5), (-4, 2)]:
-        assert bot_seed(game_seed, seat) == referee_bot_seed(game_seed, seat)
 
 
 # -- play_local ------------------------------------------------------------------------------

@@ -132,6 +132,16 @@ class BotProcess:
         """The exit status once the process has exited (negative: killed by that signal)."""
         return self.process.returncode
 
+    async def close_input(self) -> None:
+        """Close the bot's stdin, as a referee that is done with it would."""
+        with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            if self._stdin is not None:
+                await self._stdin.aclose()
+
+    async def wait(self) -> int:
+        """Wait for the process to exit and return its status (deadline is the caller's)."""
+        return await self.process.wait()
+
     @property
     def is_usable(self) -> bool:
         """True while the bot may be given another game: not broken and still running.
@@ -301,9 +311,7 @@ class BotProcess:
                 with suppress(BotViolation):
                     await self.send(protocol.Quit())
                 await self._exited.wait()
-        with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            if self._stdin is not None:
-                await self._stdin.aclose()
+        await self.close_input()
         if not self._exited.is_set():
             self._signal_group(signal.SIGTERM)
             with trio.move_on_after(self.limits.terminate_grace_s):

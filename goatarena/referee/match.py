@@ -15,7 +15,6 @@ owing an answer is marked broken so that nobody reuses its out-of-step process.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import statistics
 import time
@@ -28,6 +27,7 @@ import trio
 
 from goatarena import protocol
 from goatarena.games.base import Action, GameInfo, State, ranks_from_keys
+from goatarena.protocol import bot_seed
 from goatarena.referee.bot import BotViolation, Cause
 from goatarena.referee.clock import Clock, TimeControl
 from goatarena.referee.policy import Penalty, ViolationPolicy
@@ -231,12 +231,6 @@ async def _receive_action(
         elif reply.decision in owed:
             while owed.popleft() != reply.decision:
                 pass
-
-
-def bot_seed(game_seed: int, seat: int) -> int:
-    """The seed a seat's bot is given: derived from the game's, but revealing nothing of it."""
-    digest = hashlib.blake2b(f"{game_seed}:{seat}".encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "big")
 
 
 def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:
