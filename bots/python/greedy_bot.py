@@ -45,6 +45,7 @@ class GreedyBot(Bot):
             request.actions,
             self.rng,
             self.options,
+            [event.action for event in request.history],
             deadline=deadline,
         )
 

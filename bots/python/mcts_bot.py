@@ -57,6 +57,7 @@ class MctsBot(Bot):
             request.actions,
             self.rng,
             options=self.options,
+            history=[event.action for event in request.history],
             seconds=max(0.0, seconds),
         )
         if self.verbose:

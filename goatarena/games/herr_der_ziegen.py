@@ -499,7 +499,8 @@ class HerrDerZiegenState(State):
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
-        other.rng = random.Random()
+        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
+        other.rng = random.Random.__new__(random.Random)
         other.rng.setstate(self.rng.getstate())
         other.history = list(self.history)
         other.goats = list(self.goats)

@@ -8,7 +8,7 @@ use it. Pure code: no I/O; randomness and the clock are passed in.
 from __future__ import annotations
 
 from goatarena.errors import UnknownGameError
-from goatarena.strategy import goat_lords, goat_n_goat, mountain_goats
+from goatarena.strategy import goat_lords, goat_n_goat, herr_der_ziegen, mountain_goats
 from goatarena.strategy.base import Strategy, greedy_choice
 
 STRATEGIES: dict[str, Strategy] = {
@@ -16,6 +16,7 @@ STRATEGIES: dict[str, Strategy] = {
     for strategy in (
         goat_lords.STRATEGY,
         goat_n_goat.STRATEGY,
+        herr_der_ziegen.STRATEGY,
         mountain_goats.STRATEGY,
     )
 }

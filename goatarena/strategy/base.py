@@ -14,15 +14,29 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from goatarena.games.base import Action, Observation, State
 
 Sample = Callable[[random.Random], State]
 """Draws one full state consistent with an observation."""
 
-Sampler = Callable[[Observation, Mapping[str, Any]], Sample]
-"""Parses an observation (plus the game's options) once and returns a :data:`Sample`."""
+
+class Sampler(Protocol):
+    """Parses an observation once and returns a :data:`Sample` of states consistent with it.
+
+    ``options`` are the game's rule options; ``history``, when given, is the public
+    record of the game so far (the actions as the seat saw them, hidden parts None), for
+    the games whose observation alone does not say everything the seat has seen.
+    """
+
+    def __call__(
+        self,
+        observation: Observation,
+        options: Mapping[str, Any],
+        history: Sequence[Action] | None = None,
+    ) -> Sample: ...
+
 
 Values = Callable[[State], list[float]]
 """A heuristic estimate, per seat, of the final score (in the game's points)."""
@@ -51,10 +65,17 @@ class Strategy:
     greedy_samples: int = 1
 
     def sample_state(
-        self, observation: Observation, rng: random.Random, options: Mapping[str, Any] | None = None
+        self,
+        observation: Observation,
+        rng: random.Random,
+        options: Mapping[str, Any] | None = None,
+        history: Sequence[Action] | None = None,
     ) -> State:
-        """One full state consistent with ``observation``: the seat's view is unchanged."""
-        return self.sampler(observation, options or {})(rng)
+        """One full state consistent with ``observation``: the seat's view is unchanged.
+
+        The state draws its future chance from ``rng`` itself (no copy is made).
+        """
+        return self.sampler(observation, options or {}, history)(rng)
 
 
 def new_blank(
@@ -127,6 +148,7 @@ def greedy_choice(
     actions: Sequence[Action],
     rng: random.Random,
     options: Mapping[str, Any] | None = None,
+    history: Sequence[Action] | None = None,
     *,
     deadline: float = math.inf,
     clock: Callable[[], float] = time.perf_counter,
@@ -141,7 +163,7 @@ def greedy_choice(
     if len(actions) == 1:
         return 0
     seat = observation["seat"]
-    sample = strategy.sampler(observation, options or {})
+    sample = strategy.sampler(observation, options or {}, history)
     states = [sample(rng) for _ in range(strategy.greedy_samples)]
     best, best_total = 0, -math.inf
     for index in range(len(actions)):

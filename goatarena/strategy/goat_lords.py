@@ -16,10 +16,10 @@ card first, and the pile goes to the side that answers last.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from goatarena.games.base import Observation, State
+from goatarena.games.base import Action, Observation, State
 from goatarena.games.goat_lords import (
     CARD_INDEX,
     CARDS,
@@ -38,7 +38,11 @@ ROLLOUT_NOISE = 12.0
 """Random points added to each playout move's score so that playouts vary."""
 
 
-def sampler(observation: Observation, options: Mapping[str, Any]) -> Sample:
+def sampler(
+    observation: Observation,
+    options: Mapping[str, Any],
+    history: Sequence[Action] | None = None,
+) -> Sample:
     """Deal the cards ``observation``'s seat cannot see, consistently with what it saw."""
     seat = observation["seat"]
     players = len(observation["hand_sizes"])

@@ -17,10 +17,10 @@ worth nothing at the end, so their worth shrinks as the draw pile runs out.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from goatarena.games.base import Observation, State
+from goatarena.games.base import Action, Observation, State
 from goatarena.games.goat_n_goat import (
     CARD_TYPES,
     CODE_INDEX,
@@ -46,7 +46,11 @@ ROLLOUT_NOISE = 0.8
 """Random points added to each playout move's score so that playouts vary."""
 
 
-def sampler(observation: Observation, options: Mapping[str, Any]) -> Sample:
+def sampler(
+    observation: Observation,
+    options: Mapping[str, Any],
+    history: Sequence[Action] | None = None,
+) -> Sample:
     """Deal the cards ``observation``'s seat cannot see, consistently with what it saw."""
     seat = observation["seat"]
     players = len(observation["hand_sizes"])

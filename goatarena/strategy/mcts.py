@@ -95,6 +95,7 @@ def search(
     rng: random.Random,
     *,
     options: Mapping[str, Any] | None = None,
+    history: Sequence[Action] | None = None,
     seconds: float | None = None,
     iterations: int | None = None,
     clock: Callable[[], float] = time.perf_counter,
@@ -102,6 +103,7 @@ def search(
     """Search from ``observation`` for at most ``seconds`` and/or ``iterations``.
 
     ``actions`` are the legal actions as offered; the result's index points into them.
+    ``options`` and ``history`` (the public actions so far) go to the game's sampler.
     At least one iteration runs unless there is a single legal action.
     """
     started = clock()
@@ -112,7 +114,7 @@ def search(
     deadline = started + seconds if seconds is not None else math.inf
     limit = iterations if iterations is not None else 1 << 62
     seat = observation["seat"]
-    sample = strategy.sampler(observation, options or {})
+    sample = strategy.sampler(observation, options or {}, history)
     root = Node(seat)
     done = 0
     while done < limit:

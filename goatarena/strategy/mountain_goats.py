@@ -13,10 +13,10 @@ gone, and positions are worth less the nearer the end.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from goatarena.games.base import Observation, State
+from goatarena.games.base import Action, Observation, State
 from goatarena.games.mountain_goats import HEIGHTS, MOUNTAIN_INDEX, MOUNTAINS, MountainGoatsState
 from goatarena.strategy.base import Sample, Strategy, new_blank
 
@@ -32,7 +32,11 @@ ROLLOUT_EPSILON = 0.25
 """How often a playout move is uniformly random instead of the climb-most move."""
 
 
-def sampler(observation: Observation, options: Mapping[str, Any]) -> Sample:
+def sampler(
+    observation: Observation,
+    options: Mapping[str, Any],
+    history: Sequence[Action] | None = None,
+) -> Sample:
     """The observed state, with future dice drawn from the generator it is given."""
     players = len(observation["steps"])
     to_act = observation["to_act"]
