@@ -205,6 +205,6 @@ STRATEGY = Strategy(
     values=values,
     scale=60.0,
     rollout=rollout,
-    rollout_depth=40,
+    rollout_depth=4,
     greedy_samples=8,
 )

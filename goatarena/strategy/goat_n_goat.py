@@ -228,6 +228,6 @@ STRATEGY = Strategy(
     values=values,
     scale=6.0,
     rollout=rollout,
-    rollout_depth=0,
+    rollout_depth=8,
     greedy_samples=2,
 )

@@ -203,6 +203,6 @@ STRATEGY = Strategy(
     values=values,
     scale=5.0,
     rollout=rollout,
-    rollout_depth=0,
+    rollout_depth=8,
     greedy_samples=4,
 )

@@ -123,5 +123,5 @@ STRATEGY = Strategy(
     values=values,
     scale=12.0,
     rollout=rollout,
-    rollout_depth=0,
+    rollout_depth=10,
 )
