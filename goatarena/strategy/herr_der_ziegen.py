@@ -26,11 +26,9 @@ from goatarena.games.herr_der_ziegen import (
     CARD_VALUE,
     DOG,
     MAJORITY,
-    TYPES,
     HerrDerZiegenState,
     Phase,
     cards_in_play,
-    display_sum,
 )
 from goatarena.strategy.base import Sample, Strategy, new_blank
 
@@ -154,24 +152,39 @@ def values(state: State) -> list[float]:
             kind = CARD_TYPE.get(card)
             if kind is not None and kind not in game.closed:
                 available[kind] = available.get(kind, 0) + CARD_VALUE[card]
-    for kind in TYPES:
-        prize = available.get(kind, 0)
-        if not prize:
-            continue
+    sums = [_type_sums(display) for display in game.displays]
+    best_in_hand = [_best_per_type(hand) for hand in game.hands]
+    for kind, prize in available.items():
         for seat in range(game.players):
             if not game.markers[seat]:
                 continue
-            total = display_sum(game.displays[seat], kind)
-            need = MAJORITY - total
-            if any(
-                CARD_TYPE.get(card) == kind and CARD_VALUE[card] >= need
-                for card in game.hands[seat]
-            ):
+            total = sums[seat].get(kind, 0)
+            if best_in_hand[seat].get(kind, 0) >= MAJORITY - total:
                 chance = SURE_MAJORITY
             else:
                 chance = LEAD_WORTH * (total / MAJORITY) ** 2
             worth[seat] += life * chance * prize
     return worth
+
+
+def _type_sums(cards: list[str]) -> dict[str, int]:
+    """The sum of the values of ``cards`` per goat type."""
+    sums: dict[str, int] = {}
+    for card in cards:
+        kind = CARD_TYPE.get(card)
+        if kind is not None:
+            sums[kind] = sums.get(kind, 0) + CARD_VALUE[card]
+    return sums
+
+
+def _best_per_type(cards: list[str]) -> dict[str, int]:
+    """The highest value among ``cards`` per goat type."""
+    best: dict[str, int] = {}
+    for card in cards:
+        kind = CARD_TYPE.get(card)
+        if kind is not None:
+            best[kind] = max(best.get(kind, 0), CARD_VALUE[card])
+    return best
 
 
 def rollout(state: State, rng: random.Random) -> int:
@@ -180,7 +193,7 @@ def rollout(state: State, rng: random.Random) -> int:
     legal = game.legal_actions()
     if rng.random() < ROLLOUT_EPSILON or game.phase not in (Phase.PLAY, Phase.TAKE):
         return rng.randrange(len(legal))
-    display = game.displays[game.seat]
+    sums = _type_sums(game.displays[game.seat])
     best, best_score = 0, -1.0
     for index, action in enumerate(legal):
         if game.phase is Phase.PLAY:
@@ -191,7 +204,7 @@ def rollout(state: State, rng: random.Random) -> int:
         kind = CARD_TYPE.get(card)
         score = rng.random()
         if kind is not None and kind not in game.closed:
-            score += CARD_VALUE[card] + 2 * display_sum(display, kind)
+            score += CARD_VALUE[card] + 2 * sums.get(kind, 0)
         if score > best_score:
             best, best_score = index, score
     return best
