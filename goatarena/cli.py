@@ -13,6 +13,7 @@ import msgspec
 import trio
 from tabulate import tabulate
 
+from goatarena import bench
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.games import GAMES, find_game
 from goatarena.referee import MatchResult, TimeControl, play_match
@@ -266,3 +267,16 @@ def _only_database() -> Path:
         raise ConfigError("no results database under results/; pass --db")
     names = ", ".join(str(path) for path in found)
     raise ConfigError(f"several results databases ({names}); pass --db")
+
+
+@main.command("bench")
+@click.option("--quick", is_flag=True, help="Smaller samples: under a minute.")
+@click.option("--json", "as_json", is_flag=True, help="End with the report as one JSON line.")
+@reports_errors
+def bench_command(quick: bool, as_json: bool) -> None:
+    """Measure the referee: pipe floor, cost per decision, start-up, throughput, deadlines."""
+    sizes = bench.QUICK if quick else bench.FULL
+    report = bench.run_bench(sizes, say=lambda message: click.echo(f"  {message}", err=True))
+    click.echo(bench.render_report(report))
+    if as_json:
+        click.echo(bench.report_json(report))
