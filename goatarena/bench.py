@@ -16,11 +16,14 @@ Everything is measured in one run on one machine, so the numbers can be compared
 
 The floor and the referee measurements alternate in rounds and the best round counts
 (as :mod:`timeit` does), because other load on the machine can only make a round slower.
+During those rounds this process and its bots share one CPU: a round trip between two
+CPUs also pays for waking an idle one, which varies far more than the work measured.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 import platform
 import random
@@ -29,7 +32,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,8 +204,10 @@ class BenchReport(msgspec.Struct, frozen=True):
     spawn_ms: float
     deadline_overshoot_ms: dict[str, float]
     deadline_margin_ms: int
+    pinned_cpu: int | None
     machine: dict[str, str]
     sizes: str
+    rounds: int
     seconds: float
 
 
@@ -229,6 +235,23 @@ def sample_decide(info: GameInfo, players: int, *, seed: int = 1, turns: int = 1
         events=[protocol.Event(seat=(seat - 1) % players, action=action) for action in last],
     )
     return protocol.encode(request)
+
+
+def mean_decide_bytes(info: GameInfo, players: int, *, seed: int = 1) -> int:
+    """The mean size of the decide lines of one random game, as the referee sends them."""
+    state = info.new_state(players, seed)
+    rng = random.Random(seed)
+    sizes = []
+    while (seat := state.to_act) is not None:
+        request = protocol.Decide(
+            decision=len(state.history),
+            observation=state.observation(seat),
+            actions=state.legal_actions(),
+            time_ms=BENCH_TIME.move_ms,
+        )
+        sizes.append(len(protocol.encode(request)))
+        state.apply_index(rng.randrange(len(state.legal_actions())))
+    return round(statistics.mean(sizes))
 
 
 async def raw_round_trips(process: trio.Process, line: bytes, trips: int) -> float:
@@ -308,6 +331,7 @@ class _Rounds:
     minimal: list[float]
     decision: dict[str, list[float]]
     decisions_per_game: dict[str, float]
+    cpu: int | None = None
 
 
 async def measure_rounds(sizes: Sizes, games: Sequence[GameInfo], say: _Say) -> _Rounds:
@@ -323,26 +347,57 @@ async def measure_rounds(sizes: Sizes, games: Sequence[GameInfo], say: _Say) -> 
         open_bot(python_command(reader)) as floor_process,
     ):
         _check_started([*bots, *minimal])
-        # Warm up: first round trips and first games pay for caches and lazy imports.
-        await raw_round_trips(floor_process.process, floor_line, max(sizes.floor_trips // 10, 1))
-        for info in games:
-            await decision_cost(info, bots[: table_size(info)], 1)
-        for number in range(sizes.rounds):
-            say(f"round {number + 1}/{sizes.rounds}: floor and referee")
+        with on_one_cpu([bot.pid for bot in (*bots, *minimal, floor_process)]) as rounds.cpu:
+            # Warm up: first round trips and games pay for caches and lazy imports.
             process = floor_process.process
-            rounds.floor.append(await raw_round_trips(process, floor_line, sizes.floor_trips))
-            rounds.floor_stream.append(
-                await stream_round_trips(process, floor_line, sizes.floor_trips)
-            )
-            mountain_goats = GAMES[BENCH_GAME]
-            cost, _, _ = await decision_cost(mountain_goats, minimal, sizes.decisions)
-            rounds.minimal.append(cost)
+            await raw_round_trips(process, floor_line, max(sizes.floor_trips // 10, 1))
             for info in games:
-                seated = bots[: table_size(info)]
-                cost, made, played = await decision_cost(info, seated, sizes.decisions)
-                rounds.decision[info.name].append(cost)
-                rounds.decisions_per_game[info.name] = made / played
+                await decision_cost(info, bots[: table_size(info)], 1)
+            for number in range(sizes.rounds):
+                say(f"round {number + 1}/{sizes.rounds}: floor and referee")
+                await _one_round(rounds, sizes, games, floor_line, process, bots, minimal)
     return rounds
+
+
+async def _one_round(
+    rounds: _Rounds,
+    sizes: Sizes,
+    games: Sequence[GameInfo],
+    floor_line: bytes,
+    floor_process: trio.Process,
+    bots: Sequence[BotProcess],
+    minimal: Sequence[BotProcess],
+) -> None:
+    trips = sizes.floor_trips
+    rounds.floor.append(await raw_round_trips(floor_process, floor_line, trips))
+    rounds.floor_stream.append(await stream_round_trips(floor_process, floor_line, trips))
+    cost, _, _ = await decision_cost(GAMES[BENCH_GAME], minimal, sizes.decisions)
+    rounds.minimal.append(cost)
+    for info in games:
+        cost, made, played = await decision_cost(info, bots[: table_size(info)], sizes.decisions)
+        rounds.decision[info.name].append(cost)
+        rounds.decisions_per_game[info.name] = made / played
+
+
+@contextmanager
+def on_one_cpu(pids: Sequence[int]) -> Iterator[int | None]:
+    """Run this thread and the processes ``pids`` on one CPU; yields it (None if unable)."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield None
+        return
+    allowed = os.sched_getaffinity(0)
+    cpu = max(allowed)
+    try:
+        for pid in (0, *pids):
+            os.sched_setaffinity(pid, {cpu})
+    except OSError:
+        os.sched_setaffinity(0, allowed)
+        yield None
+        return
+    try:
+        yield cpu
+    finally:
+        os.sched_setaffinity(0, allowed)
 
 
 def _check_started(bots: Sequence[BotProcess]) -> None:
@@ -493,6 +548,7 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
     """Measure everything once with ``sizes``; ``say`` hears what is being measured."""
     say = say or (lambda _message: None)
     started = time.perf_counter()
+    machine = describe_machine()
     games = list(GAMES.values())
     playouts = {}
     for info in games:
@@ -508,7 +564,8 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
         for concurrency in sizes.concurrency:
             say(f"tournament {number + 1}/{sizes.tournament_repeats} at concurrency {concurrency}")
             rates[str(concurrency)].append(tournament_rates(sizes, concurrency))
-    return _report(sizes, rounds, playouts, spawn, overshoots, rates, started)
+    report = _report(sizes, rounds, playouts, spawn, overshoots, rates, machine)
+    return msgspec.structs.replace(report, seconds=round(time.perf_counter() - started, 1))
 
 
 def _report(
@@ -518,7 +575,7 @@ def _report(
     spawn: list[float],
     overshoots: list[float],
     rates: dict[str, list[tuple[float, float]]],
-    started: float,
+    machine: dict[str, str],
 ) -> BenchReport:
     floor = min(rounds.floor)
     games = {
@@ -526,7 +583,7 @@ def _report(
             players=table_size(GAMES[name]),
             decision_us=_us(min(samples)),
             decision_overhead_ratio=round(min(samples) / floor, 2),
-            decide_bytes=len(sample_decide(GAMES[name], table_size(GAMES[name]))),
+            decide_bytes=mean_decide_bytes(GAMES[name], table_size(GAMES[name])),
             decisions_per_game=round(rounds.decisions_per_game[name], 1),
             playouts_per_s=round(playouts[name][0], 1),
         )
@@ -552,9 +609,11 @@ def _report(
             "max": round(max(overshoots) * 1000, 2),
         },
         deadline_margin_ms=TimeControl().margin_ms,
-        machine=_machine(),
+        pinned_cpu=rounds.cpu,
+        machine=machine,
         sizes="quick" if sizes == QUICK else "full" if sizes == FULL else "custom",
-        seconds=round(time.perf_counter() - started, 1),
+        rounds=sizes.rounds,
+        seconds=0.0,
     )
 
 
@@ -562,9 +621,12 @@ def _us(seconds: float) -> float:
     return round(seconds * 1e6, 1)
 
 
-def _machine() -> dict[str, str]:
+def describe_machine() -> dict[str, str]:
+    """CPUs, versions and the load average when the run starts (other work slows it)."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
     return {
         "cpus": str(os.cpu_count() or 1),
+        "load": f"{load:.2f}",
         "python": platform.python_version(),
         "system": f"{platform.system()} {platform.release()}",
         "trio": trio.__version__,
@@ -581,7 +643,7 @@ def render_report(report: BenchReport) -> str:
     rows = [
         ("pipe floor: round trip", f"{floor:.1f} µs", f"{report.floor_decide_bytes} B decide"),
         (
-            "  through trio's streams",
+            "floor through trio's streams",
             f"{report.floor_stream_us:.1f} µs",
             f"{report.floor_stream_us / floor:.2f} × floor",
         ),
@@ -591,7 +653,7 @@ def render_report(report: BenchReport) -> str:
             f"{report.decision_overhead_ratio:.2f} × floor",
         ),
         (
-            "  with a bot that decodes nothing",
+            "referee per decision, minimal bot",
             f"{report.decision_minimal_bot_us:.1f} µs",
             f"{report.decision_minimal_bot_us / floor:.2f} × floor",
         ),
@@ -612,19 +674,41 @@ def render_report(report: BenchReport) -> str:
             game.players,
             f"{game.decision_us:.1f}",
             f"{game.decision_overhead_ratio:.2f}",
+            game.decide_bytes,
             game.decisions_per_game,
             f"{game.playouts_per_s:,.0f}",
         )
         for name, game in report.games.items()
     ]
-    headers = ["game", "players", "µs/decision", "× floor", "decisions/game", "playouts/s"]
+    headers = [
+        "game",
+        "players",
+        "µs/decision",
+        "× floor",
+        "decide bytes",
+        "decisions/game",
+        "playouts/s",
+    ]
     return "\n\n".join(
         [
             tabulate(rows, headers=["measurement", "value", ""]),
             tabulate(per_game, headers=headers, disable_numparse=True),
-            f"{report.machine['cpus']} CPUs, Python {report.machine['python']}, "
-            f"trio {report.machine['trio']}, {report.sizes} run in {report.seconds:.0f} s",
+            _footnote(report),
         ]
+    )
+
+
+def _footnote(report: BenchReport) -> str:
+    machine = report.machine
+    pinned = (
+        f"floor and decisions with referee and bots on CPU {report.pinned_cpu}"
+        if report.pinned_cpu is not None
+        else "floor and decisions unpinned"
+    )
+    return (
+        f"{machine['cpus']} CPUs (load {machine['load']} at start), Python {machine['python']},"
+        f" trio {machine['trio']}; {pinned}, best of {report.rounds} rounds;"
+        f" {report.sizes} run in {report.seconds:.0f} s"
     )
 
 
