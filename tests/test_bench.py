@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -36,8 +37,10 @@ def test_sample_decide_is_a_decide_line_the_sdk_reads(game):
 
 def test_bench_quick_json_reports_every_measurement(monkeypatch):
     monkeypatch.setattr(bench, "QUICK", TINY)
+    cpus = os.sched_getaffinity(0)
     result = CliRunner().invoke(main, ["bench", "--quick", "--json"])
     assert result.exit_code == 0, result.output
+    assert os.sched_getaffinity(0) == cpus  # pinned to one CPU only while measuring
     report = json.loads(result.output.strip().splitlines()[-1])
     assert "× floor" in result.output  # the table comes first
 
@@ -59,7 +62,8 @@ def test_bench_quick_json_reports_every_measurement(monkeypatch):
     overshoot = report["deadline_overshoot_ms"]
     # The cut-off comes at or after the deadline; a reading before it would be a bug.
     assert -1.0 < overshoot["median"] <= overshoot["max"]
-    assert report["sizes"] == "quick"
+    assert report["sizes"] == "quick" and report["rounds"] == TINY.rounds
+    assert report["pinned_cpu"] in cpus
 
 
 def _positive(value: float) -> bool:
