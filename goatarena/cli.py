@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -14,9 +15,18 @@ import trio
 from tabulate import tabulate
 
 from goatarena import bench
+from goatarena.checkbot import CheckSettings, check_bot, check_names, format_result, summary
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.games import GAMES, find_game
-from goatarena.referee import MatchResult, TimeControl, play_match
+from goatarena.protocol import unique_names
+from goatarena.referee import (
+    BotLimits,
+    MatchResult,
+    Penalty,
+    TimeControl,
+    ViolationPolicy,
+    play_match,
+)
 from goatarena.referee.lineup import open_lineup
 from goatarena.standings import (
     compute_standings,
@@ -31,6 +41,7 @@ from goatarena.tournament.progress import Progress
 from goatarena.tournament.runner import Runner
 
 F = TypeVar("F", bound=Callable[..., Any])
+PENALTIES = [penalty.value for penalty in Penalty]
 
 
 def reports_errors(command: F) -> F:
@@ -70,8 +81,72 @@ def games_command() -> None:
 @click.argument("game")
 @click.option("--bot", "bots", multiple=True, required=True, help="A bot command; one per seat.")
 @click.option("--seed", type=int, default=None, help="Seed of the deal and dice (random if unset).")
-@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--startup-ms", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option(
+    "--move-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Per decision."
+)
+@click.option(
+    "--bank-ms",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="A per-game bank drawn on when a decision takes longer than --move-ms.",
+)
+@click.option(
+    "--increment-ms",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Added to the bank after every decision.",
+)
+@click.option(
+    "--margin-ms",
+    type=click.IntRange(min=0),
+    default=25,
+    show_default=True,
+    help="Unannounced grace on every deadline for pipe and scheduling delays.",
+)
+@click.option(
+    "--startup-ms",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="For a bot to start and answer hello.",
+)
+@click.option(
+    "--on-timeout",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for an answer that comes too late (crashes always forfeit).",
+)
+@click.option(
+    "--on-illegal",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for an action that is not legal.",
+)
+@click.option(
+    "--on-malformed",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for a line that is not a valid answer.",
+)
+@click.option(
+    "--strikes",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Under random-move, the violation that makes this many strikes forfeits.",
+)
+@click.option(
+    "--memory-mb",
+    type=click.IntRange(min=0),
+    default=1024,
+    show_default=True,
+    help="Each bot's data memory limit (RLIMIT_DATA); 0 for none.",
+)
 @click.option(
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -86,43 +161,60 @@ def play_command(
     bots: tuple[str, ...],
     seed: int | None,
     move_ms: int,
+    bank_ms: int,
+    increment_ms: int,
+    margin_ms: int,
     startup_ms: int,
+    on_timeout: str,
+    on_illegal: str,
+    on_malformed: str,
+    strikes: int,
+    memory_mb: int,
     log_dir: Path | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
-    """Play one GAME between the given bots (their number is the player count)."""
+    """Play one GAME between the given bots (their number is the player count).
+
+    Time control, limits and violation policies are described in docs/referee.md.
+    """
     info = find_game(game)
     info.check_options(len(bots), None)
     if seed is None:
-        seed = int.from_bytes(__import__("os").urandom(4), "big")
-    control = TimeControl(move_ms=move_ms, startup_ms=startup_ms)
+        seed = int.from_bytes(os.urandom(4), "big")
+    control = TimeControl(
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        increment_ms=increment_ms,
+        margin_ms=margin_ms,
+        startup_ms=startup_ms,
+    )
+    policy = ViolationPolicy(
+        timeout=Penalty(on_timeout),
+        illegal=Penalty(on_illegal),
+        malformed=Penalty(on_malformed),
+        strikes=strikes,
+    )
+    limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
 
     async def main_task() -> MatchResult:
-        async with open_lineup(bots, startup_s=startup_ms / 1000, log_dir=log_dir) as lineup:
+        async with open_lineup(
+            bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir
+        ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:
                     raise GoatArenaError(f"bot {bot.command!r} did not start: {bot.broken.detail}")
-            for seat, bot in enumerate(lineup):
-                bot.name = unique_name(bot.name, [b.name for b in lineup[:seat]])
-            return await play_match(info, lineup, seed=seed, time_control=control)
+            for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
+                bot.name = name
+            return await play_match(info, lineup, seed=seed, time_control=control, policy=policy)
 
     result = trio.run(main_task)
     if not quiet:
         click.echo(describe_match(info.name, result))
     if as_json:
         click.echo(msgspec.json.encode(result).decode())
-
-
-def unique_name(name: str, taken: list[str]) -> str:
-    """``name``, or ``name#2``, ``name#3``... when already taken."""
-    candidate, number = name or "bot", 1
-    while candidate in taken:
-        number += 1
-        candidate = f"{name}#{number}"
-    return candidate
 
 
 def describe_match(game: str, result: MatchResult) -> str:
@@ -150,7 +242,78 @@ def describe_match(game: str, result: MatchResult) -> str:
         )
         rows.append((seat, name, result.scores[seat], result.ranks[seat], note))
     lines.append(tabulate(rows, headers=["seat", "bot", "score", "rank", "violation"]))
+    for seat, violations in enumerate(result.all_violations):
+        for violation in violations:
+            if violation.penalty != Penalty.FORFEIT:
+                lines.append(
+                    f"seat {seat} {violation.cause} at decision {violation.decision}: "
+                    f"{violation.detail}, a random move was played"
+                )
     return "\n".join(lines)
+
+
+@main.command("check-bot")
+@click.argument("command", nargs=-1, required=True)
+@click.option("--game", default=None, help="Check only this game (default: every game).")
+@click.option(
+    "--games", type=click.IntRange(min=1), default=10, show_default=True, help="Games per game."
+)
+@click.option(
+    "--move-ms",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Time per decision.",
+)
+@click.option(
+    "--startup-ms",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Time to answer hello.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
+@reports_errors
+def check_bot_command(
+    command: tuple[str, ...],
+    game: str | None,
+    games: int,
+    move_ms: int,
+    startup_ms: int,
+    seed: int,
+) -> None:
+    """Check that the bot COMMAND plays by the protocol; exit status 0 only if it does.
+
+    COMMAND is one quoted string or the words of the command; quote it when the bot takes
+    options of its own:
+
+    \b
+        goatarena check-bot "node my_bot.js --depth 3"
+
+    The bot plays one seat of real games, the other seats play at random; see
+    docs/bots.md for the checks.
+    """
+    if game is not None:
+        find_game(game)
+    settings = CheckSettings(
+        games=games, move_ms=move_ms, startup_ms=startup_ms, seed=seed, game=game
+    )
+    shown = command[0] if len(command) == 1 else " ".join(command)
+    click.echo(
+        f"checking {shown}: {games} {'game' if games == 1 else 'games'} of "
+        + ", ".join(info.name for info in settings.infos)
+        + f", {move_ms} ms per decision"
+    )
+    width = max(len(name) for name in check_names(settings))
+    results = trio.run(
+        lambda: check_bot(
+            command[0] if len(command) == 1 else command,
+            settings,
+            on_result=lambda result: click.echo(format_result(result, width)),
+        )
+    )
+    click.echo(summary(results))
+    sys.exit(0 if all(result.passed for result in results) else 1)
 
 
 @main.command("run")
@@ -177,6 +340,7 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
     db = db or Path("results") / f"{config.name}.sqlite"
     store = open_store(db)
     try:
+        store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
         log_dir.mkdir(parents=True, exist_ok=True)
         runner = Runner(config, store, log_dir=log_dir)

@@ -16,6 +16,7 @@ The conversation::
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import msgspec
@@ -119,6 +120,28 @@ class Action(msgspec.Struct, tag="action", tag_field="type", frozen=True, omit_d
 
 
 BotMessage = BotHello | Action
+
+
+# -- seats -----------------------------------------------------------------------------------
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """The seed a seat's bot is told in :class:`Start`: derived from the game's seed, so a
+    game between seeded bots replays exactly, but revealing nothing of the deal."""
+    digest = hashlib.blake2b(f"{game_seed}:{seat}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big")
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Player names by seat, a repeated name numbered: ``random``, ``random#2``, ..."""
+    unique: list[str] = []
+    for name in names:
+        candidate, number = name or "bot", 1
+        while candidate in unique:
+            number += 1
+            candidate = f"{name or 'bot'}#{number}"
+        unique.append(candidate)
+    return unique
 
 
 # -- encoding and framing ------------------------------------------------------------------

@@ -12,46 +12,84 @@ The SDK speaks protocol v1 on stdin/stdout so a bot only chooses actions::
 
     run(FirstChoice())
 
-No trio is needed. Everything a bot prints must go to stderr (use :func:`log`): stdout
-belongs to the protocol.
+What a bot gets:
+
+- :class:`GameStart` when a game begins (game, seat, players, options, clock, seed);
+- a :class:`Request` per decision: the observation as plain dicts
+  (``request.observation``) or with attribute access (``request.view``, a read-only
+  :class:`View`), the legal ``actions``, the public ``events`` since its last decision
+  and the whole ``history`` of the game, and ``time_left``;
+- :class:`GameEnd` with the scores and ranks.
+
+Everything a bot prints must go to stderr (use :func:`log`): stdout belongs to the
+protocol. :func:`play_local` plays bots against each other in this process, with the real
+game engines and no referee, which is the quick way to test one. No trio is needed.
+``docs/sdk.md`` is the guide.
 """
 
 from __future__ import annotations
 
 import contextlib
+import operator
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from goatarena import protocol
+import msgspec
 
-__all__ = ["Bot", "GameStart", "GameEnd", "Request", "log", "run", "serve"]
+from goatarena import protocol
+from goatarena.protocol import Event, TimeInfo, bot_seed, unique_names
+
+__all__ = [
+    "Bot",
+    "Event",
+    "GameEnd",
+    "GameStart",
+    "LocalPlayError",
+    "LocalResult",
+    "Request",
+    "TimeInfo",
+    "View",
+    "bot_seed",
+    "log",
+    "play_local",
+    "run",
+    "serve",
+    "view",
+]
+
+
+# -- what a bot is given ---------------------------------------------------------------------
 
 
 @dataclass
 class GameStart:
     """A game begins: the game's name, the bot's seat, all players' names, options, clock.
 
-    ``seed`` seeds the bot's own random choices so that games replay exactly.
+    ``seed`` seeds the bot's own random choices so that games replay exactly; ``match``
+    names the game in a tournament ("" outside one).
     """
 
     game: str
     seat: int
     players: list[str]
     options: dict[str, Any]
-    time: protocol.TimeInfo
+    time: TimeInfo
     seed: int = 0
+    match: str = ""
 
 
 @dataclass
 class Request:
     """One decision: the seat's observation and the legal actions to choose from.
 
-    ``history`` holds every public event of the game so far (the SDK accumulates the
-    referee's ``events``), ``deadline`` is the :func:`time.monotonic` time by which the
-    answer must be written.
+    ``events`` are the public decisions made since this seat's previous request, and
+    ``history`` every public event of the game so far (the SDK accumulates them); an
+    event is a :class:`~goatarena.protocol.Event` with ``seat`` and ``action``, where a
+    part of an action hidden from this seat is ``None``. ``deadline`` is the
+    :func:`time.monotonic` time by which the answer must be written.
     """
 
     game: str
@@ -61,17 +99,31 @@ class Request:
     actions: list[Any]
     time_ms: int
     deadline: float
-    history: list[protocol.Event] = field(default_factory=list)
+    history: list[Event] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    players: list[str] = field(default_factory=list)
+
+    @property
+    def view(self) -> View:
+        """The observation with attribute access: ``request.view.hand``."""
+        return View(self.observation)
 
     @property
     def time_left(self) -> float:
-        """Seconds left before the deadline."""
+        """Seconds left before the deadline (negative once it has passed)."""
         return self.deadline - time.monotonic()
+
+    def index_of(self, action: Any) -> int:
+        """The index of an action value in :attr:`actions`; ValueError if it is not legal."""
+        try:
+            return self.actions.index(action)
+        except ValueError:
+            raise ValueError(f"{action!r} is not among the legal actions") from None
 
 
 @dataclass
 class GameEnd:
-    """A game is over: scores and ranks by seat, and the bot's own seat."""
+    """A game is over: scores and ranks by seat (rank 1 is best), and the bot's own seat."""
 
     scores: list[float]
     ranks: list[int]
@@ -79,9 +131,13 @@ class GameEnd:
 
 
 class Bot:
-    """Base class of a bot; override :meth:`choose`, and optionally the other hooks."""
+    """Base class of a bot; override :meth:`choose`, and optionally the other hooks.
+
+    One bot object plays many games in a row: reset per-game state in :meth:`start`.
+    """
 
     name = "bot"
+    """The name the bot gives in its hello."""
 
     def start(self, game: GameStart) -> None:
         """Called when a game starts."""
@@ -94,15 +150,90 @@ class Bot:
         """Called when a game is over."""
 
 
+# -- observations with attribute access ------------------------------------------------------
+
+
+class View(Mapping[str, Any]):
+    """A read-only view of a JSON object: ``v.hand`` and ``v["hand"]`` alike.
+
+    Nested objects come back as views and lists as tuples, so nothing reached through a
+    view can change the observation (compare a list field with a tuple: ``v.dice ==
+    (2, 5, 5, 2)``). Fields whose names are not identifiers, or that clash with a
+    mapping method (``keys``, ``items``, ``values``, ``get``), are read with ``v["name"]``;
+    :meth:`to_dict` gives a plain copy.
+    """
+
+    __slots__ = ("_data",)
+    _data: Mapping[str, Any]
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        object.__setattr__(self, "_data", data)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return view(self._data[name])
+        except KeyError:
+            known = ", ".join(self._data)
+            raise AttributeError(f"no field {name!r} (fields: {known})") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a View is read-only")
+
+    def __getitem__(self, key: str) -> Any:
+        return view(self._data[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return self._data == (other._data if isinstance(other, View) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"View({self._data!r})"
+
+    def __dir__(self) -> list[str]:
+        return [*super().__dir__(), *(key for key in self._data if key.isidentifier())]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep, mutable copy of the underlying object as plain dicts and lists."""
+        copied: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(self._data))
+        return copied
+
+
+def view(value: Any) -> Any:
+    """``value`` made read-only for reading: dicts as :class:`View`, lists as tuples."""
+    if isinstance(value, View):
+        return value
+    if isinstance(value, Mapping):
+        return View(value)
+    if isinstance(value, list | tuple):
+        return tuple(view(item) for item in value)
+    return value
+
+
+# -- logging and seeds -----------------------------------------------------------------------
+
+
 def log(*parts: object) -> None:
     """Print to stderr, the bot's own log (stdout is reserved for the protocol)."""
     print(*parts, file=sys.stderr, flush=True)
 
 
+# -- the protocol loop -----------------------------------------------------------------------
+
+
 def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
-    """Answer referee messages read from ``lines`` on ``output`` until quit or end of input."""
+    """Answer referee messages read from ``lines`` on ``output`` until quit or end of input.
+
+    Message types this SDK does not know are skipped, as the protocol asks.
+    """
     current: GameStart | None = None
-    history: list[protocol.Event] = []
+    history: list[Event] = []
     for line in lines:
         received = time.monotonic()
         message = protocol.parse_referee_message(line)
@@ -116,6 +247,7 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
                 message.options,
                 message.time,
                 message.seed,
+                message.match,
             )
             history = []
             bot.start(current)
@@ -129,7 +261,9 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
                 actions=message.actions,
                 time_ms=message.time_ms,
                 deadline=received + message.time_ms / 1000,
-                history=history,
+                history=list(history),
+                events=message.events,
+                players=current.players if current else [],
             )
             index = bot.choose(request)
             _write(output, protocol.Action(index=index, decision=message.decision))
@@ -150,3 +284,124 @@ def run(bot: Bot) -> None:
     # A referee that goes away (broken pipe) or an interrupt ends the bot quietly.
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
         serve(bot, iter(stdin.readline, b""), sys.stdout.buffer)
+
+
+# -- playing in process ----------------------------------------------------------------------
+
+
+class LocalPlayError(ValueError):
+    """Raised by :func:`play_local` when a bot chooses something that is not a legal index."""
+
+
+@dataclass
+class LocalResult:
+    """The outcome of :func:`play_local`: scores and ranks by seat, and how to replay it.
+
+    ``decisions`` are the actions taken in order (with ``game``, ``seed`` and ``options``
+    they replay the game); ``slowest_ms`` is each seat's longest :meth:`Bot.choose`.
+    """
+
+    game: str
+    seed: int
+    players: list[str]
+    scores: list[float]
+    ranks: list[int]
+    decisions: list[Any]
+    options: dict[str, Any]
+    slowest_ms: list[float]
+
+
+_events_type = list[Event]
+
+
+def _as_sent(value: Any, kind: Any = Any) -> Any:
+    """``value`` as the bot would decode it from the wire (and never the engine's object)."""
+    return msgspec.json.decode(msgspec.json.encode(value), type=kind)
+
+
+def play_local(
+    bots: Sequence[Bot],
+    game: str,
+    *,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    move_ms: int = 1000,
+) -> LocalResult:
+    """Play one game of ``game`` between ``bots`` (one per seat) in this process.
+
+    Each bot is driven as the referee drives it (start, choose, end) with the real
+    observations, legal actions and public events, passed through JSON exactly as a bot
+    process would receive them; only the clock is not enforced (see
+    :attr:`LocalResult.slowest_ms`). Raises :class:`LocalPlayError` when a bot answers
+    with anything but a legal index, and ValueError for a wrong player count or the same
+    bot object in two seats (give each seat its own).
+    """
+    from goatarena.games import find_game  # the engines, only when playing locally
+
+    if len({id(bot) for bot in bots}) != len(bots):
+        raise ValueError("each seat needs its own bot object")
+    info = find_game(game)
+    state = info.new_state(len(bots), seed, options)
+    names = unique_names([bot.name for bot in bots])
+    clock = TimeInfo(move_ms=move_ms)
+    for number, bot in enumerate(bots):
+        bot.start(
+            GameStart(game, number, list(names), dict(state.options), clock, bot_seed(seed, number))
+        )
+    events: list[Event] = []
+    seen = [0] * len(bots)
+    histories: list[list[Event]] = [[] for _ in bots]
+    slowest = [0.0] * len(bots)
+    while (seat := state.to_act) is not None:
+        actions = state.legal_actions()
+        new_events = _as_sent(events[seen[seat] :], _events_type)
+        seen[seat] = len(events)
+        histories[seat].extend(new_events)
+        request = Request(
+            game=game,
+            seat=seat,
+            decision=len(state.history),
+            observation=_as_sent(state.observation(seat)),
+            actions=_as_sent(actions),
+            time_ms=move_ms,
+            deadline=time.monotonic() + move_ms / 1000,
+            history=list(histories[seat]),
+            events=new_events,
+            players=list(names),
+        )
+        started = time.perf_counter()
+        answer = bots[seat].choose(request)
+        slowest[seat] = max(slowest[seat], (time.perf_counter() - started) * 1000)
+        index = _legal_index(answer, len(actions), names[seat], request.decision)
+        action = actions[index]
+        events.append(Event(seat=seat, action=state.public_action(seat, action)))
+        state.apply_index(index)
+    result = state.result()
+    for number, bot in enumerate(bots):
+        bot.end(GameEnd(list(result.scores), list(result.ranks), number))
+    return LocalResult(
+        game=game,
+        seed=seed,
+        players=names,
+        scores=list(result.scores),
+        ranks=list(result.ranks),
+        decisions=list(state.history),
+        options=dict(state.options),
+        slowest_ms=[round(ms, 3) for ms in slowest],
+    )
+
+
+def _legal_index(answer: Any, count: int, name: str, decision: int) -> int:
+    try:
+        if isinstance(answer, bool):
+            raise TypeError
+        index = operator.index(answer)
+    except TypeError:
+        raise LocalPlayError(
+            f"{name} answered decision {decision} with {answer!r}, not an index"
+        ) from None
+    if not 0 <= index < count:
+        raise LocalPlayError(
+            f"{name} answered decision {decision} with index {index}, outside 0..{count - 1}"
+        )
+    return index

@@ -17,7 +17,7 @@ import msgspec
 from tabulate import tabulate
 
 from goatarena.ratings import fit_ratings
-from goatarena.referee.match import MatchResult
+from goatarena.referee.match import MatchResult, Violation
 
 OVERALL = "overall"
 
@@ -75,8 +75,7 @@ def _rows(results: Sequence[MatchResult], disqualified: Mapping[str, str]) -> li
             entry = tally[bot]
             entry["ranks"].append(result.ranks[seat])
             entry["scores"].append(result.scores[seat])
-            violation = result.violations[seat]
-            if violation is not None:
+            for violation in _violations_of(result, seat):
                 entry["violations"][violation.cause] += 1
             latency = result.latency[seat] if seat < len(result.latency) else None
             if latency is not None:
@@ -84,6 +83,14 @@ def _rows(results: Sequence[MatchResult], disqualified: Mapping[str, str]) -> li
                 entry["max"].append(latency.max_ms)
     rows = [_row(bot, ratings[bot], tally[bot], disqualified.get(bot)) for bot in tally]
     return sorted(rows, key=lambda row: (-row.elo, row.bot))
+
+
+def _violations_of(result: MatchResult, seat: int) -> list[Violation]:
+    """Every violation of a seat (results stored before strikes existed list only one)."""
+    if seat < len(result.all_violations):
+        return result.all_violations[seat]
+    violation = result.violations[seat]
+    return [] if violation is None else [violation]
 
 
 def _row(bot: str, rating: Any, entry: dict[str, Any], disqualified: str | None) -> Row:

@@ -8,11 +8,12 @@ configuration that opens it.
 
 from __future__ import annotations
 
+import fcntl
 import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 
@@ -58,10 +59,24 @@ class Store:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
         self.path = path
+        self._lock: IO[str] | None = None
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database (and release the run lock, if held)."""
         self._db.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def lock_for_run(self) -> None:
+        """Make sure no other process is running games into this database."""
+        lock = open(self.path.with_name(self.path.name + ".lock"), "a")  # noqa: SIM115
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise StoreError(f"{self.path} is in use by another goatarena run") from None
+        self._lock = lock
 
     def meta(self, key: str) -> str | None:
         """A metadata value (tournament name, fingerprint, ...)."""

@@ -1,20 +1,31 @@
-"""Shared helpers: commands for real bot processes used by the referee tests."""
+"""Shared helpers for the referee tests: commands for real bot processes, a fake bot."""
 
 from __future__ import annotations
 
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import msgspec
+import trio
+
+from goatarena import protocol
+from goatarena.referee import BotViolation, Cause
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{shlex.quote(sys.executable)} {ROOT / 'bots' / 'python' / 'random_bot.py'}"
 
 
-def misbehaving(mode: str, after: int = 0) -> str:
-    """The command of a test bot that misbehaves in ``mode`` after ``after`` decisions."""
+def misbehaving(mode: str, after: int = 0, arg: int | None = None) -> str:
+    """The command of a test bot that misbehaves in ``mode`` after ``after`` decisions.
+
+    ``arg`` is the mode's size in bytes or time in milliseconds (see the bot's docstring).
+    """
     script = ROOT / "tests" / "bots" / "misbehaving.py"
-    return f"{shlex.quote(sys.executable)} {script} {mode} {after}"
+    command = f"{shlex.quote(sys.executable)} {script} {mode} {after}"
+    return command if arg is None else f"{command} {arg}"
 
 
 def python_bot(code: str) -> str:
@@ -47,3 +58,56 @@ def group_is_gone(pgid: int, *, wait_s: float = 2.0) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+class FakeBot:
+    """A bot connection without a process that behaves like a pipe to a sequential bot.
+
+    ``answer(decide)`` gives, for each request, how long the bot thinks (seconds) and the
+    line it then writes, or None to stay silent. Like a real bot it works through its
+    requests one at a time, so an answer that comes after the deadline is still in the
+    pipe for the referee's next read, as after a real timeout.
+    """
+
+    def __init__(self, name: str, answer: Callable[[protocol.Decide], tuple[float, bytes | None]]):
+        self.name = name
+        self.answer = answer
+        self.requests: list[protocol.Decide] = []
+        self.messages: list[object] = []
+        self._pipe: list[tuple[float, bytes]] = []
+        self._busy_until = 0.0
+        self._broken: BotViolation | None = None
+
+    @property
+    def broken(self) -> BotViolation | None:
+        return self._broken
+
+    def mark_broken(self, violation: BotViolation) -> None:
+        self._broken = self._broken or violation
+
+    async def send_bytes(self, line: bytes) -> None:
+        await trio.lowlevel.checkpoint()
+        message = protocol.parse_referee_message(line)
+        self.messages.append(message)
+        if isinstance(message, protocol.Decide):
+            self.requests.append(message)
+            think_s, reply = self.answer(message)
+            self._busy_until = max(trio.current_time(), self._busy_until) + think_s
+            if reply is not None:
+                self._pipe.append((self._busy_until, reply))
+
+    async def receive(self) -> protocol.BotHello | protocol.Action:
+        if not self._pipe:
+            await trio.sleep_forever()
+        written_at, line = self._pipe[0]
+        await trio.sleep_until(written_at)
+        self._pipe.pop(0)
+        try:
+            return protocol.parse_bot_message(line)
+        except msgspec.DecodeError as error:
+            raise BotViolation(Cause.MALFORMED, str(error)) from None
+
+
+def action_line(index: int, decision: int | None = None) -> bytes:
+    """An encoded action reply, with the decision echo when given."""
+    return protocol.encode(protocol.Action(index=index, decision=decision))

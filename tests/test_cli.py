@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from tests.helpers import RANDOM_BOT, misbehaving
+from tests.helpers import RANDOM_BOT, misbehaving, python_bot
 
 
 def invoke(*args: str):
@@ -73,3 +74,88 @@ def test_bad_input_is_one_clear_line_and_a_non_zero_exit(args, message):
     assert result.exit_code != 0
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def play_json(*args: str) -> tuple[dict, float, str]:
+    """Run ``play --json --quiet``; the JSON result, the seconds it took, and the output."""
+    started = time.monotonic()
+    result = invoke("play", "mountain-goats", "--seed", "1", "--json", "--quiet", *args)
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output.strip().splitlines()[-1]), elapsed, result.output
+
+
+@pytest.mark.parametrize(
+    ("bot", "options", "cause"),
+    [
+        (misbehaving("hang", 2), [], "timeout"),
+        (misbehaving("hang-ignore-term", 2), [], "timeout"),
+        (misbehaving("endless-line", 2), [], "malformed"),
+        (misbehaving("no-read"), [], "timeout"),
+        (misbehaving("orphan", 2), [], "crash"),
+        (misbehaving("close-stdout", 2), [], "crash"),
+        (misbehaving("memory", 2), ["--memory-mb", "64", "--move-ms", "2000"], "crash"),
+    ],
+)
+def test_play_against_a_misbehaving_bot_returns_promptly_with_the_cause(bot, options, cause):
+    outcome, elapsed, _ = play_json("--move-ms", "200", *options, "--bot", bot, "--bot", RANDOM_BOT)
+    assert outcome["violations"][0]["cause"] == cause
+    assert outcome["violations"][1] is None
+    assert outcome["ranks"] == [2, 1]
+    assert elapsed < 3
+
+
+def test_play_policy_options_give_random_moves_then_a_forfeit_at_the_strike_limit():
+    outcome, _, _ = play_json(
+        "--move-ms",
+        "200",
+        "--on-timeout",
+        "random-move",
+        "--strikes",
+        "2",
+        "--bot",
+        misbehaving("late", 2, 40),
+        "--bot",
+        RANDOM_BOT,
+    )
+    penalties = [(v["cause"], v["penalty"]) for v in outcome["all_violations"][0]]
+    assert penalties == [("timeout", "random-move"), ("timeout", "forfeit")]
+    assert outcome["violations"][0] == outcome["all_violations"][0][-1]
+
+
+def test_play_margin_option_is_the_grace_past_the_time_told():
+    # Answers once, 40 ms after the time it was told, with a good answer.
+    late = misbehaving("just-in-time", 2, -40)
+    forgiven, _, _ = play_json(
+        "--move-ms", "200", "--margin-ms", "150", "--bot", late, "--bot", RANDOM_BOT
+    )
+    assert forgiven["all_violations"] == [[], []]
+    late_again, _, _ = play_json(
+        "--move-ms", "200", "--margin-ms", "0", "--bot", late, "--bot", RANDOM_BOT
+    )
+    assert late_again["violations"][0]["cause"] == "timeout"
+
+
+def test_play_tells_the_bots_the_time_control_it_is_given(tmp_path):
+    code = (
+        "from goatarena.sdk import Bot, log, run\n"
+        "class Teller(Bot):\n"
+        "    def start(self, game):\n"
+        "        log(game.time)\n"
+        "    def choose(self, request):\n"
+        "        return 0\n"
+        "run(Teller())\n"
+    )
+    options = ["--move-ms", "200", "--bank-ms", "1000", "--increment-ms", "50"]
+    play_json(*options, "--log-dir", str(tmp_path), "--bot", python_bot(code), "--bot", RANDOM_BOT)
+    told = (tmp_path / "seat0.log").read_text()
+    assert "TimeInfo(move_ms=200, bank_ms=1000, increment_ms=50)" in told
+
+
+def test_play_keeps_a_stderr_flood_out_of_the_result_and_caps_its_log(tmp_path):
+    flood = misbehaving("stderr-flood", 0, 4 << 20)
+    outcome, _, _ = play_json("--log-dir", str(tmp_path), "--bot", flood, "--bot", RANDOM_BOT)
+    assert outcome["violations"] == [None, None]
+    assert outcome["latency"][0]["decisions"] > 10  # over 40 MiB of stderr
+    log = (tmp_path / "seat0.log").read_bytes()
+    assert len(log) == (1 << 20) + len(b"\n[goatarena: log truncated]\n")

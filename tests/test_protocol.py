@@ -64,3 +64,20 @@ def test_line_buffer_refuses_an_overlong_line_with_or_without_newline():
     buffer = protocol.LineBuffer(max_bytes=10)
     buffer.feed(b"z" * 10 + b"\n")
     assert buffer.next_line() == b"z" * 10
+
+
+def test_bot_seeds_are_stable_per_game_and_seat_and_differ_between_seats():
+    seeds = [protocol.bot_seed(7, seat) for seat in range(6)]
+    assert seeds == [protocol.bot_seed(7, seat) for seat in range(6)]
+    assert len(set(seeds)) == 6 and all(0 <= seed < 2**32 for seed in seeds)
+    assert protocol.bot_seed(8, 0) != seeds[0]
+
+
+def test_repeated_player_names_are_numbered():
+    assert protocol.unique_names(["random", "random", "x", "random", ""]) == [
+        "random",
+        "random#2",
+        "x",
+        "random#3",
+        "bot",
+    ]

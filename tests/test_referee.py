@@ -213,3 +213,65 @@ def test_stale_replies_to_an_earlier_decision_are_discarded():
 
     result = trio.run(main)
     assert result.violations == [None, None]
+
+
+def test_a_bot_that_greets_with_garbage_is_reported_broken():
+    nonsense = python_bot("print('nonsense', flush=True)\nimport time\ntime.sleep(30)")
+
+    async def main() -> BotViolation | None:
+        async with open_lineup([nonsense], startup_s=2) as bots:
+            return bots[0].broken
+
+    broken = trio.run(main)
+    assert broken is not None and broken.cause == Cause.MALFORMED
+
+
+def test_a_bot_is_usable_until_it_exits_and_a_replacement_appends_to_its_log(tmp_path):
+    log = tmp_path / "bot.log"
+    code = "import sys\nprint('started', file=sys.stderr, flush=True)\nsys.stdin.readline()"
+
+    async def main() -> list[tuple[bool, bool, int | None]]:
+        seen = []
+        for _ in range(2):
+            async with open_bot(python_bot(code), log_path=log) as bot:
+                usable_at_start = bot.is_usable
+                await bot.send(protocol.Hello())  # the bot reads one line, then exits
+                with trio.fail_after(2):
+                    with pytest.raises(BotViolation):
+                        await bot.receive()
+                seen.append((usable_at_start, bot.is_usable, bot.returncode))
+        return seen
+
+    seen = trio.run(main)
+    assert seen == [(True, False, 0), (True, False, 0)]
+    assert log.read_text() == "started\nstarted\n"
+
+
+def test_a_log_that_cannot_be_opened_is_a_clear_error(tmp_path):
+    async def main() -> None:
+        async with open_bot(RANDOM_BOT, log_path=tmp_path / "missing" / "bot.log"):
+            pass
+
+    with pytest.raises(BotError, match="cannot open the log"):
+        trio.run(main)
+
+
+def test_the_last_line_of_a_bot_that_has_already_exited_is_still_read():
+    code = (
+        "import sys\n"
+        "sys.stdin.readline()\n"
+        'print(\'{"type": "hello", "name": "brief"}\', flush=True)\n'
+    )
+
+    async def main() -> tuple[str, int | None]:
+        async with open_bot(python_bot(code)) as bot:
+            await bot.send(protocol.Hello())
+            with trio.fail_after(5):
+                while bot.returncode is None:
+                    await trio.sleep(0.01)
+            await trio.sleep(0.1)  # the exit has surely been seen
+            reply = await bot.receive()
+            assert isinstance(reply, protocol.BotHello)
+            return reply.name, bot.returncode
+
+    assert trio.run(main) == ("brief", 0)

@@ -2,10 +2,45 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
+import json
+import random
+import time
+from types import ModuleType
+
+import pytest
+from click.testing import CliRunner
 
 from goatarena import protocol
-from goatarena.sdk import Bot, GameEnd, GameStart, Request, serve
+from goatarena.cli import main
+from goatarena.errors import ConfigError
+from goatarena.games import GAMES
+from goatarena.sdk import (
+    Bot,
+    GameEnd,
+    GameStart,
+    LocalPlayError,
+    Request,
+    View,
+    bot_seed,
+    log,
+    play_local,
+    serve,
+    view,
+)
+from tests.helpers import RANDOM_BOT, ROOT
+
+
+def load_random_bot() -> ModuleType:
+    """bots/python/random_bot.py as a module (bots/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "random_bot", ROOT / "bots" / "python" / "random_bot.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class Recorder(Bot):
@@ -61,3 +96,238 @@ def test_serve_answers_hello_and_decisions_and_stops_at_quit():
     assert bot.requests[1].history == [event]
     assert bot.requests[1].time_left <= 0.1
     assert bot.ends[0].ranks == [1, 2]
+
+
+# -- serve: what a request carries ----------------------------------------------------------
+
+
+def test_a_request_carries_new_events_the_whole_history_and_the_players():
+    bot = Recorder()
+    first, second = protocol.Event(seat=1, action="a"), protocol.Event(seat=1, action=None)
+    script = lines(
+        protocol.Hello(),
+        protocol.Start(
+            game="goat-lords", seat=0, players=["me", "you"], time=protocol.TimeInfo(50)
+        ),
+        protocol.Decide(decision=1, observation={}, actions=[0], time_ms=50, events=[first]),
+        protocol.Decide(decision=3, observation={}, actions=[0], time_ms=50, events=[second]),
+    )
+    serve(bot, script, io.BytesIO())
+    assert [r.events for r in bot.requests] == [[first], [second]]
+    assert [r.history for r in bot.requests] == [[first], [first, second]]
+    assert bot.requests[0].players == ["me", "you"]
+    assert bot.requests[1].game == "goat-lords"
+
+
+def test_log_writes_to_stderr_only(capsys):
+    log("thinking", 3)
+    captured = capsys.readouterr()
+    assert captured.err == "thinking 3\n" and captured.out == ""
+
+
+# -- View ------------------------------------------------------------------------------------
+
+OBSERVATION = {
+    "seat": 1,
+    "hand": ["g1", "r5"],
+    "duel": {"attacker": 0, "played": [{"seat": 0, "card": "ninja"}]},
+    "A3": 7,
+    "odd key": True,
+}
+
+
+def test_a_view_reads_fields_as_attributes_and_items_nested_all_the_way():
+    obs = View(OBSERVATION)
+    assert obs.seat == 1 and obs["seat"] == 1
+    assert obs.hand == ("g1", "r5")
+    assert obs.duel.attacker == 0
+    assert obs.duel.played[0].card == "ninja"
+    assert obs.A3 == 7 and obs["odd key"] is True
+    assert set(obs) == set(OBSERVATION) and len(obs) == len(OBSERVATION)
+    assert obs == OBSERVATION and obs.duel == OBSERVATION["duel"] and obs == View(OBSERVATION)
+    assert "hand" in dir(obs) and "odd key" not in dir(obs)
+
+
+def test_a_view_is_read_only_and_to_dict_is_an_independent_copy():
+    data = {"hand": ["g1"], "duel": {"attacker": 0}}
+    obs = View(data)
+    with pytest.raises(AttributeError, match="read-only"):
+        obs.hand = []  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        obs.duel["attacker"] = 2  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        obs.hand.append("r5")  # a tuple
+    copy = obs.to_dict()
+    copy["hand"].append("r5")
+    assert data == {"hand": ["g1"], "duel": {"attacker": 0}}
+
+
+def test_a_missing_field_names_the_fields_there_are():
+    with pytest.raises(AttributeError, match=r"no field 'dice' \(fields: seat, hand"):
+        View(OBSERVATION).dice  # noqa: B018
+
+
+def test_view_of_plain_values_and_lists():
+    assert view(3) == 3 and view("x") == "x" and view(None) is None
+    assert view([1, [2, {"a": 3}]]) == (1, (2, View({"a": 3})))
+    assert view([{"a": 1}])[0].a == 1
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_field_of_every_game_observation_reads_through_request_view(name):
+    state = GAMES[name].new_state(GAMES[name].min_players, 5)
+    rng = random.Random(5)
+    for _ in range(30):
+        if state.is_over:
+            break
+        observation = state.observation(state.to_act)
+        request = Request(
+            game=name,
+            seat=state.to_act,
+            decision=0,
+            observation=observation,
+            actions=state.legal_actions(),
+            time_ms=1,
+            deadline=0,
+        )
+        for key, value in observation.items():
+            assert request.view[key] == view(value)
+            if key.isidentifier():
+                assert getattr(request.view, key) == view(value)
+        state.apply_index(rng.randrange(len(state.legal_actions())))
+
+
+def test_index_of_finds_an_action_value_or_says_it_is_not_legal():
+    request = Request("g", 0, 0, {}, [{"move": [5]}, "yield"], 10, 0.0)
+    assert request.index_of("yield") == 1 and request.index_of({"move": [5]}) == 0
+    with pytest.raises(ValueError, match="not among the legal actions"):
+        request.index_of("pass")
+
+
+def test_time_left_counts_down_to_the_deadline():
+    request = Request("g", 0, 0, {}, [0], 200, time.monotonic() + 0.2)
+    assert 0.1 < request.time_left <= 0.2
+    assert Request("g", 0, 0, {}, [0], 200, time.monotonic() - 1).time_left < 0
+
+
+# -- play_local ------------------------------------------------------------------------------
+
+
+class Watcher(Bot):
+    """A seeded random bot that keeps everything it was given."""
+
+    name = "watcher"
+
+    def __init__(self, meddle: bool = False) -> None:
+        self.meddle = meddle
+        self.starts: list[GameStart] = []
+        self.requests: list[Request] = []
+        self.ends: list[GameEnd] = []
+        self.rng = random.Random()
+
+    def start(self, game: GameStart) -> None:
+        self.starts.append(game)
+        self.rng.seed(game.seed)
+
+    def choose(self, request: Request) -> int:
+        self.requests.append(request)
+        index = self.rng.randrange(len(request.actions))
+        if self.meddle:  # a careless bot must not be able to change the game
+            request.actions.clear()
+            request.observation.clear()
+        return index
+
+    def end(self, result: GameEnd) -> None:
+        self.ends.append(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "players"),
+    [(name, count) for name, info in GAMES.items() for count in info.player_counts],
+)
+def test_play_local_drives_bots_with_the_real_observations_actions_and_events(name, players):
+    info = GAMES[name]
+    bots = [Watcher(meddle=seat == 0) for seat in range(players)]
+    result = play_local(bots, name, seed=31, options=None)
+    assert result.game == name and result.seed == 31
+    assert result.players == ["watcher"] + [f"watcher#{n}" for n in range(2, players + 1)]
+    # Replaying the decisions shows each request was the real one at that point.
+    state = info.new_state(players, 31)
+    public: list[protocol.Event] = []
+    asked = [iter(bot.requests) for bot in bots]
+    for action in result.decisions:
+        seat = state.to_act
+        request = next(asked[seat])
+        assert request.seat == seat and request.decision == len(state.history)
+        if seat != 0:
+            assert request.observation == state.observation(seat)
+            assert request.actions == state.legal_actions()
+        assert request.history == public
+        public.append(protocol.Event(seat=seat, action=state.public_action(seat, action)))
+        state.apply(action)
+    assert all(next(requests, None) is None for requests in asked)
+    assert state.result().scores == result.scores and state.result().ranks == result.ranks
+    for seat, bot in enumerate(bots):
+        assert [start.seat for start in bot.starts] == [seat]
+        assert bot.starts[0].seed == bot_seed(31, seat)
+        assert bot.ends == [GameEnd(result.scores, result.ranks, seat)]
+        joined = [event for request in bot.requests for event in request.events]
+        assert joined == bot.requests[-1].history
+    assert len(result.slowest_ms) == players and all(ms >= 0 for ms in result.slowest_ms)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_play_local_plays_the_same_game_as_the_referee_with_the_same_seeded_bots(name):
+    random_bot = load_random_bot()
+    local = play_local([random_bot.RandomBot(), random_bot.RandomBot()], name, seed=12)
+    result = CliRunner().invoke(
+        main,
+        [
+            "play",
+            name,
+            "--seed",
+            "12",
+            "--json",
+            "--quiet",
+            "--bot",
+            RANDOM_BOT,
+            "--bot",
+            RANDOM_BOT,
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    refereed = json.loads(result.output.strip().splitlines()[-1])
+    assert refereed["violations"] == [None, None]
+    assert refereed["decisions"] == local.decisions
+    assert refereed["ranks"] == local.ranks and refereed["players"] == local.players
+
+
+class Answer(Bot):
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def choose(self, request: Request) -> int:
+        return self.answer  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (99, "answered decision 0 with index 99, outside 0.."),
+        (-1, "with index -1, outside"),
+        (True, "with True, not an index"),
+        ("0", "with '0', not an index"),
+        (None, "with None, not an index"),
+    ],
+)
+def test_play_local_refuses_an_answer_that_is_not_a_legal_index(answer, message):
+    with pytest.raises(LocalPlayError, match=message):
+        play_local([Answer(answer), Answer(0)], "mountain-goats", seed=1)
+
+
+def test_play_local_needs_one_bot_object_per_seat_and_a_valid_player_count():
+    bot = Answer(0)
+    with pytest.raises(ValueError, match="its own bot object"):
+        play_local([bot, bot], "mountain-goats", seed=1)
+    with pytest.raises(ConfigError, match="2 to 4 players, not 1"):
+        play_local([Answer(0)], "mountain-goats", seed=1)

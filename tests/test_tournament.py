@@ -241,3 +241,60 @@ def test_swiss_with_two_player_tables_gives_a_bye_to_an_odd_bot_out(tmp_path):
         assert len(seated) == 4 and len(set(seated)) == 4
     pairs = [frozenset(json.loads(players)) for _, players in rows]
     assert len(pairs) == len(set(pairs))  # no rematch while one can be avoided
+
+
+def test_ctrl_c_stops_cleanly_keeps_results_and_says_how_to_resume(tmp_path):
+    config = write_config(tmp_path / "t.toml", extra="deals = 6", concurrency=1)
+    db = tmp_path / "t.sqlite"
+    command = [sys.executable, "-m", "goatarena", "run", str(config), "--db", str(db)]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(stored_keys(db)) < 2:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "run the same command again to resume" in output
+    assert "Traceback" not in output
+    kept = stored_keys(db)
+    assert 2 <= len(kept) < 36
+    again = subprocess.run(command + ["--quiet"], cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0
+    assert len(set(stored_keys(db))) == len(stored_keys(db)) == 36
+
+
+def test_a_second_run_into_the_same_database_is_refused_while_the_first_runs(tmp_path):
+    from goatarena.errors import StoreError
+    from goatarena.store import open_store
+
+    db = tmp_path / "t.sqlite"
+    first = open_store(db)
+    first.lock_for_run()
+    second = open_store(db)
+    with pytest.raises(StoreError, match="in use by another goatarena run"):
+        second.lock_for_run()
+    first.close()
+    second.lock_for_run()  # free again once the first run is over
+    second.close()
+
+
+def test_the_policy_from_the_tournament_file_turns_illegal_answers_into_strikes(tmp_path):
+    bots = {"alpha": RANDOM_BOT, "liar": misbehaving("bad-index", after=1)}
+    config = write_config(
+        tmp_path / "t.toml", bots=bots, extra='[policy]\nillegal = "random-move"\nstrikes = 2'
+    )
+    db = tmp_path / "t.sqlite"
+    result = run("run", str(config), "--db", str(db), "--quiet")
+    assert result.exit_code == 0, result.output
+    data = json.loads(run("standings", "--db", str(db), "--format", "json").output)
+    liar = next(row for row in data["standings"]["overall"] if row["bot"] == "liar")
+    # two games, each: one strike played randomly, then the second strike forfeits
+    assert liar["violations"] == {"illegal": 4}
+    assert liar["wins"] == 0

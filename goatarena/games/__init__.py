@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from goatarena.errors import UnknownGameError
-from goatarena.games import goat_lords, goat_n_goat, mountain_goats
+from goatarena.games import goat_lords, goat_n_goat, herr_der_ziegen, mountain_goats
 from goatarena.games.base import Action, GameInfo, GameRecord, Observation, Result, State
 
 GAMES: dict[str, GameInfo] = {
@@ -11,6 +11,7 @@ GAMES: dict[str, GameInfo] = {
     for info in (
         goat_lords.INFO,
         goat_n_goat.INFO,
+        herr_der_ziegen.INFO,
         mountain_goats.INFO,
     )
 }

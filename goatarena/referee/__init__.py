@@ -17,6 +17,7 @@ from goatarena.referee.match import (
     choose_index,
     play_match,
 )
+from goatarena.referee.policy import Penalty, ViolationPolicy
 
 __all__ = [
     "BotLimits",
@@ -27,8 +28,10 @@ __all__ = [
     "Connection",
     "Latency",
     "MatchResult",
+    "Penalty",
     "TimeControl",
     "Violation",
+    "ViolationPolicy",
     "choose_index",
     "open_bot",
     "parse_command",

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 import trio
@@ -49,7 +50,14 @@ class BotViolation(Exception):
 
 @dataclass(frozen=True, kw_only=True)
 class BotLimits:
-    """Resource limits applied to every bot process."""
+    """Resource limits applied to every bot process.
+
+    ``max_line_bytes`` caps one line on stdout (a longer line is malformed and ends the
+    conversation); ``stderr_log_bytes`` caps the log kept of stderr, which is read and
+    discarded beyond that so a chatty bot never blocks; ``memory_bytes`` is the bot's
+    ``RLIMIT_DATA`` (None for no limit); the two graces are how long a bot has to exit
+    after ``quit``, and after ``SIGTERM`` before its whole process group is killed.
+    """
 
     max_line_bytes: int = protocol.MAX_LINE_BYTES
     stderr_log_bytes: int = 1 << 20
@@ -60,6 +68,8 @@ class BotLimits:
 
 READ_CHUNK = 1 << 16
 STDERR_TAIL_BYTES = 2048
+EXIT_READ_GRACE_S = 0.05
+"""How long a read goes on after the bot has exited, for output still in the pipe."""
 
 
 PYTHON_NAMES = frozenset({"python", "python3"})
@@ -86,12 +96,18 @@ class BotProcess:
     """A running bot. Create it with :func:`open_bot`; never directly."""
 
     def __init__(
-        self, process: trio.Process, command: str, limits: BotLimits, log_path: Path | None
+        self,
+        process: trio.Process,
+        command: str,
+        limits: BotLimits,
+        log_path: Path | None,
+        log: BinaryIO | None = None,
     ) -> None:
         self.process = process
         self.command = command
         self.limits = limits
         self.log_path = log_path
+        self._log = log
         self.name = ""
         self.stderr_tail = b""
         self._lines = protocol.LineBuffer(limits.max_line_bytes)
@@ -111,6 +127,30 @@ class BotProcess:
         """The violation that made this process unusable, if any."""
         return self._broken
 
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the process has exited (negative: killed by that signal)."""
+        return self.process.returncode
+
+    async def close_input(self) -> None:
+        """Close the bot's stdin, as a referee that is done with it would."""
+        with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            if self._stdin is not None:
+                await self._stdin.aclose()
+
+    async def wait(self) -> int:
+        """Wait for the process to exit and return its status (deadline is the caller's)."""
+        return await self.process.wait()
+
+    @property
+    def is_usable(self) -> bool:
+        """True while the bot may be given another game: not broken and still running.
+
+        A tournament replaces a bot that is not usable by opening a new one with the
+        same command (and log path, to which the new process's stderr is appended).
+        """
+        return self._broken is None and not self._exited.is_set()
+
     # -- talking ---------------------------------------------------------------------------
 
     async def send(self, message: msgspec.Struct) -> None:
@@ -128,13 +168,17 @@ class BotProcess:
             raise self._fail(BotViolation(Cause.CRASH, self._exit_detail())) from None
 
     async def receive(self) -> protocol.BotHello | protocol.Action:
-        """Read and decode the next line; a violation for garbage, EOF or an exit."""
+        """Read and decode the next line; a violation for garbage, EOF or an exit.
+
+        A line that does not decode leaves the process usable: the line is consumed, so
+        the conversation stays in step and the caller may decide to go on.
+        """
         line = await self.receive_line()
         try:
             return protocol.parse_bot_message(line)
         except msgspec.DecodeError as error:
             shown = line[:80].decode("utf-8", "replace")
-            raise self._fail(BotViolation(Cause.MALFORMED, f"{error}: {shown!r}")) from None
+            raise BotViolation(Cause.MALFORMED, f"{error}: {shown!r}") from None
 
     async def receive_line(self) -> bytes:
         """The next line the bot writes, without its newline."""
@@ -146,7 +190,7 @@ class BotProcess:
         with trio.CancelScope() as scope:
             self._receive_scope = scope
             if self._exited.is_set():
-                scope.cancel()
+                self._read_leftovers_until(scope)
             try:
                 return await self._read_until_line()
             finally:
@@ -172,7 +216,15 @@ class BotProcess:
         try:
             return self._lines.next_line()
         except protocol.LineTooLong as error:
+            # The rest of the line may still be coming: the stream cannot be resynchronised.
+            self._lines = protocol.LineBuffer(self.limits.max_line_bytes)
             raise self._fail(BotViolation(Cause.MALFORMED, str(error))) from None
+
+    @staticmethod
+    def _read_leftovers_until(scope: trio.CancelScope) -> None:
+        # An exited bot may have left its last line in the pipe; read it, but do not wait
+        # for EOF, which never comes while a child of the bot holds the pipe open.
+        scope.deadline = min(scope.deadline, trio.current_time() + EXIT_READ_GRACE_S)
 
     def _fail(self, violation: BotViolation) -> BotViolation:
         self._broken = violation
@@ -208,8 +260,8 @@ class BotProcess:
             self.mark_broken(
                 BotViolation(Cause.TIMEOUT, f"no hello within {startup_s * 1000:.0f} ms")
             )
-        except BotViolation:
-            pass
+        except BotViolation as violation:
+            self.mark_broken(violation)
         return None
 
     # -- background tasks ------------------------------------------------------------------
@@ -218,30 +270,37 @@ class BotProcess:
         await self.process.wait()
         self._exited.set()
         if self._receive_scope is not None:
-            # Give a last line already in the pipe a moment to be read.
-            await trio.sleep(0.01)
-            if self._receive_scope is not None:
-                self._receive_scope.cancel()
+            self._read_leftovers_until(self._receive_scope)
 
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
         assert stream is not None
         room = self.limits.stderr_log_bytes
-        log = self.log_path.open("ab") if self.log_path else None
+        log = self._log
         try:
             while data := await stream.receive_some(READ_CHUNK):
                 self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
                 if log is not None and room > 0:
-                    log.write(data[:room])
-                    room -= len(data)
-                    if room <= 0:
-                        log.write(b"\n[goatarena: log truncated]\n")
-                    log.flush()
+                    room = self._write_log(log, data, room)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
             if log is not None:
                 log.close()
+
+    @staticmethod
+    def _write_log(log: BinaryIO, data: bytes | bytearray, room: int) -> int:
+        """Write what fits of ``data``; the room left (none after an error: a full disk
+        costs the log, not the game)."""
+        try:
+            log.write(data[:room])
+            room -= len(data)
+            if room <= 0:
+                log.write(b"\n[goatarena: log truncated]\n")
+            log.flush()
+        except OSError:
+            return 0
+        return room
 
     # -- shutting down ---------------------------------------------------------------------
 
@@ -252,9 +311,7 @@ class BotProcess:
                 with suppress(BotViolation):
                     await self.send(protocol.Quit())
                 await self._exited.wait()
-        with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            if self._stdin is not None:
-                await self._stdin.aclose()
+        await self.close_input()
         if not self._exited.is_set():
             self._signal_group(signal.SIGTERM)
             with trio.move_on_after(self.limits.terminate_grace_s):
@@ -290,6 +347,10 @@ async def open_bot(
     argv = parse_command(command)
     shown = command if isinstance(command, str) else shlex.join(command)
     try:
+        log = log_path.open("ab") if log_path else None
+    except OSError as error:
+        raise BotError(f"cannot open the log {str(log_path)!r}: {error.strerror}") from None
+    try:
         process = await trio.lowlevel.open_process(
             argv,
             stdin=subprocess.PIPE,
@@ -299,8 +360,10 @@ async def open_bot(
             preexec_fn=lambda: _limit_memory(limits.memory_bytes),
         )
     except OSError as error:
+        if log is not None:
+            log.close()
         raise BotError(f"cannot start bot {shown!r}: {error.strerror or error}") from None
-    bot = BotProcess(process, shown, limits, log_path)
+    bot = BotProcess(process, shown, limits, log_path, log)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot._drain_stderr)
@@ -315,3 +378,8 @@ async def open_bot(
         with trio.CancelScope(shield=True):
             bot._signal_group(signal.SIGKILL)
             await process.wait()
+            # Close our ends now: an escaped grandchild holding the pipes gets EOF/EPIPE.
+            for stream in (process.stdin, process.stdout, process.stderr):
+                if stream is not None:
+                    with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        await stream.aclose()

@@ -36,7 +36,13 @@ class TimeControl(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 
 class Clock:
-    """One seat's clock for one game."""
+    """One seat's clock for one game.
+
+    The bot is told ``available_ms`` (``move_ms`` plus its bank); the referee waits
+    ``deadline_s`` (that plus ``margin_ms``). Time is measured from just before the
+    request is written until its answer has been read, so it includes the pipe's
+    latency, which the margin absorbs. A timeout charges the whole allowance.
+    """
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
@@ -54,7 +60,8 @@ class Clock:
 
     def charge(self, used_ms: float) -> None:
         """Take time used over ``move_ms`` from the bank, then add the increment."""
-        over = used_ms - self.control.move_ms
+        # Whole microseconds keep the bank free of float noise from clock subtraction.
+        over = round(used_ms, 3) - self.control.move_ms
         if over > 0:
             self.bank_ms = max(0.0, self.bank_ms - over)
         self.bank_ms += self.control.increment_ms

@@ -1,17 +1,24 @@
 """Play one game between connected bots: a straight-line loop over the decisions.
 
 The referee asks the seat the game names, under that seat's clock, and turns every way a
-bot can misbehave into a recorded :class:`Violation`. A seat that forfeits is ranked last
-and, while at least two seats still play, its decisions are made by uniform random
-choice so that the others' game stays meaningful.
+bot can misbehave into a recorded :class:`Violation`, penalised as the
+:class:`~goatarena.referee.policy.ViolationPolicy` says. A seat that forfeits is ranked
+last and its decisions are made by uniform random choice so that the others' game stays
+meaningful.
+
+After a timeout under ``random-move`` the bot still owes its answer. A reply that echoes
+the request's ``decision`` is matched by that number; a reply without the echo is taken
+for the oldest answer owed, since a bot answers its requests in order. Either way a late
+answer is discarded, never taken for a newer request. A bot that ends the game still
+owing an answer is marked broken so that nobody reuses its out-of-step process.
 """
 
 from __future__ import annotations
 
-import hashlib
 import random
 import statistics
 import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -20,8 +27,10 @@ import trio
 
 from goatarena import protocol
 from goatarena.games.base import Action, GameInfo, State, ranks_from_keys
+from goatarena.protocol import bot_seed
 from goatarena.referee.bot import BotViolation, Cause
 from goatarena.referee.clock import Clock, TimeControl
+from goatarena.referee.policy import Penalty, ViolationPolicy
 
 END_SEND_LIMIT_S = 1.0
 """How long the referee waits to deliver a start or end message before giving up."""
@@ -43,11 +52,13 @@ class Connection(Protocol):
 
 
 class Violation(msgspec.Struct, frozen=True):
-    """What a seat did wrong: the cause, the decision number it happened at, a detail."""
+    """What a seat did wrong: the cause, the decision number it happened at, a detail,
+    and the penalty it got (``forfeit`` or ``random-move``)."""
 
     cause: str
     detail: str
     decision: int
+    penalty: str = Penalty.FORFEIT.value
 
 
 class Latency(msgspec.Struct, frozen=True):
@@ -71,6 +82,8 @@ class MatchResult(msgspec.Struct, frozen=True):
     options: dict[str, Any] = {}
     duration_s: float = 0.0
     latency: list[Latency | None] = []
+    all_violations: list[list[Violation]] = []
+    """Every violation of each seat in order; a forfeiting one is also in ``violations``."""
 
 
 class _Seat:
@@ -80,6 +93,10 @@ class _Seat:
         self.connection = connection
         self.clock = Clock(control)
         self.violation: Violation | None = None
+        self.all_violations: list[Violation] = []
+        self.strikes = 0
+        self.owed: deque[int] = deque()
+        """Decisions that timed out and whose late answers are still to be discarded."""
         self.events_seen = 0
         self.latencies_ms: list[float] = []
 
@@ -96,10 +113,17 @@ async def play_match(
     options: Mapping[str, Any] | None = None,
     time_control: TimeControl | None = None,
     match_id: str = "",
+    policy: ViolationPolicy | None = None,
 ) -> MatchResult:
-    """Play one game of ``info`` with one connected bot per seat and return its result."""
+    """Play one game of ``info`` with one connected bot per seat and return its result.
+
+    ``policy`` (default :class:`ViolationPolicy`: forfeit on everything) decides what a
+    violation costs. Every connection is left open; one that can no longer be trusted to
+    be in step with the conversation is marked broken.
+    """
     started = time.perf_counter()
     control = time_control or TimeControl()
+    policy = policy or ViolationPolicy()
     state = info.new_state(len(connections), seed, options)
     seats = [_Seat(connection, control) for connection in connections]
     names = [connection.name for connection in connections]
@@ -119,18 +143,19 @@ async def play_match(
         failure = await _deliver(seat, protocol.encode(start))
         if failure is not None:
             _forfeit(seat, failure, decision=0)
-    await _play_decisions(state, seats, random.Random(seed ^ 0x0F0F1E17))
+    await _play_decisions(state, seats, random.Random(seed ^ 0x0F0F1E17), policy)
     return await _finish(info, state, seats, names, time.perf_counter() - started)
 
 
-async def _play_decisions(state: State, seats: list[_Seat], chooser: random.Random) -> None:
+async def _play_decisions(
+    state: State, seats: list[_Seat], chooser: random.Random, policy: ViolationPolicy
+) -> None:
     events: list[protocol.Event] = []
     while (number := state.to_act) is not None:
         seat = seats[number]
         actions = state.legal_actions()
-        if seat.forfeited or _live_seats(seats) < 2:
-            index = chooser.randrange(len(actions))
-        else:
+        answer = None
+        if not seat.forfeited and _live_seats(seats) >= 2:
             request = protocol.Decide(
                 decision=len(state.history),
                 observation=state.observation(number),
@@ -139,30 +164,31 @@ async def _play_decisions(state: State, seats: list[_Seat], chooser: random.Rand
                 events=events[seat.events_seen :],
             )
             seat.events_seen = len(events)
-            answer = await _ask(seat, request)
-            index = chooser.randrange(len(actions)) if answer is None else answer
+            answer = await _ask(seat, request, policy)
+        # A seat that forfeited, or whose answer was a violation, gets a random choice; it
+        # learns of it from the events of its next request.
+        index = chooser.randrange(len(actions)) if answer is None else answer
         action = actions[index]
         events.append(protocol.Event(seat=number, action=state.public_action(number, action)))
         state.apply_index(index)
 
 
-async def _ask(seat: _Seat, request: protocol.Decide) -> int | None:
-    """The index the seat chooses, or None after recording its violation."""
+async def _ask(seat: _Seat, request: protocol.Decide, policy: ViolationPolicy) -> int | None:
+    """The index the seat chooses, or None after recording and penalising its violation."""
     connection = seat.connection
     line = protocol.encode(request)
     started = trio.current_time()
+    sent = False
     try:
-        with trio.fail_after(seat.clock.deadline_s):
+        with trio.fail_at(started + seat.clock.deadline_s):
             await connection.send_bytes(line)
-            reply = await _receive_action(connection, request.decision)
+            sent = True
+            reply = await _receive_action(connection, request.decision, seat.owed)
     except trio.TooSlowError:
-        limit_ms = seat.clock.available_ms
-        violation = BotViolation(Cause.TIMEOUT, f"no answer within {limit_ms:.0f} ms")
-        connection.mark_broken(violation)
-        _forfeit(seat, violation, request.decision)
+        _penalise(seat, _timeout(seat, request.decision, sent=sent), request.decision, policy)
         return None
     except BotViolation as violation:
-        _forfeit(seat, violation, request.decision)
+        _penalise(seat, violation, request.decision, policy)
         return None
     used_ms = (trio.current_time() - started) * 1000
     seat.latencies_ms.append(used_ms)
@@ -170,23 +196,41 @@ async def _ask(seat: _Seat, request: protocol.Decide) -> int | None:
     try:
         return choose_index(reply, request.actions)
     except BotViolation as violation:
-        _forfeit(seat, violation, request.decision)
+        _penalise(seat, violation, request.decision, policy)
         return None
 
 
-async def _receive_action(connection: Connection, decision: int) -> protocol.Action:
+def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
+    """The violation for a request that ran out of time, with the seat's clock charged."""
+    limit_ms = seat.clock.available_ms
+    seat.clock.charge(seat.clock.deadline_s * 1000)
+    if not sent:
+        # Part of the request may have been written: the conversation is out of step.
+        violation = BotViolation(Cause.TIMEOUT, "does not read its input")
+        seat.connection.mark_broken(violation)
+        return violation
+    seat.owed.append(decision)
+    return BotViolation(Cause.TIMEOUT, f"no answer within {limit_ms:.0f} ms")
+
+
+async def _receive_action(
+    connection: Connection, decision: int, owed: deque[int]
+) -> protocol.Action:
+    """The reply to ``decision``, skipping late answers to requests that timed out."""
     while True:
         reply = await connection.receive()
         if not isinstance(reply, protocol.Action):
             raise BotViolation(Cause.MALFORMED, f"expected an action, got {type(reply).__name__}")
-        if reply.decision is None or reply.decision == decision:
+        if reply.decision == decision:
+            owed.clear()  # answers come in order: nothing older can follow
             return reply
-
-
-def bot_seed(game_seed: int, seat: int) -> int:
-    """The seed a seat's bot is given: derived from the game's, but revealing nothing of it."""
-    digest = hashlib.blake2b(f"{game_seed}:{seat}".encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "big")
+        if reply.decision is None:
+            if not owed:
+                return reply
+            owed.popleft()
+        elif reply.decision in owed:
+            while owed.popleft() != reply.decision:
+                pass
 
 
 def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:
@@ -206,11 +250,31 @@ def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:
         raise BotViolation(Cause.ILLEGAL, f"{shown} is not among the legal actions") from None
 
 
+def _penalise(seat: _Seat, violation: BotViolation, decision: int, policy: ViolationPolicy) -> None:
+    """Record a violation and apply the policy's penalty: a strike, or a forfeit."""
+    penalty = policy.penalty_for(violation.cause)
+    detail = violation.detail
+    if seat.connection.broken is not None:
+        penalty = Penalty.FORFEIT  # whatever the policy, the process cannot go on
+    elif penalty is Penalty.RANDOM_MOVE:
+        seat.strikes += 1
+        detail = f"{detail} (strike {seat.strikes} of {policy.strikes})"
+        if seat.strikes >= policy.strikes:
+            penalty = Penalty.FORFEIT
+    if penalty is Penalty.FORFEIT and seat.owed:
+        seat.connection.mark_broken(violation)  # it will never be asked for its answer
+    _record(seat, Violation(str(violation.cause), detail, decision, penalty.value))
+
+
 def _forfeit(seat: _Seat, violation: BotViolation, decision: int) -> None:
-    if seat.violation is None:
-        seat.violation = Violation(
-            cause=str(violation.cause), detail=violation.detail, decision=decision
-        )
+    """Record a violation that forfeits the seat whatever the policy."""
+    _record(seat, Violation(str(violation.cause), violation.detail, decision))
+
+
+def _record(seat: _Seat, violation: Violation) -> None:
+    seat.all_violations.append(violation)
+    if violation.penalty == Penalty.FORFEIT and seat.violation is None:
+        seat.violation = violation
 
 
 def _live_seats(seats: Sequence[_Seat]) -> int:
@@ -244,6 +308,11 @@ async def _finish(
         end = protocol.End(scores=result.scores, ranks=ranks, seat=number)
         # A bot that cannot take the end message loses its process, not the game.
         await _deliver(seat, protocol.encode(end))
+        if seat.owed and seat.connection.broken is None:
+            # Its late answer would be read as the answer to a request of another game.
+            seat.connection.mark_broken(
+                BotViolation(Cause.TIMEOUT, "still owes the answer to a timed-out request")
+            )
     return MatchResult(
         game=info.name,
         seed=state.seed,
@@ -255,6 +324,7 @@ async def _finish(
         options=state.options,
         duration_s=duration_s,
         latency=[_latency(seat.latencies_ms) for seat in seats],
+        all_violations=[seat.all_violations for seat in seats],
     )
 
 

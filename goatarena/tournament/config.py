@@ -15,7 +15,9 @@ import msgspec
 
 from goatarena.errors import ConfigError, GoatArenaError
 from goatarena.games import find_game
+from goatarena.referee.bot import BotLimits
 from goatarena.referee.clock import TimeControl
+from goatarena.referee.policy import ViolationPolicy
 
 
 class GameEntry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -32,6 +34,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     ``deals`` is, for round-robin, the number of deals each table-set plays (each deal
     once per seat rotation, all rotations on the same seed); for Swiss, the games each
     table plays per round. ``rounds`` (Swiss only) defaults to ceil(log_k N) + 2.
+    ``memory_mb`` limits each bot process's memory; ``policy`` says what each kind of
+    violation costs.
     """
 
     name: str
@@ -42,7 +46,14 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     rounds: int = 0
     seed: int = 0
     concurrency: int = 0
+    memory_mb: int = 1024
     time: TimeControl = TimeControl()
+    policy: ViolationPolicy = ViolationPolicy()
+
+    @property
+    def limits(self) -> BotLimits:
+        """The resource limits of every bot process."""
+        return BotLimits(memory_bytes=self.memory_mb << 20)
 
     @property
     def workers(self) -> int:
@@ -100,6 +111,7 @@ def check_config(config: TournamentConfig) -> None:
         ("deals", config.deals, 1),
         ("rounds", config.rounds, 0),
         ("concurrency", config.concurrency, 0),
+        ("memory_mb", config.memory_mb, 16),
     ):
         if value < least:
             raise ConfigError(f"{field}: must be at least {least}, not {value}")

@@ -3,6 +3,7 @@ after a crash, and disqualified after repeated failures to start."""
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -68,6 +69,9 @@ class BotPool:
         self._failures: dict[str, int] = defaultdict(int)
         self.disqualified: dict[str, str] = dict(disqualified or {})
         self._on_disqualify = on_disqualify
+        # Starting an interpreter is CPU-heavy; capping start-ups at one per two CPUs
+        # keeps them from starving bots that are on the clock in other games.
+        self._startups = trio.CapacityLimiter(max(1, (os.cpu_count() or 2) // 2))
         self.started = 0
 
     async def acquire(self, name: str) -> Connection:
@@ -77,7 +81,8 @@ class BotPool:
         if self._idle[name]:
             return self._idle[name].pop()
         try:
-            bot: BotProcess = await self._nursery.start(self._hold, name)
+            async with self._startups:
+                bot: BotProcess = await self._nursery.start(self._hold, name)
         except (BotError, BaseExceptionGroup) as error:
             found = user_error_in(error)
             if found is None:
@@ -96,7 +101,7 @@ class BotPool:
         """Give a process back after a game; a broken one is stopped instead."""
         if not isinstance(connection, BotProcess):
             return
-        if reusable and connection.broken is None and connection.name not in self.disqualified:
+        if reusable and connection.is_usable and connection.name not in self.disqualified:
             self._idle[connection.name].append(connection)
         else:
             self._retire_process(connection)

@@ -79,6 +79,7 @@ class Runner:
                 nursery,
                 self.config.bots,
                 startup_s=self.config.time.startup_ms / 1000,
+                limits=self.config.limits,
                 log_dir=self.log_dir,
                 disqualified=self.store.disqualified(),
                 on_disqualify=self.store.disqualify,
@@ -114,6 +115,7 @@ class Runner:
                     options=scheduled.options,
                     time_control=self.config.time,
                     match_id=scheduled.key,
+                    policy=self.config.policy,
                 )
                 self.store.add_game(scheduled.key, scheduled.round, result)
                 done = True

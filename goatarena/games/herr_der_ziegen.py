@@ -1,0 +1,660 @@
+"""Herr der Ziegen (Günter Burkhardt, Amigo 2008) for 2-5 players, as ``rules/herr-der-ziegen.md``.
+
+Cards lie face up in a square pasture with every player's stall built into its edge.
+Each turn the active seat plays a hand card into its display, moves its big goat
+clockwise round the pasture by the card's value, takes an available card from the row or
+column the goat faces, and may then score the played goat type: a display sum of 8 or
+more makes the player the type's owner (its pasture cards are marked with the player's
+small goats), and the fourth card of a type on the table gives its fifth card to the
+strict leader. A played dog lets the player drive one of their marked cards towards
+their stall. Marked cards score their value, doubled when tied to the owner's stall, and
+the milk cans in the displays give a bonus.
+
+A turn is a sequence of decisions: ``{"play": card}``, ``{"take": [row, column]}``, then
+after a dog ``{"drive": [[row, column], [row, column]]}`` or ``"pass"``; a drive onto an
+opponent's marked card asks that opponent ``"agree"`` or ``"refuse"``.
+
+Hidden information: the two cards dealt to each seat at the start (until played) and the
+order of the draw pile. Every card taken from the pasture is seen by all, so the
+observation lists each seat's publicly known hand cards.
+
+Decisions made here where the rules file leaves a gap:
+
+- When a new owner has fewer markers than available cards of the type, the highest
+  values are marked first (the five cards of a type have distinct values).
+- After an opponent refuses a swap, the driving player chooses again among the drives
+  not refused this turn, or passes; a refused drive is not offered again that turn.
+- A game that ends "at once" ends before the played card is scored and before a dog
+  drive.
+- A drive may pass over any cards between the driven card and its target cell.
+- "Next-highest" milk count is the next distinct count below the most: when two seats
+  tie for the most cans, both get their full count and the next count gets half.
+- When a card is a known hand card and also one of the hidden dealt cards of the same
+  seat, playing it is taken to play the known one (what the table can tell).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from enum import StrEnum
+from functools import cache
+from typing import Any
+
+from goatarena.errors import IllegalAction
+from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
+
+# -- constants and card data -------------------------------------------------------------
+
+TYPES = "ABCDEFGHIJKLMNOPQR"
+"""The 18 goat types; each has the five cards TYPE1 ... TYPE5 (sum 15)."""
+GOAT_VALUES = (1, 2, 3, 4, 5)
+TYPE_TOTAL = sum(GOAT_VALUES)
+DOG = "dog"
+MILK = {"milk1": 1, "milk2": 2}
+"""Milk card name -> cans; half of the milk cards in play are of each kind."""
+
+SETUP = {
+    2: {"types": 10, "dogs": 7, "milk": 8, "size": 6},
+    3: {"types": 14, "dogs": 11, "milk": 12, "size": 7},
+    4: {"types": 16, "dogs": 13, "milk": 14, "size": 7},
+    5: {"types": 18, "dogs": 15, "milk": 16, "size": 7},
+}
+"""Resolution: the cards in play and the pasture size per player count."""
+
+LAST = -1
+"""Stands for the pasture's last row or column index (N - 1) in STALLS."""
+STALLS = {
+    2: ((0, 0), (LAST, LAST)),
+    3: ((0, 0), (0, LAST), (LAST, 3)),
+    4: ((0, 0), (0, LAST), (LAST, LAST), (LAST, 0)),
+    5: ((0, 0), (0, 3), (0, LAST), (LAST, LAST), (LAST, 0)),
+}
+"""Resolution: the stall cell of each seat, by player count."""
+
+MARKERS = 10
+HAND_SIZE = 2
+MAJORITY = 8
+"""A display sum of a type that is a majority of the type's 15."""
+CARDS_FOR_FIFTH = 4
+"""The fourth card of a type in the displays gives away the fifth."""
+
+CARD_VALUE: dict[str, int] = {
+    **{f"{kind}{value}": value for kind in TYPES for value in GOAT_VALUES},
+    DOG: 0,
+    **MILK,
+}
+"""How far a card moves the big goat (and what a goat card scores)."""
+CARD_TYPE: dict[str, str] = {f"{kind}{value}": kind for kind in TYPES for value in GOAT_VALUES}
+"""The goat type of each goat card; dogs and milk have none."""
+
+NO_MARK = None
+"""The mark of a cell without a small goat."""
+
+
+class Phase(StrEnum):
+    """Which decision the state waits for."""
+
+    PLAY = "play"
+    TAKE = "take"
+    DRIVE = "drive"
+    CONSENT = "consent"
+    OVER = "over"
+
+
+# -- the state ---------------------------------------------------------------------------
+
+
+class HerrDerZiegenState(State):
+    """A Herr der Ziegen game in progress.
+
+    The pasture is a flat list of N * N cells, index ``row * N + column``: ``cards`` holds
+    a card name or None (empty cell or stall), ``marks`` the seat whose small goat stands
+    on the card, or NO_MARK. The draw pile's top is its last element.
+    """
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(players, seed, options)
+        setup = SETUP[players]
+        self.size: int = setup["size"]
+        cell_count = self.size * self.size
+        self.stalls = [stall_cell(row, column, self.size) for row, column in STALLS[players]]
+        self.stall_seat = {cell: seat for seat, cell in enumerate(self.stalls)}
+        self.goats = [start_position(cell, self.size) for cell in self.stalls]
+        self.markers = [MARKERS] * players
+        self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.known: list[list[str]] = [[] for _ in range(players)]
+        """Cards in each hand that everybody saw it take (a sub-multiset of the hand)."""
+        self.displays: list[list[str]] = [[] for _ in range(players)]
+        self.owners: dict[str, int] = {}
+        """Goat type -> the seat that won it by majority."""
+        self.fifth: dict[str, int] = {}
+        """Fifth card of a type -> the seat that won it by the fourth-card scoring."""
+        self.closed: set[str] = set()
+        self.seat = 0
+        self.phase = Phase.PLAY
+        self.played: str | None = None
+        self.refused: list[tuple[int, int]] = []
+        self.pending: tuple[int, int] | None = None
+        self.turn = 1
+        self.end_reason = ""
+
+        deck = cards_in_play(players)
+        self.rng.shuffle(deck)
+        self.cards: list[str | None] = [None] * cell_count
+        self.marks: list[int | None] = [NO_MARK] * cell_count
+        open_cells = [cell for cell in range(cell_count) if cell not in self.stall_seat]
+        for cell in open_cells:
+            self.cards[cell] = deck.pop(0)
+        self.draw = deck
+        self._deal()
+
+    def _deal(self) -> None:
+        """Two cards each; a dealt dog is set aside, replaced, then shuffled back in."""
+        dogs: list[str] = []
+        for _ in range(HAND_SIZE):
+            for seat in range(self.players):
+                card = self.draw.pop()
+                while card == DOG:
+                    dogs.append(card)
+                    card = self.draw.pop()
+                self.hands[seat].append(card)
+        if dogs:
+            self.draw.extend(dogs)
+            self.rng.shuffle(self.draw)
+
+    # -- the decision hooks ------------------------------------------------------------
+
+    def _to_act(self) -> int | None:
+        if self.phase is Phase.OVER:
+            return None
+        if self.phase is Phase.CONSENT and self.pending is not None:
+            asked = self.marks[self.pending[1]]
+            if asked is not None:
+                return asked
+        return self.seat
+
+    def _legal_actions(self) -> list[Action]:
+        if self.phase is Phase.PLAY:
+            return [{"play": card} for card in sorted(set(self.hands[self.seat]))]
+        if self.phase is Phase.TAKE:
+            return [{"take": list(divmod(cell, self.size))} for cell in self.available_in_line()]
+        if self.phase is Phase.DRIVE:
+            drives: list[Action] = [
+                {"drive": [list(divmod(source, self.size)), list(divmod(target, self.size))]}
+                for source, target in self.drives()
+            ]
+            return [*drives, "pass"]
+        return ["agree", "refuse"]
+
+    def _apply(self, action: Action) -> None:
+        if self.phase is Phase.PLAY:
+            self._play(action["play"])
+        elif self.phase is Phase.TAKE:
+            row, column = action["take"]
+            self._take(row * self.size + column)
+        elif self.phase is Phase.DRIVE:
+            if action == "pass":
+                self._end_turn()
+            else:
+                (row, column), (to_row, to_column) = action["drive"]
+                self._drive(row * self.size + column, to_row * self.size + to_column)
+        else:
+            self._answer(action == "agree")
+
+    # -- phases 1-3: play, move, take --------------------------------------------------
+
+    def _play(self, card: str) -> None:
+        seat = self.seat
+        self.hands[seat].remove(card)
+        if card in self.known[seat]:
+            self.known[seat].remove(card)
+        self.played = card
+        self.goats[seat] = (self.goats[seat] + CARD_VALUE[card]) % (4 * self.size)
+        if CARD_TYPE.get(card) not in self.closed:
+            self.displays[seat].append(card)
+        if self.available_in_line():
+            self.phase = Phase.TAKE
+        else:
+            self._finish("the faced line holds no available card")
+
+    def _take(self, cell: int) -> None:
+        card = self.cards[cell]
+        if card is None:
+            raise IllegalAction("an empty cell cannot be taken")
+        self.hands[self.seat].append(card)
+        self.known[self.seat].append(card)
+        if self.draw:
+            self.cards[cell] = self.draw.pop()
+            self._on_enter(cell)
+        else:
+            self.cards[cell] = None
+            if not self.available_in_line():
+                self._finish("the last available card of a line was taken")
+                return
+        played = self.played
+        if played is not None and played in CARD_TYPE and CARD_TYPE[played] not in self.closed:
+            self._score(CARD_TYPE[played])
+        if played == DOG and self.drives():
+            self.phase = Phase.DRIVE
+        else:
+            self._end_turn()
+
+    def _on_enter(self, cell: int) -> None:
+        """A card just laid into the pasture is marked at once if its owner has a marker."""
+        card = self.cards[cell]
+        kind = CARD_TYPE.get(card or "")
+        if kind is None:
+            return
+        if kind in self.owners:
+            self._mark(cell, self.owners[kind])
+        elif card in self.fifth:
+            self._mark(cell, self.fifth[card])
+
+    def _mark(self, cell: int, seat: int) -> None:
+        if self.markers[seat] > 0:
+            self.marks[cell] = seat
+            self.markers[seat] -= 1
+
+    # -- phase 4: scoring ----------------------------------------------------------------
+
+    def _score(self, kind: str) -> None:
+        """Majority, else fourth card; either closes the type and clears it from displays."""
+        sums = [display_sum(display, kind) for display in self.displays]
+        count = sum(
+            1 for display in self.displays for card in display if CARD_TYPE.get(card) == kind
+        )
+        if sums[self.seat] >= MAJORITY:
+            self.owners[kind] = self.seat
+            for cell in self._available_of_type(kind):
+                self._mark(cell, self.seat)
+        elif count == CARDS_FOR_FIFTH:
+            best = max(sums)
+            leaders = [seat for seat, total in enumerate(sums) if total == best]
+            if len(leaders) == 1:
+                fifth = f"{kind}{TYPE_TOTAL - sum(sums)}"
+                self.fifth[fifth] = leaders[0]
+                for cell in self._available_of_type(kind):
+                    if self.cards[cell] == fifth:
+                        self._mark(cell, leaders[0])
+        else:
+            return
+        self.closed.add(kind)
+        for display in self.displays:
+            display[:] = [card for card in display if CARD_TYPE.get(card) != kind]
+
+    def _available_of_type(self, kind: str) -> list[int]:
+        """Available pasture cells holding the type, highest value first."""
+        cells = [
+            cell
+            for cell, card in enumerate(self.cards)
+            if card is not None and CARD_TYPE.get(card) == kind and self.marks[cell] is NO_MARK
+        ]
+        return sorted(cells, key=lambda cell: -CARD_VALUE[self.cards[cell] or ""])
+
+    # -- phase 5: the dog ----------------------------------------------------------------
+
+    def drives(self) -> list[tuple[int, int]]:
+        """(source, target) cells the active seat may drive a marked card along, in order."""
+        seat, size = self.seat, self.size
+        stall_row, stall_column = divmod(self.stalls[seat], size)
+        found = []
+        for source, mark in enumerate(self.marks):
+            if mark != seat:
+                continue
+            row, column = divmod(source, size)
+            distance = abs(row - stall_row) + abs(column - stall_column)
+            for target in line_cells(row, column, size):
+                to_row, to_column = divmod(target, size)
+                if (
+                    target != source
+                    and target not in self.stall_seat
+                    and self.marks[target] != seat
+                    and abs(to_row - stall_row) + abs(to_column - stall_column) < distance
+                    and (source, target) not in self.refused
+                ):
+                    found.append((source, target))
+        return found
+
+    def _drive(self, source: int, target: int) -> None:
+        if self.marks[target] is not NO_MARK:
+            self.pending = (source, target)
+            self.phase = Phase.CONSENT
+            return
+        self._swap(source, target)
+        self._end_turn()
+
+    def _answer(self, agreed: bool) -> None:
+        if self.pending is None:
+            raise IllegalAction("no drive waits for consent")
+        source, target = self.pending
+        self.pending = None
+        if agreed:
+            self._swap(source, target)
+            self._end_turn()
+            return
+        self.refused.append((source, target))
+        if self.drives():
+            self.phase = Phase.DRIVE
+        else:
+            self._end_turn()
+
+    def _swap(self, source: int, target: int) -> None:
+        """Swap two cells' cards with their markers (an empty cell swaps too)."""
+        cards, marks = self.cards, self.marks
+        cards[source], cards[target] = cards[target], cards[source]
+        marks[source], marks[target] = marks[target], marks[source]
+
+    # -- turn and game end ---------------------------------------------------------------
+
+    def _end_turn(self) -> None:
+        self.seat = (self.seat + 1) % self.players
+        self.phase = Phase.PLAY
+        self.played = None
+        self.refused = []
+        self.pending = None
+        self.turn += 1
+
+    def _finish(self, reason: str) -> None:
+        self.phase = Phase.OVER
+        self.end_reason = reason
+
+    def available_in_line(self, seat: int | None = None) -> list[int]:
+        """Available cells of the line a seat's big goat faces (default: the active seat)."""
+        position = self.goats[self.seat if seat is None else seat]
+        cards, marks, stalls = self.cards, self.marks, self.stall_seat
+        return [
+            cell
+            for cell in track_lines(self.size)[position]
+            if cards[cell] is not None and marks[cell] is NO_MARK and cell not in stalls
+        ]
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def tied_cells(self, seat: int) -> set[int]:
+        """Cells of ``seat``'s marked cards tied to its stall (doubled at the end)."""
+        size = self.size
+        stall_row, stall_column = divmod(self.stalls[seat], size)
+        tied = set()
+        for step_row, step_column in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            row, column = stall_row + step_row, stall_column + step_column
+            while 0 <= row < size and 0 <= column < size:
+                if self.marks[row * size + column] != seat:
+                    break
+                tied.add(row * size + column)
+                row, column = row + step_row, column + step_column
+        return tied
+
+    def pasture_points(self, seat: int) -> int:
+        """Values of ``seat``'s marked cards, doubled when tied to its stall."""
+        tied = self.tied_cells(seat)
+        return sum(
+            CARD_VALUE[card or ""] * (2 if cell in tied else 1)
+            for cell, card in enumerate(self.cards)
+            if self.marks[cell] == seat
+        )
+
+    def cans(self, seat: int) -> int:
+        """Milk cans in ``seat``'s display."""
+        display = self.displays[seat]
+        return sum(cans * display.count(card) for card, cans in MILK.items())
+
+    def milk_bonus(self) -> list[int]:
+        """Most cans: their count; next-highest count: half of it, rounded down."""
+        cans = [self.cans(seat) for seat in range(self.players)]
+        levels = sorted({count for count in cans if count > 0}, reverse=True)
+        bonus = [0] * self.players
+        for seat, count in enumerate(cans):
+            if levels and count == levels[0]:
+                bonus[seat] = count
+            elif len(levels) > 1 and count == levels[1]:
+                bonus[seat] = count // 2
+        return bonus
+
+    def scores(self) -> list[int]:
+        """Pasture points plus milk bonus per seat, as if the game ended now."""
+        scores = self.milk_bonus()
+        tied: set[int] = set()
+        for seat in range(self.players):
+            tied |= self.tied_cells(seat)
+        cards = self.cards
+        for cell, mark in enumerate(self.marks):
+            if mark is not NO_MARK:
+                value = CARD_VALUE[cards[cell] or ""]
+                scores[mark] += 2 * value if cell in tied else value
+        return scores
+
+    def marked_count(self, seat: int) -> int:
+        """How many pasture cards carry ``seat``'s markers."""
+        return self.marks.count(seat)
+
+    def _result(self) -> Result:
+        scores = self.scores()
+        keys = [(scores[seat], self.marked_count(seat)) for seat in range(self.players)]
+        return Result(scores=[float(score) for score in scores], ranks=ranks_from_keys(keys))
+
+    # -- what a seat sees ----------------------------------------------------------------
+
+    def observation(self, seat: int) -> Observation:
+        """Own hand, the whole pasture and the public state; other hands only as counts."""
+        size = self.size
+        pending = None
+        if self.pending is not None:
+            pending = [list(divmod(cell, size)) for cell in self.pending]
+        return {
+            "seat": seat,
+            "to_act": self._to_act(),
+            "active": self.seat,
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "played": self.played,
+            "hand": sorted(self.hands[seat]),
+            "size": size,
+            "pasture": [self.cards[row * size : (row + 1) * size] for row in range(size)],
+            "marks": [self.marks[row * size : (row + 1) * size] for row in range(size)],
+            "stalls": [list(divmod(cell, size)) for cell in self.stalls],
+            "goats": list(self.goats),
+            "facing": [list(track_side(position, size)) for position in self.goats],
+            "displays": [sorted(display) for display in self.displays],
+            "owners": dict(sorted(self.owners.items())),
+            "fifth_cards": dict(sorted(self.fifth.items())),
+            "closed": sorted(self.closed),
+            "markers": list(self.markers),
+            "hand_sizes": [len(hand) for hand in self.hands],
+            "known_hands": [sorted(known) for known in self.known],
+            "draw_size": len(self.draw),
+            "pending_drive": pending,
+            "refused_drives": [
+                [list(divmod(source, size)), list(divmod(target, size))]
+                for source, target in self.refused
+            ],
+            "scores": self.scores(),
+            "end_reason": self.end_reason,
+        }
+
+    def _resample_hidden(self, seat: int, rng: random.Random) -> None:
+        """Redeal the other seats' unseen dealt cards and the draw pile.
+
+        Unseen hand cards were dealt at the start, and a dealt dog is always replaced, so
+        they are drawn from the non-dog cards among the unseen ones.
+        """
+        hidden_counts: dict[int, int] = {}
+        pool = list(self.draw)
+        for other in range(self.players):
+            if other != seat:
+                hidden = Counter(self.hands[other]) - Counter(self.known[other])
+                pool.extend(hidden.elements())
+                hidden_counts[other] = hidden.total()
+        not_dogs = [card for card in pool if card != DOG]
+        rng.shuffle(not_dogs)
+        for other, count in hidden_counts.items():
+            self.hands[other] = list(self.known[other])
+            for _ in range(count):
+                self.hands[other].append(not_dogs.pop())
+        self.draw = not_dogs + [DOG] * pool.count(DOG)
+        rng.shuffle(self.draw)
+
+    def clone(self) -> HerrDerZiegenState:
+        """A copy sharing no mutable state with this one (much faster than deepcopy)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.options = dict(self.options)
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.history = list(self.history)
+        other.goats = list(self.goats)
+        other.markers = list(self.markers)
+        other.hands = [list(hand) for hand in self.hands]
+        other.known = [list(known) for known in self.known]
+        other.displays = [list(display) for display in self.displays]
+        other.owners = dict(self.owners)
+        other.fifth = dict(self.fifth)
+        other.closed = set(self.closed)
+        other.refused = list(self.refused)
+        other.cards = list(self.cards)
+        other.marks = list(self.marks)
+        other.draw = list(self.draw)
+        return other
+
+    def render(self) -> str:
+        """The pasture as a text grid with markers, stalls and big goats round the edge."""
+        return render_state(self)
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def cards_in_play(players: int) -> list[str]:
+    """The cards used with ``players`` players, in a fixed order before shuffling."""
+    setup = SETUP[players]
+    goats = [f"{kind}{value}" for kind in TYPES[: setup["types"]] for value in GOAT_VALUES]
+    half = setup["milk"] // 2
+    milk = ["milk1"] * half + ["milk2"] * (setup["milk"] - half)
+    return goats + [DOG] * setup["dogs"] + milk
+
+
+def stall_cell(row: int, column: int, size: int) -> int:
+    """The cell index of a stall given as in STALLS (LAST for the last index)."""
+    last = size - 1
+    return (last if row == LAST else row) * size + (last if column == LAST else column)
+
+
+def track_side(position: int, size: int) -> tuple[str, int]:
+    """Which line a track position faces: ("column", c) on top/bottom, ("row", r) else."""
+    side, offset = divmod(position, size)
+    if side == 0:
+        return ("column", offset)
+    if side == 1:
+        return ("row", offset)
+    if side == 2:
+        return ("column", size - 1 - offset)
+    return ("row", size - 1 - offset)
+
+
+def track_cell(position: int, size: int) -> int:
+    """The edge cell whose outward side a track position is."""
+    side, offset = divmod(position, size)
+    last = size - 1
+    row, column = [(0, offset), (offset, last), (last, last - offset), (last - offset, 0)][side]
+    return row * size + column
+
+
+def start_position(stall: int, size: int) -> int:
+    """The first track position (clockwise from the top left) beside a stall."""
+    return next(p for p in range(4 * size) if track_cell(p, size) == stall)
+
+
+@cache
+def track_lines(size: int) -> tuple[tuple[int, ...], ...]:
+    """Per track position, the cells of the row or column it faces, in index order."""
+    lines = []
+    for position in range(4 * size):
+        kind, index = track_side(position, size)
+        if kind == "row":
+            lines.append(tuple(index * size + column for column in range(size)))
+        else:
+            lines.append(tuple(row * size + index for row in range(size)))
+    return tuple(lines)
+
+
+def line_cells(row: int, column: int, size: int) -> list[int]:
+    """The cells of a cell's row and column together, in index order."""
+    cells = {row * size + other for other in range(size)}
+    cells.update(other * size + column for other in range(size))
+    return sorted(cells)
+
+
+def display_sum(display: list[str], kind: str) -> int:
+    """The sum of a display's cards of one goat type."""
+    return sum(CARD_VALUE[card] for card in display if CARD_TYPE.get(card) == kind)
+
+
+CELL_WIDTH = 6
+MARGIN = 5
+RENDER_NAMES = {DOG: "dog", "milk1": "mk1", "milk2": "mk2"}
+
+
+def render_cell(state: HerrDerZiegenState, cell: int) -> str:
+    """One pasture cell: "[S0]" a stall, "." empty, "A3*1" a card marked by seat 1."""
+    if cell in state.stall_seat:
+        return f"[S{state.stall_seat[cell]}]"
+    card = state.cards[cell]
+    if card is None:
+        return "."
+    text = RENDER_NAMES.get(card, card)
+    mark = state.marks[cell]
+    return text if mark is NO_MARK else f"{text}*{mark}"
+
+
+def goats_at(state: HerrDerZiegenState, position: int, arrow: str) -> str:
+    """ "v02" above a column when the big goats of seats 0 and 2 stand there facing it."""
+    seats = "".join(str(seat) for seat, at in enumerate(state.goats) if at == position)
+    return f"{arrow}{seats}" if seats else ""
+
+
+def render_state(state: HerrDerZiegenState) -> str:
+    """The state as text: header, pasture grid with the track round it, then seats."""
+    size = state.size
+    if state.phase is Phase.OVER:
+        header = f"game over ({state.end_reason}); scores {state.scores()}"
+    else:
+        header = f"turn {state.turn}: seat {state.seat} to {state.phase.value}"
+        if state.played is not None:
+            header += f" (played {state.played})"
+    lines = [header, f"draw pile: {len(state.draw)} cards"]
+    lines.append(" " * MARGIN + "".join(f"{column:<{CELL_WIDTH}}" for column in range(size)))
+    lines.append(
+        " " * MARGIN + "".join(f"{goats_at(state, c, 'v'):<{CELL_WIDTH}}" for c in range(size))
+    )
+    for row in range(size):
+        left = goats_at(state, 4 * size - 1 - row, ">")
+        right = goats_at(state, size + row, "<")
+        cells = "".join(f"{render_cell(state, row * size + c):<{CELL_WIDTH}}" for c in range(size))
+        lines.append(f"{row:>1} {left:<{MARGIN - 2}}{cells}{right}".rstrip())
+    lines.append(
+        " " * MARGIN
+        + "".join(f"{goats_at(state, 3 * size - 1 - c, '^'):<{CELL_WIDTH}}" for c in range(size))
+    )
+    for seat in range(state.players):
+        display = " ".join(RENDER_NAMES.get(card, card) for card in sorted(state.displays[seat]))
+        lines.append(
+            f"seat {seat}: hand {len(state.hands[seat])}, markers {state.markers[seat]},"
+            f" display [{display}]"
+        )
+    owners = " ".join(f"{kind}:{seat}" for kind, seat in sorted(state.owners.items()))
+    fifth = " ".join(f"{card}:{seat}" for card, seat in sorted(state.fifth.items()))
+    lines.append(
+        f"owners [{owners}]  fifth cards [{fifth}]  closed [{''.join(sorted(state.closed))}]"
+    )
+    return "\n".join(line.rstrip() for line in lines)
+
+
+INFO = GameInfo(
+    name="herr-der-ziegen",
+    title="Herr der Ziegen",
+    min_players=2,
+    max_players=5,
+    state_class=HerrDerZiegenState,
+    hidden_information=True,
+    summary="cards: move round a goat pasture, win goat types by majority, drive them home",
+)

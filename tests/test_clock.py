@@ -1,0 +1,117 @@
+"""Time control: the clock's arithmetic, and deadlines in a conversation on virtual time."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+import trio
+import trio.testing
+
+from goatarena import protocol
+from goatarena.games import find_game
+from goatarena.referee import Clock, MatchResult, TimeControl, play_match
+from tests.helpers import FakeBot, action_line
+
+MOUNTAIN_GOATS = find_game("mountain-goats")
+
+
+def test_clock_draws_the_bank_down_and_adds_the_increment():
+    clock = Clock(TimeControl(move_ms=100, bank_ms=500, increment_ms=50, margin_ms=10))
+    assert clock.available_ms == 600
+    assert clock.deadline_s == pytest.approx(0.61)
+    clock.charge(40)  # within move_ms: the bank only grows
+    assert clock.bank_ms == 550
+    clock.charge(300)  # 200 over move_ms
+    assert clock.bank_ms == 400
+    clock.charge(10_000)  # far over: the bank is empty, then the increment
+    assert clock.bank_ms == 50
+    assert clock.available_ms == 150
+
+
+def test_clock_without_a_bank_gives_move_ms_every_time():
+    clock = Clock(TimeControl(move_ms=200))
+    for used in (10, 199, 225):
+        clock.charge(used)
+        assert clock.available_ms == 200
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"move_ms": 0}, {"startup_ms": 0}, {"bank_ms": -1}, {"increment_ms": -1}, {"margin_ms": -1}],
+)
+def test_time_control_rejects_impossible_values(fields):
+    with pytest.raises(ValueError):
+        TimeControl(**fields)
+
+
+def test_time_control_decodes_from_a_table_and_refuses_unknown_keys():
+    control = msgspec.convert({"move_ms": 50, "bank_ms": 1000}, TimeControl)
+    assert (control.move_ms, control.bank_ms, control.margin_ms) == (50, 1000, 25)
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert({"move": 50}, TimeControl)
+
+
+def run_virtual(bots: list[FakeBot], control: TimeControl, **kwargs) -> MatchResult:
+    async def main() -> MatchResult:
+        return await play_match(MOUNTAIN_GOATS, bots, seed=2, time_control=control, **kwargs)
+
+    return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def thinking(times_s: list[float]) -> FakeBot:
+    """A bot that takes the given times on its first decisions, then answers at once."""
+
+    def answer(request: protocol.Decide) -> tuple[float, bytes]:
+        think = times_s.pop(0) if times_s else 0.0
+        return think, action_line(0, request.decision)
+
+    return FakeBot("thinker", answer)
+
+
+def instant() -> FakeBot:
+    return FakeBot("instant", lambda request: (0.0, action_line(0, request.decision)))
+
+
+def test_the_bot_is_told_move_plus_bank_and_the_bank_is_spent_then_replenished():
+    control = TimeControl(move_ms=100, bank_ms=500, increment_ms=50, margin_ms=10)
+    # 300 ms takes 200 from the bank (500 - 200 + 50 = 350); 445 ms takes 345 of it
+    # (350 - 345 + 50 = 55); 100 ms is exactly move_ms, so the bank grows (55 + 50 = 105).
+    bot = thinking([0.3, 0.445, 0.1])
+    result = run_virtual([bot, instant()], control)
+    assert result.violations == [None, None]
+    told = [request.time_ms for request in bot.requests[:4]]
+    assert told == [600, 450, 155, 205]
+    latency = result.latency[0]
+    assert latency is not None and latency.max_ms == pytest.approx(445, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("think_s", "timed_out"),
+    [
+        (0.609, False),  # inside move + bank + margin (100 + 500 + 10)
+        (0.611, True),  # just past it
+    ],
+)
+def test_a_timeout_happens_only_past_move_plus_bank_plus_margin(think_s, timed_out):
+    control = TimeControl(move_ms=100, bank_ms=500, margin_ms=10)
+    result = run_virtual([thinking([think_s]), instant()], control)
+    violation = result.violations[0]
+    assert (violation is not None) == timed_out
+    if violation is not None:
+        assert violation.cause == "timeout" and violation.decision == 0
+        assert violation.detail == "no answer within 600 ms"
+
+
+def test_a_timeout_ends_the_game_on_time_on_the_virtual_clock():
+    control = TimeControl(move_ms=100, margin_ms=10)
+
+    async def main() -> tuple[MatchResult, float]:
+        started = trio.current_time()
+        result = await play_match(
+            MOUNTAIN_GOATS, [thinking([3600.0]), instant()], seed=2, time_control=control
+        )
+        return result, trio.current_time() - started
+
+    result, elapsed = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert result.violations[0] is not None and result.violations[0].cause == "timeout"
+    assert elapsed == pytest.approx(0.11)
