@@ -14,6 +14,7 @@ import msgspec
 import trio
 from tabulate import tabulate
 
+from goatarena import bench
 from goatarena.checkbot import CheckSettings, check_bot, check_names, format_result, summary
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.games import GAMES, find_game
@@ -430,3 +431,16 @@ def replay_command(game_key: str, db: Path | None, seat: int | None, as_json: bo
     else:
         click.echo(f"{stored.key} (round {stored.round})")
         click.echo(describe_match(stored.result, seat=seat))
+
+
+@main.command("bench")
+@click.option("--quick", is_flag=True, help="Smaller samples: under a minute.")
+@click.option("--json", "as_json", is_flag=True, help="End with the report as one JSON line.")
+@reports_errors
+def bench_command(quick: bool, as_json: bool) -> None:
+    """Measure the referee: pipe floor, cost per decision, start-up, throughput, deadlines."""
+    sizes = bench.QUICK if quick else bench.FULL
+    report = bench.run_bench(sizes, say=lambda message: click.echo(f"  {message}", err=True))
+    click.echo(bench.render_report(report))
+    if as_json:
+        click.echo(bench.report_json(report))
