@@ -14,6 +14,7 @@ import msgspec
 import trio
 from tabulate import tabulate
 
+from goatarena import bench
 from goatarena.checkbot import CheckSettings, check_bot, check_names, format_result, summary
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.games import GAMES, find_game
@@ -27,6 +28,7 @@ from goatarena.referee import (
     play_match,
 )
 from goatarena.referee.lineup import open_lineup
+from goatarena.replay import describe_match
 from goatarena.standings import (
     compute_standings,
     render_cross,
@@ -211,44 +213,9 @@ def play_command(
 
     result = trio.run(main_task)
     if not quiet:
-        click.echo(describe_match(info.name, result))
+        click.echo(describe_match(result))
     if as_json:
         click.echo(msgspec.json.encode(result).decode())
-
-
-def describe_match(game: str, result: MatchResult) -> str:
-    """A readable log of a finished game: the decisions, the final position, the result."""
-    info = find_game(game)
-    state = info.new_state(len(result.players), result.seed, result.options)
-    lines = [
-        f"{info.title}, seed {result.seed}: "
-        + ", ".join(f"seat {seat} {name}" for seat, name in enumerate(result.players))
-    ]
-    for action in result.decisions:
-        seat = state.to_act
-        lines.append(
-            f"  {seat} {result.players[seat or 0]}: {msgspec.json.encode(action).decode()}"
-        )
-        state.apply(action)
-    lines.append(state.render())
-    rows = []
-    for seat, name in enumerate(result.players):
-        violation = result.violations[seat]
-        note = (
-            f"{violation.cause} at decision {violation.decision}: {violation.detail}"
-            if violation
-            else ""
-        )
-        rows.append((seat, name, result.scores[seat], result.ranks[seat], note))
-    lines.append(tabulate(rows, headers=["seat", "bot", "score", "rank", "violation"]))
-    for seat, violations in enumerate(result.all_violations):
-        for violation in violations:
-            if violation.penalty != Penalty.FORFEIT:
-                lines.append(
-                    f"seat {seat} {violation.cause} at decision {violation.decision}: "
-                    f"{violation.detail}, a random move was played"
-                )
-    return "\n".join(lines)
 
 
 @main.command("check-bot")
@@ -430,3 +397,50 @@ def _only_database() -> Path:
         raise ConfigError("no results database under results/; pass --db")
     names = ", ".join(str(path) for path in found)
     raise ConfigError(f"several results databases ({names}); pass --db")
+
+
+@main.command("replay")
+@click.argument("game_key")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results database (default: the only one under results/).",
+)
+@click.option(
+    "--seat",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Show only what this seat saw: its observations, others' public moves.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the stored record as JSON.")
+@reports_errors
+def replay_command(game_key: str, db: Path | None, seat: int | None, as_json: bool) -> None:
+    """Replay a stored game: GAME_KEY is its key, or its number in finishing order (1 first)."""
+    store = open_store(db or _only_database(), create=False)
+    try:
+        stored = store.find_game(game_key)
+    finally:
+        store.close()
+    if seat is not None and seat >= len(stored.result.players):
+        raise ConfigError(
+            f"seat {seat} does not exist: the game had {len(stored.result.players)} seats"
+        )
+    if as_json:
+        click.echo(msgspec.json.encode(stored).decode())
+    else:
+        click.echo(f"{stored.key} (round {stored.round})")
+        click.echo(describe_match(stored.result, seat=seat))
+
+
+@main.command("bench")
+@click.option("--quick", is_flag=True, help="Smaller samples: under a minute.")
+@click.option("--json", "as_json", is_flag=True, help="End with the report as one JSON line.")
+@reports_errors
+def bench_command(quick: bool, as_json: bool) -> None:
+    """Measure the referee: pipe floor, cost per decision, start-up, throughput, deadlines."""
+    sizes = bench.QUICK if quick else bench.FULL
+    report = bench.run_bench(sizes, say=lambda message: click.echo(f"  {message}", err=True))
+    click.echo(bench.render_report(report))
+    if as_json:
+        click.echo(bench.report_json(report))

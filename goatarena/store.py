@@ -136,6 +136,20 @@ class Store:
         for key, round_number, result in self._db.execute(query + " ORDER BY rowid", params):
             yield StoredGame(key=key, round=round_number, result=_decode_result(result))
 
+    def find_game(self, key: str) -> StoredGame:
+        """A stored game by its key, or by its 1-based number in finishing order."""
+        row = self._db.execute(
+            "SELECT key, round, result FROM games WHERE key = ?", (key,)
+        ).fetchone()
+        if row is None and key.isdigit() and int(key) > 0:
+            row = self._db.execute(
+                "SELECT key, round, result FROM games ORDER BY rowid LIMIT 1 OFFSET ?",
+                (int(key) - 1,),
+            ).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path} has no game {key!r} ({self.count()} games stored)")
+        return StoredGame(key=row[0], round=row[1], result=_decode_result(row[2]))
+
     def count(self) -> int:
         """The number of stored games."""
         return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])

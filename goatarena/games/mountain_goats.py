@@ -9,6 +9,7 @@ There is no hidden information; chance is the dice.
 from __future__ import annotations
 
 import itertools
+import operator
 import random
 from functools import cache
 from typing import Any
@@ -85,8 +86,7 @@ class MountainGoatsState(State):
             self.bonuses[seat].append(self.bonus_left.pop(0))
 
     def _end_turn(self) -> None:
-        emptied = sum(1 for count in self.supply if count == 0)
-        if not self.bonus_left or emptied >= 3:
+        if not self.bonus_left or self.supply.count(0) >= 3:
             self.ending = True
         if self.seat == self.players - 1:
             if self.ending or self.round >= MAX_ROUNDS:
@@ -100,8 +100,7 @@ class MountainGoatsState(State):
 
     def score(self, seat: int) -> int:
         """Token values plus bonus tokens of ``seat``."""
-        tokens = sum(count * mountain for count, mountain in zip(self.tokens[seat], MOUNTAINS))
-        return tokens + sum(self.bonuses[seat])
+        return sum(map(operator.mul, self.tokens[seat], MOUNTAINS)) + sum(self.bonuses[seat])
 
     def summits(self, seat: int) -> list[int]:
         """The mountains whose summit ``seat``'s goat stands on, highest first."""

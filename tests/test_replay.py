@@ -1,0 +1,77 @@
+"""Replays of stored games, whole and from one seat's point of view."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from goatarena.cli import main
+from goatarena.games import GAMES, find_game
+from goatarena.referee.match import MatchResult
+from goatarena.replay import describe_match
+from goatarena.store import open_store
+from goatarena.testing import random_playout
+
+
+def finished_game(name: str, players: int, seed: int) -> MatchResult:
+    state = random_playout(find_game(name).new_state(players, seed), random.Random(seed))
+    result = state.result()
+    return MatchResult(
+        game=name,
+        seed=seed,
+        players=[f"bot{seat}" for seat in range(players)],
+        scores=result.scores,
+        ranks=result.ranks,
+        violations=[None] * players,
+        decisions=state.history,
+    )
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_seat_view_shows_only_that_seats_observations_and_public_moves(name):
+    result = finished_game(name, 3, seed=11)
+    log = describe_match(result, seat=1)
+    seen = [line.split("you see: ", 1)[1] for line in log.splitlines() if "you see: " in line]
+    assert seen and all(json.loads(text)["seat"] == 1 for text in seen)
+    state = find_game(name).new_state(3, 11)
+    for number, action in enumerate(result.decisions):
+        actor = state.to_act
+        assert actor is not None
+        shown = action if actor == 1 else state.public_action(actor, action)
+        assert (
+            f"[{number}] {actor} bot{actor}: {json.dumps(shown, separators=(',', ':'), ensure_ascii=False)}"
+            in log
+        )
+        state.apply(action)
+
+
+def test_the_whole_game_log_ends_with_the_final_position_and_result():
+    result = finished_game("mountain-goats", 2, seed=3)
+    log = describe_match(result)
+    assert "you see" not in log
+    assert len([line for line in log.splitlines() if line.startswith("  [")]) == len(
+        result.decisions
+    )
+    assert "scores:" in log and "rank" in log
+
+
+def test_replay_command_finds_games_by_key_or_number(tmp_path):
+    db = tmp_path / "r.sqlite"
+    store = open_store(db)
+    store.add_game("g/one", 1, finished_game("goat-lords", 2, seed=5))
+    store.add_game("g/two", 2, finished_game("goat-n-goat", 2, seed=6))
+    store.close()
+    runner = CliRunner()
+    by_number = runner.invoke(main, ["replay", "2", "--db", str(db)])
+    by_key = runner.invoke(main, ["replay", "g/two", "--db", str(db)])
+    assert by_number.exit_code == 0 and by_number.output == by_key.output
+    assert "Goat 'n' Goat" in by_number.output
+    as_json = json.loads(runner.invoke(main, ["replay", "g/one", "--db", str(db), "--json"]).output)
+    assert as_json["key"] == "g/one" and as_json["result"]["game"] == "goat-lords"
+    missing = runner.invoke(main, ["replay", "g/three", "--db", str(db)])
+    assert missing.exit_code != 0 and "no game 'g/three'" in missing.output
+    bad_seat = runner.invoke(main, ["replay", "1", "--db", str(db), "--seat", "5"])
+    assert bad_seat.exit_code != 0 and "seat 5 does not exist" in bad_seat.output
