@@ -3,8 +3,9 @@
 A :class:`Strategy` bundles, for one game, the functions a search needs that the engine
 does not have: a *sampler* that rebuilds full states from one seat's observation (dealing
 the cards that seat cannot see at random), a heuristic *evaluation* of a state for every
-seat, and a cheap *greedy* chooser. Everything here is pure: no I/O, no clocks, no global
-random state; randomness comes from the ``random.Random`` the caller passes.
+seat, and a cheap *greedy* chooser. Everything here is pure: no I/O and no global random
+state; randomness comes from the ``random.Random`` the caller passes, and the functions
+that watch the time take a clock function.
 """
 
 from __future__ import annotations
@@ -78,17 +79,30 @@ class Strategy:
         return self.sampler(observation, options or {}, history)(rng)
 
 
-def new_blank(
-    cls: type[State], players: int, options: Mapping[str, Any], rng: random.Random
-) -> Any:
-    """An instance of ``cls`` with only the base bookkeeping set, for a sampler to fill.
+def blank_states(
+    cls: type[State], players: int, options: Mapping[str, Any]
+) -> Callable[[random.Random], Any]:
+    """A maker of bare ``cls`` instances with only the base bookkeeping set, for samplers.
 
-    The game's own ``__init__`` (which shuffles and deals) is skipped; the generator of
-    future chance is seeded from ``rng``.
+    The game's own ``__init__`` (which shuffles and deals) is skipped, and so is seeding
+    a generator: a made state draws its future chance from the ``random.Random`` given to
+    the maker. The base fields come from one state built by :meth:`State.__init__`, so
+    they follow the base class.
     """
-    state = cls.__new__(cls)
-    State.__init__(state, players, rng.getrandbits(63), options)
-    return state
+    template = State.__new__(State)
+    State.__init__(template, players, 0, options)
+    fields = template.__dict__
+
+    def make(rng: random.Random) -> Any:
+        state = cls.__new__(cls)
+        state.__dict__.update(fields)
+        state.options = dict(options)
+        state.history = []
+        state._legal = None
+        state.rng = rng
+        return state
+
+    return make
 
 
 def random_policy(state: State, rng: random.Random) -> int:

@@ -30,7 +30,7 @@ from goatarena.games.goat_lords import (
     matching,
     pile_kind,
 )
-from goatarena.strategy.base import Sample, Strategy, new_blank
+from goatarena.strategy.base import Sample, Strategy, blank_states
 
 HAND_WORTH = 0.6
 """The share of a card's value in hand that a seat is expected to bring into its herd."""
@@ -78,6 +78,8 @@ def sampler(
         wild_places = in_hands + draw_size + below_top
     rounds = int(options.get("rounds", 0))
 
+    blank = blank_states(GoatLordsState, players, options)
+
     def sample(rng: random.Random) -> State:
         slots: list[int] = [-1] * (in_hands + draw_size + below_top)
         for place, card in zip(rng.sample(range(wild_places), len(unseen_wilds)), unseen_wilds):
@@ -89,8 +91,7 @@ def sampler(
             if card < 0:
                 slots[place] = goats[next_goat]
                 next_goat += 1
-        state = new_blank(GoatLordsState, players, options, rng)
-        state.rng = rng
+        state = blank(rng)
         state.rounds = rounds
         state.hand_size = observation["hand_size"]
         state.totals = list(observation["totals"])

@@ -32,7 +32,7 @@ from goatarena.games.goat_n_goat import (
     card_type,
     goat_deck,
 )
-from goatarena.strategy.base import Sample, Strategy, new_blank
+from goatarena.strategy.base import Sample, Strategy, blank_states
 
 TRADE_NOW = 0.9
 """The share of an affordable mountain's value a flock is worth (it may still grow)."""
@@ -94,11 +94,12 @@ def sampler(
     phase = Phase(observation["phase"])
     played = list(observation["played"])
 
+    blank = blank_states(GoatNGoatState, players, options)
+
     def sample(rng: random.Random) -> State:
         cards = list(unseen)
         rng.shuffle(cards)
-        state = new_blank(GoatNGoatState, players, options, rng)
-        state.rng = rng
+        state = blank(rng)
         hands = []
         hidden = []
         start = 0

@@ -30,7 +30,7 @@ from goatarena.games.herr_der_ziegen import (
     Phase,
     cards_in_play,
 )
-from goatarena.strategy.base import Sample, Strategy, new_blank
+from goatarena.strategy.base import Sample, Strategy, blank_states
 
 SURE_MAJORITY = 0.75
 """The chance of a majority for a seat holding the card that completes it."""
@@ -88,6 +88,8 @@ def sampler(
         for source, target in observation["refused_drives"]
     ]
 
+    blank = blank_states(HerrDerZiegenState, players, options)
+
     def sample(rng: random.Random) -> State:
         if removed is not None:
             pool = list((unaccounted - removed).elements())
@@ -96,8 +98,7 @@ def sampler(
             pool = list((unaccounted - out).elements())
         not_dogs = [card for card in pool if card != DOG]
         rng.shuffle(not_dogs)
-        state = new_blank(HerrDerZiegenState, players, options, rng)
-        state.rng = rng
+        state = blank(rng)
         hands = []
         for other in range(players):
             if other == seat:

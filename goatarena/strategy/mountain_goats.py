@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from goatarena.games.base import Action, Observation, State
 from goatarena.games.mountain_goats import HEIGHTS, MOUNTAIN_INDEX, MOUNTAINS, MountainGoatsState
-from goatarena.strategy.base import Sample, Strategy, new_blank
+from goatarena.strategy.base import Sample, Strategy, blank_states
 
 SUMMIT_WORTH = 1.3
 """Tokens a goat on a summit is expected to take from now on."""
@@ -48,9 +48,10 @@ def sampler(
         "bonus_left": observation["bonus_left"],
     }
 
+    blank = blank_states(MountainGoatsState, players, options)
+
     def sample(rng: random.Random) -> State:
-        state = new_blank(MountainGoatsState, players, options, rng)
-        state.rng = rng
+        state = blank(rng)
         state.supply = list(fields["supply"])
         state.steps = [list(row) for row in fields["steps"]]
         state.tokens = [list(row) for row in fields["tokens"]]
