@@ -1,6 +1,8 @@
-"""Time control: the clock's arithmetic, and deadlines in a conversation on virtual time."""
+"""Time control: the clock's arithmetic, and deadlines in conversations with fake bots."""
 
 from __future__ import annotations
+
+import time
 
 import msgspec
 import outcome
@@ -159,3 +161,46 @@ def test_an_answer_that_comes_with_the_deadline_wins_and_costs_no_later_request_
     latency = result.latency[0]
     assert latency is not None and latency.max_ms == pytest.approx(110)
     assert len(bot.asked) > 1
+
+
+class StaleFlood:
+    """A bot whose first answers name a decision never asked, at once and without end for
+    ``flood_s`` seconds (then it answers properly): reading them never has to wait."""
+
+    def __init__(self, flood_s: float) -> None:
+        self.name = "stale-flood"
+        self.broken: BotViolation | None = None
+        self.flood_s = flood_s
+        self.flood_until: float | None = None
+        self.decision = 0
+
+    def mark_broken(self, violation: BotViolation) -> None:
+        self.broken = violation
+
+    async def send_bytes(self, line: bytes) -> None:
+        message = protocol.parse_referee_message(line)
+        if isinstance(message, protocol.Decide):
+            self.decision = message.decision
+            if self.flood_until is None:
+                self.flood_until = time.monotonic() + self.flood_s
+
+    async def receive(self) -> protocol.Action:
+        if self.flood_until is not None and time.monotonic() < self.flood_until:
+            return protocol.Action(index=0, decision=-1)
+        return protocol.Action(index=0, decision=self.decision)
+
+
+def test_a_flood_of_stale_answers_cannot_hold_the_deadline_off():
+    control = TimeControl(move_ms=50, margin_ms=10)
+
+    async def main() -> tuple[MatchResult, float]:
+        started = time.monotonic()
+        result = await play_match(
+            MOUNTAIN_GOATS, [StaleFlood(flood_s=2.0), instant()], seed=2, time_control=control
+        )
+        return result, time.monotonic() - started
+
+    result, elapsed = trio.run(main)
+    violation = result.violations[0]
+    assert violation is not None and violation.detail == "no answer within 50 ms"
+    assert elapsed < 1.0

@@ -216,7 +216,12 @@ def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
 async def _receive_action(
     connection: Connection, decision: int, owed: deque[int]
 ) -> protocol.Action:
-    """The reply to ``decision``, skipping late answers to requests that timed out."""
+    """The reply to ``decision``, skipping late answers to requests that timed out.
+
+    Skipping an answer is a checkpoint: a receive that finds its line already read need
+    not be one, and a bot flooding stale answers must neither hold off its deadline nor
+    keep other tasks from running.
+    """
     while True:
         reply = await connection.receive()
         if not isinstance(reply, protocol.Action):
@@ -231,6 +236,7 @@ async def _receive_action(
         elif reply.decision in owed:
             while owed.popleft() != reply.decision:
                 pass
+        await trio.lowlevel.checkpoint()
 
 
 def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:
