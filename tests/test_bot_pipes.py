@@ -115,3 +115,33 @@ def test_an_exit_while_the_referee_waits_ends_the_wait_although_a_child_holds_th
     assert violation.detail == "exited with code 5: bye"
     assert 0.2 <= elapsed < 1.0  # not the 5 s limit: an EOF never comes while the child lives
     assert group_is_gone(pid)
+
+
+CLOSING_INPUT = """\
+import os, sys, time
+sys.stdin.buffer.readline()
+os.close(0)
+print('{"type": "hello", "name": "closed"}', flush=True)
+time.sleep(float(sys.argv[1]))
+print("bye", file=sys.stderr, flush=True)
+sys.exit(2)
+"""
+"""Closes its input after one line, says so, and exits 2 after ARGV[1] seconds."""
+
+
+@pytest.mark.parametrize(
+    ("exit_after_s", "detail"),
+    [(0.02, "exited with code 2: bye"), (3.0, "stopped reading its input")],
+)
+def test_a_send_that_finds_the_input_closed_is_a_crash_explained_by_the_exit(exit_after_s, detail):
+    async def main() -> BotViolation:
+        async with open_bot(f"{python_bot(CLOSING_INPUT)} {exit_after_s}") as bot:
+            await bot.send(protocol.Hello())
+            with trio.fail_after(5):
+                await bot.receive()  # its input is closed now, and it is still running
+                with pytest.raises(BotViolation) as caught:
+                    await bot.send(protocol.Hello())
+            return caught.value
+
+    violation = trio.run(main)
+    assert (violation.cause, violation.detail) == (Cause.CRASH, detail)
