@@ -35,6 +35,12 @@ from goatarena.referee.policy import Penalty, ViolationPolicy
 
 END_SEND_LIMIT_S = 1.0
 """How long the referee waits to deliver a start or end message before giving up."""
+YIELD_EVERY_S = 0.001
+"""The longest a game keeps trio's event loop to itself between two answers."""
+_LAST_YIELD: trio.lowlevel.RunVar[float] = trio.lowlevel.RunVar(
+    "goatarena_last_yield", default=-math.inf
+)
+"""When a game last gave way to other tasks, on the clock of the current trio run."""
 
 
 class Connection(Protocol):
@@ -270,15 +276,31 @@ async def _ask(
         timer.stop()
         _penalise(seat, violation, request.decision, policy)
         return None
-    used_ms = (trio.current_time() - started) * 1000
+    now = trio.current_time()
     timer.stop()
+    used_ms = (now - started) * 1000
     seat.latencies_ms.append(used_ms)
     seat.clock.charge(used_ms)
+    await _give_way(now)
     try:
         return choose_index(reply, request.actions)
     except BotViolation as violation:
         _penalise(seat, violation, request.decision, policy)
         return None
+
+
+async def _give_way(now: float) -> None:
+    """Let other tasks run if no game has for ``YIELD_EVERY_S``.
+
+    Trio switches tasks only where one has to wait, and with bots that answer at once the
+    pipes need never make a game wait: it could keep the loop to itself while answers in
+    other games wait to be read, their clocks running. This is called after the clock has
+    stopped, so the turn given away is charged to no bot.
+    """
+    if now - _LAST_YIELD.get() >= YIELD_EVERY_S:
+        _LAST_YIELD.set(now)
+        # Shielded: the answer is in, and no deadline may take it away now.
+        await trio.lowlevel.cancel_shielded_checkpoint()
 
 
 def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
