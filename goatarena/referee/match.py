@@ -44,7 +44,11 @@ _LAST_YIELD: trio.lowlevel.RunVar[float] = trio.lowlevel.RunVar(
 
 
 class Connection(Protocol):
-    """What the match needs of a bot: :class:`~goatarena.referee.bot.BotProcess` or a fake."""
+    """What the match needs of a bot: :class:`~goatarena.referee.bot.BotProcess` or a fake.
+
+    ``send_bytes`` and ``receive`` need be checkpoints only where they wait: the match
+    gives way to other tasks itself.
+    """
 
     name: str
 
