@@ -1,15 +1,18 @@
-"""Time control: the clock's arithmetic, and deadlines in a conversation on virtual time."""
+"""Time control: the clock's arithmetic, and deadlines in conversations with fake bots."""
 
 from __future__ import annotations
 
+import time
+
 import msgspec
+import outcome
 import pytest
 import trio
 import trio.testing
 
 from goatarena import protocol
 from goatarena.games import find_game
-from goatarena.referee import Clock, MatchResult, TimeControl, play_match
+from goatarena.referee import BotViolation, Clock, Connection, MatchResult, TimeControl, play_match
 from tests.helpers import FakeBot, action_line
 
 MOUNTAIN_GOATS = find_game("mountain-goats")
@@ -51,7 +54,7 @@ def test_time_control_decodes_from_a_table_and_refuses_unknown_keys():
         msgspec.convert({"move": 50}, TimeControl)
 
 
-def run_virtual(bots: list[FakeBot], control: TimeControl, **kwargs) -> MatchResult:
+def run_virtual(bots: list[Connection], control: TimeControl, **kwargs) -> MatchResult:
     async def main() -> MatchResult:
         return await play_match(MOUNTAIN_GOATS, bots, seed=2, time_control=control, **kwargs)
 
@@ -115,3 +118,89 @@ def test_a_timeout_ends_the_game_on_time_on_the_virtual_clock():
     result, elapsed = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert result.violations[0] is not None and result.violations[0].cause == "timeout"
     assert elapsed == pytest.approx(0.11)
+
+
+class PhotoFinish:
+    """A bot whose first answer arrives just as its deadline fires.
+
+    As with a pipe that turns readable in the same instant, the cancellation finds the
+    wait already over (``Abort.FAILED``): the answer is there and no exception is raised.
+    """
+
+    def __init__(self) -> None:
+        self.name = "photo-finish"
+        self.broken: BotViolation | None = None
+        self.asked: list[int] = []
+
+    def mark_broken(self, violation: BotViolation) -> None:
+        self.broken = violation
+
+    async def send_bytes(self, line: bytes) -> None:
+        message = protocol.parse_referee_message(line)
+        if isinstance(message, protocol.Decide):
+            self.asked.append(message.decision)
+
+    async def receive(self) -> protocol.Action:
+        reply = protocol.Action(index=0, decision=self.asked[-1])
+        if len(self.asked) > 1:
+            return reply
+        task = trio.lowlevel.current_task()
+
+        def answer_instead(_raise_cancel: object) -> trio.lowlevel.Abort:
+            trio.lowlevel.reschedule(task, outcome.Value(reply))
+            return trio.lowlevel.Abort.FAILED
+
+        return await trio.lowlevel.wait_task_rescheduled(answer_instead)
+
+
+def test_an_answer_that_comes_with_the_deadline_wins_and_costs_no_later_request_its_time():
+    control = TimeControl(move_ms=100, margin_ms=10)
+    bot = PhotoFinish()
+    result = run_virtual([bot, instant()], control)
+    assert result.all_violations == [[], []]
+    latency = result.latency[0]
+    assert latency is not None and latency.max_ms == pytest.approx(110)
+    assert len(bot.asked) > 1
+
+
+class StaleFlood:
+    """A bot whose first answers name a decision never asked, at once and without end for
+    ``flood_s`` seconds (then it answers properly): reading them never has to wait."""
+
+    def __init__(self, flood_s: float) -> None:
+        self.name = "stale-flood"
+        self.broken: BotViolation | None = None
+        self.flood_s = flood_s
+        self.flood_until: float | None = None
+        self.decision = 0
+
+    def mark_broken(self, violation: BotViolation) -> None:
+        self.broken = violation
+
+    async def send_bytes(self, line: bytes) -> None:
+        message = protocol.parse_referee_message(line)
+        if isinstance(message, protocol.Decide):
+            self.decision = message.decision
+            if self.flood_until is None:
+                self.flood_until = time.monotonic() + self.flood_s
+
+    async def receive(self) -> protocol.Action:
+        if self.flood_until is not None and time.monotonic() < self.flood_until:
+            return protocol.Action(index=0, decision=-1)
+        return protocol.Action(index=0, decision=self.decision)
+
+
+def test_a_flood_of_stale_answers_cannot_hold_the_deadline_off():
+    control = TimeControl(move_ms=50, margin_ms=10)
+
+    async def main() -> tuple[MatchResult, float]:
+        started = time.monotonic()
+        result = await play_match(
+            MOUNTAIN_GOATS, [StaleFlood(flood_s=2.0), instant()], seed=2, time_control=control
+        )
+        return result, time.monotonic() - started
+
+    result, elapsed = trio.run(main)
+    violation = result.violations[0]
+    assert violation is not None and violation.detail == "no answer within 50 ms"
+    assert elapsed < 1.0

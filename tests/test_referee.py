@@ -275,3 +275,46 @@ def test_the_last_line_of_a_bot_that_has_already_exited_is_still_read():
             return reply.name, bot.returncode
 
     assert trio.run(main) == ("brief", 0)
+
+
+class NeverBlocks:
+    """A bot connection that answers at once without ever making its caller wait, so that
+    trio never switches tasks on its account; it logs ``game`` for every request."""
+
+    def __init__(self, game: str, log: list[str]) -> None:
+        self.name = "never-blocks"
+        self.game = game
+        self.log = log
+        self.broken: BotViolation | None = None
+
+    def mark_broken(self, violation: BotViolation) -> None:
+        self.broken = violation
+
+    async def send_bytes(self, line: bytes) -> None:
+        if line.startswith(b'{"type":"decide"'):
+            self.log.append(self.game)
+
+    async def receive(self) -> protocol.Action:
+        return protocol.Action(index=0)
+
+
+def test_games_whose_bots_never_make_them_wait_still_take_turns():
+    log: list[str] = []
+
+    async def games(name: str) -> None:
+        bots = [NeverBlocks(name, log), NeverBlocks(name, log)]
+        for seed in range(20):
+            result = await play_match(MOUNTAIN_GOATS, bots, seed=seed)
+            assert result.violations == [None, None]
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(games, "a")
+            nursery.start_soon(games, "b")
+
+    started = time.perf_counter()
+    trio.run(main)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    turns = 1 + sum(1 for before, after in zip(log, log[1:], strict=False) if before != after)
+    # A game gives way about once a millisecond; else one would play all its games first.
+    assert turns >= 10, f"{turns} turns in {elapsed_ms:.0f} ms over {len(log)} decisions"

@@ -68,8 +68,10 @@ class BotLimits:
 
 READ_CHUNK = 1 << 16
 STDERR_TAIL_BYTES = 2048
-EXIT_READ_GRACE_S = 0.05
-"""How long a read goes on after the bot has exited, for output still in the pipe."""
+EXIT_WAIT_S = 0.1
+"""How long a bot whose pipe has closed is given to exit, for its status to explain it."""
+LAST_WORDS_WAIT_S = 0.05
+"""How long an exited bot's crash waits for the end of its stderr, for its last words."""
 
 
 PYTHON_NAMES = frozenset({"python", "python3"})
@@ -112,7 +114,8 @@ class BotProcess:
         self.stderr_tail = b""
         self._lines = protocol.LineBuffer(limits.max_line_bytes)
         self._exited = trio.Event()
-        self._receive_scope: trio.CancelScope | None = None
+        self._stderr_done = trio.Event()
+        self._output_wait: trio.CancelScope | None = None
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._broken: BotViolation | None = None
@@ -158,14 +161,29 @@ class BotProcess:
         await self.send_bytes(protocol.encode(message))
 
     async def send_bytes(self, line: bytes) -> None:
-        """Write one encoded line."""
+        """Write one encoded line.
+
+        The pipe is non-blocking, so a line that fits is written at once, without the
+        trip through the scheduler that ``send_all`` takes first; only the rest of a line
+        that finds the pipe full waits, in ``send_all``. Not a checkpoint, then, unless
+        it has to wait.
+        """
         if self._broken is not None:
             raise self._broken
-        assert self._stdin is not None
+        assert isinstance(self._stdin, trio.lowlevel.FdStream)
         try:
-            await self._stdin.send_all(line)
+            # fileno() is -1 once the stream is closed: never a stale descriptor.
+            written = os.write(self._stdin.fileno(), line)
+        except BlockingIOError:
+            written = 0
+        except OSError:  # EPIPE: the bot is gone, or at least its input
+            raise await self._crash("stopped reading its input") from None
+        if written == len(line):
+            return
+        try:
+            await self._stdin.send_all(line[written:])
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise self._fail(BotViolation(Cause.CRASH, self._exit_detail())) from None
+            raise await self._crash("stopped reading its input") from None
 
     async def receive(self) -> protocol.BotHello | protocol.Action:
         """Read and decode the next line; a violation for garbage, EOF or an exit.
@@ -181,36 +199,61 @@ class BotProcess:
             raise BotViolation(Cause.MALFORMED, f"{error}: {shown!r}") from None
 
     async def receive_line(self) -> bytes:
-        """The next line the bot writes, without its newline."""
+        """The next line the bot writes, without its newline.
+
+        The pipe is read at once and waited on only while it is empty, so a line already
+        written costs no trip through the scheduler (and is no checkpoint). Once the bot
+        has exited, what it left in the pipe is read and nothing more is waited for.
+        """
         if self._broken is not None:
             raise self._broken
-        line = self._next_buffered_line()
-        if line is not None:
-            return line
-        with trio.CancelScope() as scope:
-            self._receive_scope = scope
-            if self._exited.is_set():
-                self._read_leftovers_until(scope)
-            try:
-                return await self._read_until_line()
-            finally:
-                self._receive_scope = None
-        raise self._fail(BotViolation(Cause.CRASH, self._exit_detail()))
-
-    async def _read_until_line(self) -> bytes:
-        assert self._stdout is not None
-        while True:
-            data = await self._stdout.receive_some(READ_CHUNK)
+        while (line := self._next_buffered_line()) is None:
+            data = await self._read_some()
             if not data:
-                # Usually the process is exiting: its exit status says more than EOF.
-                with trio.move_on_after(0.1):
-                    await self._exited.wait()
-                detail = self._exit_detail() if self._exited.is_set() else "closed its stdout"
-                raise self._fail(BotViolation(Cause.CRASH, detail))
+                raise await self._crash("closed its stdout")
             self._lines.feed(data)
-            line = self._next_buffered_line()
-            if line is not None:
-                return line
+        return line
+
+    async def _read_some(self) -> bytes:
+        """What the bot has written, up to a chunk; ``b""`` once it will write no more."""
+        assert isinstance(self._stdout, trio.lowlevel.FdStream)
+        while True:
+            try:
+                # fileno() is -1 once the stream is closed: never a stale descriptor.
+                return os.read(self._stdout.fileno(), READ_CHUNK)
+            except BlockingIOError:
+                pass
+            except OSError:  # closed: no more output either way
+                return b""
+            if self._exited.is_set():
+                # Do not wait for an end of file: a child of the bot may hold the pipe
+                # open without ever writing.
+                return b""
+            await self._wait_for_output(self._stdout.fileno())
+
+    async def _wait_for_output(self, fd: int) -> None:
+        """Wait until ``fd`` is readable or the bot has exited (``_watch_exit`` cancels)."""
+        with trio.CancelScope() as scope:
+            self._output_wait = scope
+            try:
+                await trio.lowlevel.wait_readable(fd)
+            finally:
+                self._output_wait = None
+
+    async def _crash(self, if_running: str) -> BotViolation:
+        """The process is unusable: a crash, explained as well as a moment allows.
+
+        A closed pipe usually means that the bot is exiting, and then its exit status and
+        its last words on stderr (a traceback, say) tell more; ``if_running`` is the
+        detail if it does not exit.
+        """
+        with trio.move_on_after(EXIT_WAIT_S):
+            await self._exited.wait()
+        if not self._exited.is_set():
+            return self._fail(BotViolation(Cause.CRASH, if_running))
+        with trio.move_on_after(LAST_WORDS_WAIT_S):
+            await self._stderr_done.wait()  # a child of the bot may hold stderr open
+        return self._fail(BotViolation(Cause.CRASH, self._exit_detail()))
 
     def _next_buffered_line(self) -> bytes | None:
         try:
@@ -219,12 +262,6 @@ class BotProcess:
             # The rest of the line may still be coming: the stream cannot be resynchronised.
             self._lines = protocol.LineBuffer(self.limits.max_line_bytes)
             raise self._fail(BotViolation(Cause.MALFORMED, str(error))) from None
-
-    @staticmethod
-    def _read_leftovers_until(scope: trio.CancelScope) -> None:
-        # An exited bot may have left its last line in the pipe; read it, but do not wait
-        # for EOF, which never comes while a child of the bot holds the pipe open.
-        scope.deadline = min(scope.deadline, trio.current_time() + EXIT_READ_GRACE_S)
 
     def _fail(self, violation: BotViolation) -> BotViolation:
         self._broken = violation
@@ -235,9 +272,9 @@ class BotProcess:
         self._broken = self._broken or violation
 
     def _exit_detail(self) -> str:
+        """How the process ended, and the last line of its stderr."""
         code = self.process.returncode
-        if code is None:
-            return "stopped reading its input"
+        assert code is not None, "the process has exited"
         detail = f"exited with signal {-code}" if code < 0 else f"exited with code {code}"
         tail = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
         return f"{detail}: {tail[-1][:200]}" if tail else detail
@@ -269,8 +306,10 @@ class BotProcess:
     async def _watch_exit(self) -> None:
         await self.process.wait()
         self._exited.set()
-        if self._receive_scope is not None:
-            self._read_leftovers_until(self._receive_scope)
+        if self._output_wait is not None:
+            # The pipe may never turn readable (a child of the bot may hold it open): the
+            # reader reads what is left instead.
+            self._output_wait.cancel()
 
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
@@ -285,6 +324,7 @@ class BotProcess:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
+            self._stderr_done.set()
             if log is not None:
                 log.close()
 

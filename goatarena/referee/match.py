@@ -15,6 +15,7 @@ owing an answer is marked broken so that nobody reuses its out-of-step process.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
@@ -34,10 +35,20 @@ from goatarena.referee.policy import Penalty, ViolationPolicy
 
 END_SEND_LIMIT_S = 1.0
 """How long the referee waits to deliver a start or end message before giving up."""
+YIELD_EVERY_S = 0.001
+"""The longest a game keeps trio's event loop to itself between two answers."""
+_LAST_YIELD: trio.lowlevel.RunVar[float] = trio.lowlevel.RunVar(
+    "goatarena_last_yield", default=-math.inf
+)
+"""When a game last gave way to other tasks, on the clock of the current trio run."""
 
 
 class Connection(Protocol):
-    """What the match needs of a bot: :class:`~goatarena.referee.bot.BotProcess` or a fake."""
+    """What the match needs of a bot: :class:`~goatarena.referee.bot.BotProcess` or a fake.
+
+    ``send_bytes`` and ``receive`` need be checkpoints only where they wait: the match
+    gives way to other tasks itself.
+    """
 
     name: str
 
@@ -143,61 +154,157 @@ async def play_match(
         failure = await _deliver(seat, protocol.encode(start))
         if failure is not None:
             _forfeit(seat, failure, decision=0)
-    await _play_decisions(state, seats, random.Random(seed ^ 0x0F0F1E17), policy)
+    await _Game(state, seats, random.Random(seed ^ 0x0F0F1E17), policy).play()
     return await _finish(info, state, seats, names, time.perf_counter() - started)
 
 
-async def _play_decisions(
-    state: State, seats: list[_Seat], chooser: random.Random, policy: ViolationPolicy
-) -> None:
-    events: list[protocol.Event] = []
-    while (number := state.to_act) is not None:
-        seat = seats[number]
-        actions = state.legal_actions()
-        answer = None
-        if not seat.forfeited and _live_seats(seats) >= 2:
-            request = protocol.Decide(
-                decision=len(state.history),
-                observation=state.observation(number),
-                actions=actions,
-                time_ms=int(seat.clock.available_ms),
-                events=events[seat.events_seen :],
-            )
-            seat.events_seen = len(events)
-            answer = await _ask(seat, request, policy)
-        # A seat that forfeited, or whose answer was a violation, gets a random choice; it
-        # learns of it from the events of its next request.
-        index = chooser.randrange(len(actions)) if answer is None else answer
+class _Game:
+    """The decisions of one game: whom to ask, what to tell them, what they chose."""
+
+    def __init__(
+        self, state: State, seats: list[_Seat], chooser: random.Random, policy: ViolationPolicy
+    ) -> None:
+        self.state = state
+        self.seats = seats
+        self.chooser = chooser
+        self.policy = policy
+        self.events: list[protocol.Event] = []
+
+    async def play(self) -> None:
+        """Ask the seats until the game is over, in runs of requests on one cancel scope."""
+        while not self.state.is_over:
+            with trio.CancelScope() as scope:
+                timer = _Timer(scope)
+                await self._play_run(timer)
+            if timer.seat is not None:  # its deadline fired
+                self._time_out(timer.seat, timer.decision, sent=timer.sent)
+
+    async def _play_run(self, timer: _Timer) -> None:
+        """Play decisions until the game is over or the timer has expired."""
+        state = self.state
+        while not timer.expired and (number := state.to_act) is not None:
+            seat = self.seats[number]
+            actions = state.legal_actions()
+            answer = None
+            if not seat.forfeited and _live_seats(self.seats) >= 2:
+                request = self._request(number, actions)
+                answer = await _ask(seat, request, self.policy, timer)
+            self._apply(number, actions, answer)
+
+    def _request(self, number: int, actions: list[Action]) -> protocol.Decide:
+        """The request to seat ``number``, with the events it has not seen yet."""
+        seat = self.seats[number]
+        request = protocol.Decide(
+            decision=len(self.state.history),
+            observation=self.state.observation(number),
+            actions=actions,
+            time_ms=int(seat.clock.available_ms),
+            events=self.events[seat.events_seen :],
+        )
+        seat.events_seen = len(self.events)
+        return request
+
+    def _time_out(self, seat: _Seat, decision: int, *, sent: bool) -> None:
+        """Penalise a request whose deadline fired, and choose at random for its seat."""
+        _penalise(seat, _timeout(seat, decision, sent=sent), decision, self.policy)
+        number = self.state.to_act
+        assert number is not None
+        self._apply(number, self.state.legal_actions(), None)
+
+    def _apply(self, number: int, actions: list[Action], index: int | None) -> None:
+        """Play the action chosen by seat ``number``, or a random one for None.
+
+        A seat that forfeited, or whose answer was a violation, gets a random choice; it
+        learns of it from the events of its next request, like any other decision.
+        """
+        if index is None:
+            index = self.chooser.randrange(len(actions))
         action = actions[index]
-        events.append(protocol.Event(seat=number, action=state.public_action(number, action)))
-        state.apply_index(index)
+        self.events.append(
+            protocol.Event(seat=number, action=self.state.public_action(number, action))
+        )
+        self.state.apply_index(index)
 
 
-async def _ask(seat: _Seat, request: protocol.Decide, policy: ViolationPolicy) -> int | None:
-    """The index the seat chooses, or None after recording and penalising its violation."""
+class _Timer:
+    """The deadlines of a run of requests, all kept by one cancel scope.
+
+    Moving a scope's deadline costs much less than entering a new scope for every request.
+    The deadline is set only while a request is out, so that it can fire only during one.
+    A scope, once cancelled, cannot be used again: the run ends, and the caller penalises
+    the request (``seat`` is still set) and starts a new run on a new scope.
+    """
+
+    def __init__(self, scope: trio.CancelScope) -> None:
+        self._scope = scope
+        self.seat: _Seat | None = None
+        """The seat asked, while its request is out."""
+        self.decision = 0
+        self.sent = False
+        """Whether the request was written whole (if not, the conversation is out of step)."""
+
+    @property
+    def expired(self) -> bool:
+        """Whether a deadline has fired. One that fires just as its answer comes in does
+        not take the answer away (trio handles ready input first), but it ends the run."""
+        return self._scope.cancel_called
+
+    def start(self, seat: _Seat, decision: int, deadline: float) -> None:
+        """A request goes out with this deadline (on trio's clock)."""
+        self.seat, self.decision, self.sent = seat, decision, False
+        self._scope.deadline = deadline
+
+    def stop(self) -> None:
+        """The request is over: answered, or failed otherwise than by its deadline."""
+        self._scope.deadline = math.inf
+        self.seat = None
+
+
+async def _ask(
+    seat: _Seat, request: protocol.Decide, policy: ViolationPolicy, timer: _Timer
+) -> int | None:
+    """The index the seat chooses, or None after recording and penalising its violation.
+
+    The request runs under ``timer``: if its deadline fires, :class:`trio.Cancelled` ends
+    the run, and the caller penalises the timeout.
+    """
     connection = seat.connection
     line = protocol.encode(request)
     started = trio.current_time()
-    sent = False
+    timer.start(seat, request.decision, started + seat.clock.deadline_s)
     try:
-        with trio.fail_at(started + seat.clock.deadline_s):
-            await connection.send_bytes(line)
-            sent = True
-            reply = await _receive_action(connection, request.decision, seat.owed)
-    except trio.TooSlowError:
-        _penalise(seat, _timeout(seat, request.decision, sent=sent), request.decision, policy)
-        return None
+        await connection.send_bytes(line)
+        timer.sent = True
+        reply = await _receive_action(connection, request.decision, seat.owed)
     except BotViolation as violation:
+        timer.stop()
         _penalise(seat, violation, request.decision, policy)
         return None
-    used_ms = (trio.current_time() - started) * 1000
+    now = trio.current_time()
+    timer.stop()
+    used_ms = (now - started) * 1000
     seat.latencies_ms.append(used_ms)
     seat.clock.charge(used_ms)
+    await _give_way(now)
     try:
         return choose_index(reply, request.actions)
     except BotViolation as violation:
         _penalise(seat, violation, request.decision, policy)
         return None
+
+
+async def _give_way(now: float) -> None:
+    """Let other tasks run if no game has for ``YIELD_EVERY_S``.
+
+    Trio switches tasks only where one has to wait, and with bots that answer at once the
+    pipes need never make a game wait: it could keep the loop to itself while answers in
+    other games wait to be read, their clocks running. This is called after the clock has
+    stopped, so the turn given away is charged to no bot.
+    """
+    if now - _LAST_YIELD.get() >= YIELD_EVERY_S:
+        _LAST_YIELD.set(now)
+        # Shielded: the answer is in, and no deadline may take it away now.
+        await trio.lowlevel.cancel_shielded_checkpoint()
 
 
 def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
@@ -216,7 +323,12 @@ def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
 async def _receive_action(
     connection: Connection, decision: int, owed: deque[int]
 ) -> protocol.Action:
-    """The reply to ``decision``, skipping late answers to requests that timed out."""
+    """The reply to ``decision``, skipping late answers to requests that timed out.
+
+    Skipping an answer is a checkpoint: a receive that finds its line already read need
+    not be one, and a bot flooding stale answers must neither hold off its deadline nor
+    keep other tasks from running.
+    """
     while True:
         reply = await connection.receive()
         if not isinstance(reply, protocol.Action):
@@ -231,6 +343,7 @@ async def _receive_action(
         elif reply.decision in owed:
             while owed.popleft() != reply.decision:
                 pass
+        await trio.lowlevel.checkpoint()
 
 
 def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:

@@ -26,6 +26,7 @@ in milliseconds, as the mode says.
   late-once-no-echo     the same, but never echoes the decision number
   just-in-time          answers this one request ARG ms (default 20) before the time it
                         was told runs out, then plays well
+  stale-flood           writes answers to a decision never asked, as fast as it can, for ever
 """
 
 import fcntl
@@ -92,6 +93,11 @@ def misbehave(message):
     elif mode in ("late", "late-once", "late-once-no-echo"):
         time.sleep((message["time_ms"] + (arg or 60)) / 1000)
         answer(message, 10**6 if mode != "late" else 0)
+    elif mode == "stale-flood":
+        stale = json.dumps({"type": "action", "index": 0, "decision": -1}) + "\n"
+        while True:
+            sys.stdout.write(stale * 1000)
+            sys.stdout.flush()
     elif mode == "just-in-time":
         time.sleep((message["time_ms"] - (arg or 20)) / 1000)
         answer(message)
