@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import msgspec
 import pytest
 import trio
@@ -18,7 +20,7 @@ from goatarena.checkbot import (
 from goatarena.cli import main
 from goatarena.games import GAMES
 from tests.example_bots import HAVE_NODE, JS_BOT, PYTHON_BOT, SHELL_BOT, STRICT_BOT
-from tests.helpers import misbehaving, python_bot
+from tests.helpers import ROOT, misbehaving, python_bot
 
 OTHER_CHECKS = ["start-up", "unknown messages", "several games", "quit", "stdin closed"]
 
@@ -53,6 +55,15 @@ def test_the_example_bots_pass_every_check_of_every_game(bot):
         assert rows[name][1].startswith("3 games")
     assert rows["several games"][1] == f"played {3 * len(GAMES) + 1} games in one process"
     assert result.output.strip().endswith(f"all {len(GAMES) + 5} checks passed")
+
+
+@pytest.mark.parametrize(("script", "options"), [("greedy_bot.py", ""), ("mcts_bot.py", "--ms 10")])
+def test_the_strong_bots_pass_every_check_of_every_game(script, options):
+    command = f"{sys.executable} {ROOT / 'bots' / 'python' / script} {options}"
+    result, rows = check(command, "--games", "1")
+    assert result.exit_code == 0, result.output
+    assert set(rows) == {*GAMES, *OTHER_CHECKS}
+    assert all(verdict == "PASS" for verdict, _ in rows.values()), result.output
 
 
 @pytest.mark.parametrize(
