@@ -298,3 +298,15 @@ def test_the_policy_from_the_tournament_file_turns_illegal_answers_into_strikes(
     # two games, each: one strike played randomly, then the second strike forfeits
     assert liar["violations"] == {"illegal": 4}
     assert liar["wins"] == 0
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "tournaments").glob("*.toml")), ids=lambda p: p.name
+)
+def test_every_shipped_tournament_file_is_valid_and_its_bots_exist(path):
+    from goatarena.referee.bot import parse_command
+
+    config = load_config(path)
+    for command in config.bots.values():
+        scripts = [arg for arg in parse_command(command)[1:] if arg.endswith((".py", ".js", ".sh"))]
+        assert scripts and all((ROOT / script).is_file() for script in scripts), command
