@@ -18,7 +18,7 @@ import copy
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import msgspec
 
@@ -149,8 +149,26 @@ class State:
         return self._result()
 
     def clone(self) -> State:
-        """An independent copy (the random generator included)."""
+        """An independent copy (the random generator included).
+
+        The default deep-copies; games override it with :meth:`_copy_bookkeeping` plus a
+        copy of their own mutable fields, since searches clone thousands of times.
+        """
         return copy.deepcopy(self)
+
+    def _copy_bookkeeping(self) -> Self:
+        """A shallow copy whose shared bookkeeping (options, generator, history) is its own.
+
+        The cached legal actions stay shared: action lists are never changed in place.
+        """
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.options = dict(self.options)
+        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
+        other.rng = random.Random.__new__(random.Random)
+        other.rng.setstate(self.rng.getstate())
+        other.history = list(self.history)
+        return other
 
     def determinize(self, seat: int, rng: random.Random) -> State:
         """A copy in which all that ``seat`` cannot see is redealt at random.

@@ -348,13 +348,7 @@ class GoatLordsState(State):
 
     def clone(self) -> GoatLordsState:
         """A copy made field by field (several times faster than deepcopy)."""
-        other = GoatLordsState.__new__(GoatLordsState)
-        other.__dict__.update(self.__dict__)
-        other.options = dict(self.options)
-        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
-        other.rng = random.Random.__new__(random.Random)
-        other.rng.setstate(self.rng.getstate())
-        other.history = list(self.history)
+        other = self._copy_bookkeeping()
         other.totals = list(self.totals)
         other.round_scores = [list(scores) for scores in self.round_scores]
         other.hands = [list(hand) for hand in self.hands]

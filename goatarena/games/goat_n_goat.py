@@ -345,14 +345,7 @@ class GoatNGoatState(State):
 
     def clone(self) -> GoatNGoatState:
         """A fast independent copy (no deepcopy: searches clone often)."""
-        other = object.__new__(GoatNGoatState)
-        other.__dict__.update(self.__dict__)
-        other.options = dict(self.options)
-        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
-        other.rng = random.Random.__new__(random.Random)
-        other.rng.setstate(self.rng.getstate())
-        other.history = list(self.history)
-        other._legal = None
+        other = self._copy_bookkeeping()
         other.draw = list(self.draw)
         other.discard = list(self.discard)
         other.row = list(self.row)

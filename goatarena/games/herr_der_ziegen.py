@@ -496,13 +496,7 @@ class HerrDerZiegenState(State):
 
     def clone(self) -> HerrDerZiegenState:
         """A copy sharing no mutable state with this one (much faster than deepcopy)."""
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other.options = dict(self.options)
-        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
-        other.rng = random.Random.__new__(random.Random)
-        other.rng.setstate(self.rng.getstate())
-        other.history = list(self.history)
+        other = self._copy_bookkeeping()
         other.goats = list(self.goats)
         other.markers = list(self.markers)
         other.hands = [list(hand) for hand in self.hands]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import operator
-import random
 from functools import cache
 from typing import Any
 
@@ -120,14 +119,7 @@ class MountainGoatsState(State):
 
     def clone(self) -> MountainGoatsState:
         """A copy made field by field (deepcopy is a hundred times slower)."""
-        other = MountainGoatsState.__new__(MountainGoatsState)
-        other.__dict__.update(self.__dict__)
-        other.options = dict(self.options)
-        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
-        other.rng = random.Random.__new__(random.Random)
-        other.rng.setstate(self.rng.getstate())
-        other.history = list(self.history)
-        other._legal = None
+        other = self._copy_bookkeeping()
         other.supply = list(self.supply)
         other.steps = [list(row) for row in self.steps]
         other.tokens = [list(row) for row in self.tokens]
