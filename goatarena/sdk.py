@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import random
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -50,6 +51,7 @@ __all__ = [
     "LocalPlayError",
     "LocalResult",
     "Request",
+    "SeededBot",
     "TimeInfo",
     "View",
     "bot_seed",
@@ -148,6 +150,28 @@ class Bot:
 
     def end(self, result: GameEnd) -> None:
         """Called when a game is over."""
+
+
+class SeededBot(Bot):
+    """A bot with its own random generator, reseeded for every game so games replay.
+
+    Each game's generator is seeded from the seed the referee gives that seat, unless a
+    fixed ``seed`` was passed. ``game`` and ``options`` hold the current game's name and
+    rule options. Subclasses that override :meth:`start` call ``super().start(game)``.
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.fixed_seed = seed
+        self.rng = random.Random(seed)
+        self.game = ""
+        self.options: dict[str, Any] = {}
+
+    def start(self, game: GameStart) -> None:
+        """Remember the game and reseed the generator for it."""
+        self.game = game.game
+        self.options = game.options
+        if self.fixed_seed is None:
+            self.rng.seed(game.seed)
 
 
 # -- observations with attribute access ------------------------------------------------------

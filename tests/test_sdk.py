@@ -331,3 +331,20 @@ def test_play_local_needs_one_bot_object_per_seat_and_a_valid_player_count():
         play_local([bot, bot], "mountain-goats", seed=1)
     with pytest.raises(ConfigError, match="2 to 4 players, not 1"):
         play_local([Answer(0)], "mountain-goats", seed=1)
+
+
+def test_a_seeded_bot_reseeds_per_game_unless_given_a_fixed_seed():
+    from goatarena.sdk import SeededBot
+
+    def draws(bot: SeededBot, game_seed: int) -> list[int]:
+        bot.start(
+            GameStart("goat-lords", 0, ["a", "b"], {"rounds": 1}, protocol.TimeInfo(100), game_seed)
+        )
+        return [bot.rng.randrange(1000) for _ in range(5)]
+
+    bot = SeededBot()
+    assert draws(bot, 11) == draws(bot, 11) != draws(bot, 12)
+    assert bot.game == "goat-lords" and bot.options == {"rounds": 1}
+    fixed = SeededBot(seed=3)
+    assert draws(fixed, 11) != draws(fixed, 11)  # one generator runs on across games
+    assert draws(SeededBot(seed=3), 11) == draws(SeededBot(seed=3), 99)

@@ -9,30 +9,20 @@ is played at random.
 """
 
 import argparse
-import random
 import time
 
-from goatarena.sdk import Bot, GameStart, Request, run
+from goatarena.sdk import Request, SeededBot, run
 from goatarena.strategy import STRATEGIES, greedy_choice
 
 
-class GreedyBot(Bot):
+class GreedyBot(SeededBot):
     """Chooses the action that evaluates best one turn ahead."""
 
     name = "greedy"
 
     def __init__(self, seed: int | None = None, fraction: float = 0.5) -> None:
-        self.fixed_seed = seed
+        super().__init__(seed)
         self.fraction = fraction
-        self.rng = random.Random(seed)
-        self.game = ""
-        self.options: dict = {}
-
-    def start(self, game: GameStart) -> None:
-        self.game = game.game
-        self.options = game.options
-        if self.fixed_seed is None:
-            self.rng.seed(game.seed)
 
     def choose(self, request: Request) -> int:
         strategy = STRATEGIES.get(self.game)

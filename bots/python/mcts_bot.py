@@ -13,14 +13,13 @@ few milliseconds, so the answer is written well before the deadline.
 """
 
 import argparse
-import random
 
-from goatarena.sdk import Bot, GameStart, Request, log, run
+from goatarena.sdk import Request, SeededBot, log, run
 from goatarena.strategy import STRATEGIES
 from goatarena.strategy.mcts import search
 
 
-class MctsBot(Bot):
+class MctsBot(SeededBot):
     """Searches each decision for a fixed share of its time."""
 
     name = "mcts"
@@ -32,19 +31,10 @@ class MctsBot(Bot):
         seed: int | None = None,
         verbose: bool = False,
     ) -> None:
+        super().__init__(seed)
         self.ms = ms
         self.fraction = fraction
-        self.fixed_seed = seed
         self.verbose = verbose
-        self.rng = random.Random(seed)
-        self.game = ""
-        self.options: dict = {}
-
-    def start(self, game: GameStart) -> None:
-        self.game = game.game
-        self.options = game.options
-        if self.fixed_seed is None:
-            self.rng.seed(game.seed)
 
     def choose(self, request: Request) -> int:
         strategy = STRATEGIES.get(self.game)

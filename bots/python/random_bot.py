@@ -4,24 +4,15 @@ Its choices are seeded from the seed the referee gives each game, so a game repl
 exactly; pass a number as the first argument to use a fixed seed instead.
 """
 
-import random
 import sys
 
-from goatarena.sdk import Bot, GameStart, Request, run
+from goatarena.sdk import Request, SeededBot, run
 
 
-class RandomBot(Bot):
+class RandomBot(SeededBot):
     """Chooses uniformly among the legal actions."""
 
     name = "random"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.fixed_seed = seed
-        self.rng = random.Random(seed)
-
-    def start(self, game: GameStart) -> None:
-        if self.fixed_seed is None:
-            self.rng.seed(game.seed)
 
     def choose(self, request: Request) -> int:
         return self.rng.randrange(len(request.actions))
