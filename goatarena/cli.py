@@ -206,7 +206,11 @@ def play_command(
         ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:
-                    raise GoatArenaError(f"bot {bot.command!r} did not start: {bot.broken.detail}")
+                    # Recorded as the seat's forfeit at decision 0; said here at once too.
+                    click.echo(
+                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}",
+                        err=True,
+                    )
             for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
                 bot.name = name
             return await play_match(info, lineup, seed=seed, time_control=control, policy=policy)

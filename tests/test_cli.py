@@ -63,10 +63,6 @@ def test_play_records_a_violation_in_the_json_result():
         (["play", "chess", "--bot", "a", "--bot", "b"], "unknown game 'chess'"),
         (["play", "mountain-goats", "--bot", "a"], "2 to 4 players, not 1"),
         (["play", "mountain-goats", "--bot", "/no/such", "--bot", "/no/such"], "cannot start"),
-        (
-            ["play", "mountain-goats", "--bot", misbehaving("no-hello"), "--bot", RANDOM_BOT],
-            "did not start",
-        ),
     ],
 )
 def test_bad_input_is_one_clear_line_and_a_non_zero_exit(args, message):
@@ -159,3 +155,19 @@ def test_play_keeps_a_stderr_flood_out_of_the_result_and_caps_its_log(tmp_path):
     assert outcome["latency"][0]["decisions"] > 10  # over 40 MiB of stderr
     log = (tmp_path / "seat0.log").read_bytes()
     assert len(log) == (1 << 20) + len(b"\n[goatarena: log truncated]\n")
+
+
+@pytest.mark.parametrize(
+    ("bot", "cause", "detail"),
+    [
+        (misbehaving("no-hello"), "crash", "exited with code 4"),
+        (misbehaving("slow-start", 0, 5000), "timeout", "no hello within 400 ms"),
+    ],
+)
+def test_a_bot_that_fails_to_start_forfeits_at_once_and_is_named_on_stderr(bot, cause, detail):
+    outcome, elapsed, output = play_json("--startup-ms", "400", "--bot", bot, "--bot", RANDOM_BOT)
+    violation = outcome["violations"][0]
+    assert violation["cause"] == cause and detail in violation["detail"]
+    assert violation["decision"] == 0 and outcome["ranks"] == [2, 1]
+    assert "did not start" in output
+    assert elapsed < 4
