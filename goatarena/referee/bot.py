@@ -367,8 +367,8 @@ class BotProcess:
 
 def _limit_memory(memory_bytes: int | None) -> None:
     if memory_bytes is not None:
-        # RLIMIT_DATA rather than RLIMIT_AS: runtimes such as V8 and the JVM reserve large
-        # address ranges they never touch, and would not even start under RLIMIT_AS.
+        # RLIMIT_DATA rather than RLIMIT_AS: runtimes such as the JVM reserve large address
+        # ranges they never touch, and fail under an address-space limit of this size.
         resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
 
 
