@@ -62,6 +62,14 @@ def reports_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def make_log_dir(path: Path) -> None:
+    """Create the folder for bots' stderr logs; one clear error if it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"cannot create log folder {path}: {error.strerror or error}") from None
+
+
 @click.group()
 @click.version_option(package_name="goatarena")
 def main() -> None:
@@ -198,7 +206,7 @@ def play_command(
     )
     limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
     if log_dir is not None:
-        log_dir.mkdir(parents=True, exist_ok=True)
+        make_log_dir(log_dir)
 
     async def main_task() -> MatchResult:
         async with open_lineup(
@@ -312,7 +320,7 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
     try:
         store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
-        log_dir.mkdir(parents=True, exist_ok=True)
+        make_log_dir(log_dir)
         runner = Runner(config, store, log_dir=log_dir)
         total, stored = runner.expected_games(), store.count()
         progress = Progress(total, done=stored)
@@ -372,11 +380,11 @@ def _is_interrupt(error: BaseException) -> bool:
 @reports_errors
 def standings_command(db: Path | None, game: str | None, output_format: str, cross: bool) -> None:
     """Print the standings of a stored tournament."""
+    if game is not None:
+        find_game(game)
     store = open_store(db or _only_database(), create=False)
     try:
         results = [stored.result for stored in store.games(game=game)]
-        if game is not None:
-            find_game(game)
         standings = compute_standings(
             store.meta("tournament") or "?", results, disqualified=store.disqualified()
         )

@@ -111,3 +111,17 @@ class FakeBot:
 def action_line(index: int, decision: int | None = None) -> bytes:
     """An encoded action reply, with the decision echo when given."""
     return protocol.encode(protocol.Action(index=index, decision=decision))
+
+
+STANDINGS_ROW_KEYS = {
+    "bot",
+    "elo",
+    "lo",
+    "hi",
+    "games",
+    "wins",
+    "avg_rank",
+    "avg_score",
+    "violations",
+}
+"""The fields every row of ``standings --format json`` must have."""

@@ -171,3 +171,19 @@ def test_a_bot_that_fails_to_start_forfeits_at_once_and_is_named_on_stderr(bot, 
     assert violation["decision"] == 0 and outcome["ranks"] == [2, 1]
     assert "did not start" in output
     assert elapsed < 4
+
+
+def test_a_log_folder_that_cannot_be_created_is_one_clear_line():
+    result = invoke(
+        "play",
+        "mountain-goats",
+        "--bot",
+        RANDOM_BOT,
+        "--bot",
+        RANDOM_BOT,
+        "--log-dir",
+        "/proc/no/such/folder",
+    )
+    assert result.exit_code == 2
+    assert "cannot create log folder /proc/no/such/folder" in result.output
+    assert "Traceback" not in result.output

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from goatarena.cli import main
 from goatarena.errors import ConfigError
 from goatarena.tournament.config import load_config
-from tests.helpers import RANDOM_BOT, ROOT, misbehaving
+from tests.helpers import RANDOM_BOT, ROOT, STANDINGS_ROW_KEYS, misbehaving
 
 BOTS = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "gamma": RANDOM_BOT}
 
@@ -68,17 +68,7 @@ def test_a_small_round_robin_runs_stores_every_game_and_prints_standings(tmp_pat
     assert data["tournament"] == "t" and data["games"] == 12
     assert set(data["standings"]) == {"overall", "mountain-goats"}
     for row in data["standings"]["overall"]:
-        assert {
-            "bot",
-            "elo",
-            "lo",
-            "hi",
-            "games",
-            "wins",
-            "avg_rank",
-            "avg_score",
-            "violations",
-        } <= set(row)
+        assert set(row) >= STANDINGS_ROW_KEYS
         assert row["lo"] < row["elo"] < row["hi"] and row["games"] == 8
 
     csv_lines = run("standings", "--db", str(db), "--format", "csv").output.splitlines()
