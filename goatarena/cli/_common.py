@@ -1,0 +1,51 @@
+"""What every command shares: one-line errors, the log folder, finding the database."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from goatarena.errors import ConfigError, GoatArenaError, user_error_in
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reports_errors(command: F) -> F:
+    """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (GoatArenaError, BaseExceptionGroup) as error:
+            found = user_error_in(error)
+            if found is None:
+                raise
+            click.echo(f"goatarena: error: {found}", err=True)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def make_log_dir(path: Path) -> None:
+    """Create the folder for bots' stderr logs; one clear error if it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"cannot create log folder {path}: {error.strerror or error}") from None
+
+
+def only_database() -> Path:
+    """The one results database under ``results/``; a clear error if there are none or several."""
+    found = sorted(Path("results").glob("*.sqlite"))
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ConfigError("no results database under results/; pass --db")
+    names = ", ".join(str(path) for path in found)
+    raise ConfigError(f"several results databases ({names}); pass --db")

@@ -1,0 +1,182 @@
+"""The ``games`` and ``play`` commands: list the games, play one game between bots."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+import msgspec
+import trio
+from tabulate import tabulate
+
+from goatarena.cli import main
+from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.games import GAMES, find_game
+from goatarena.protocol import unique_names
+from goatarena.referee import (
+    BotLimits,
+    MatchResult,
+    Penalty,
+    TimeControl,
+    ViolationPolicy,
+    play_match,
+)
+from goatarena.referee.lineup import open_lineup
+from goatarena.replay import describe_match
+
+PENALTIES = [penalty.value for penalty in Penalty]
+
+
+@main.command("games")
+def games_command() -> None:
+    """List the games and their player counts."""
+    rows = [
+        (info.name, info.title, f"{info.min_players}-{info.max_players}", info.summary)
+        for info in GAMES.values()
+    ]
+    click.echo(tabulate(rows, headers=["game", "title", "players", "about"]))
+
+
+@main.command("play")
+@click.argument("game")
+@click.option("--bot", "bots", multiple=True, required=True, help="A bot command; one per seat.")
+@click.option("--seed", type=int, default=None, help="Seed of the deal and dice (random if unset).")
+@click.option(
+    "--move-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Per decision."
+)
+@click.option(
+    "--bank-ms",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="A per-game bank drawn on when a decision takes longer than --move-ms.",
+)
+@click.option(
+    "--increment-ms",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Added to the bank after every decision.",
+)
+@click.option(
+    "--margin-ms",
+    type=click.IntRange(min=0),
+    default=25,
+    show_default=True,
+    help="Unannounced grace on every deadline for pipe and scheduling delays.",
+)
+@click.option(
+    "--startup-ms",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="For a bot to start and answer hello.",
+)
+@click.option(
+    "--on-timeout",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for an answer that comes too late (crashes always forfeit).",
+)
+@click.option(
+    "--on-illegal",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for an action that is not legal.",
+)
+@click.option(
+    "--on-malformed",
+    type=click.Choice(PENALTIES),
+    default="forfeit",
+    show_default=True,
+    help="Penalty for a line that is not a valid answer.",
+)
+@click.option(
+    "--strikes",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Under random-move, the violation that makes this many strikes forfeits.",
+)
+@click.option(
+    "--memory-mb",
+    type=click.IntRange(min=0),
+    default=1024,
+    show_default=True,
+    help="Each bot's data memory limit (RLIMIT_DATA); 0 for none.",
+)
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep each bot's stderr in this folder.",
+)
+@click.option("--json", "as_json", is_flag=True, help="End with the result as one JSON line.")
+@click.option("--quiet", is_flag=True, help="Print only the result.")
+@reports_errors
+def play_command(
+    game: str,
+    bots: tuple[str, ...],
+    seed: int | None,
+    move_ms: int,
+    bank_ms: int,
+    increment_ms: int,
+    margin_ms: int,
+    startup_ms: int,
+    on_timeout: str,
+    on_illegal: str,
+    on_malformed: str,
+    strikes: int,
+    memory_mb: int,
+    log_dir: Path | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Play one GAME between the given bots (their number is the player count).
+
+    Time control, limits and violation policies are described in docs/referee.md.
+    """
+    info = find_game(game)
+    info.check_options(len(bots), None)
+    if seed is None:
+        seed = int.from_bytes(os.urandom(4), "big")
+    control = TimeControl(
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        increment_ms=increment_ms,
+        margin_ms=margin_ms,
+        startup_ms=startup_ms,
+    )
+    policy = ViolationPolicy(
+        timeout=Penalty(on_timeout),
+        illegal=Penalty(on_illegal),
+        malformed=Penalty(on_malformed),
+        strikes=strikes,
+    )
+    limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
+    if log_dir is not None:
+        make_log_dir(log_dir)
+
+    async def main_task() -> MatchResult:
+        async with open_lineup(
+            bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir
+        ) as lineup:
+            for bot in lineup:
+                if bot.broken is not None:
+                    # Recorded as the seat's forfeit at decision 0; said here at once too.
+                    click.echo(
+                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}",
+                        err=True,
+                    )
+            for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
+                bot.name = name
+            return await play_match(info, lineup, seed=seed, time_control=control, policy=policy)
+
+    result = trio.run(main_task)
+    if not quiet:
+        click.echo(describe_match(result))
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())

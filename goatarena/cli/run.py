@@ -1,0 +1,85 @@
+"""The ``run`` command: play (or resume) a tournament and print its standings."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import msgspec
+import trio
+
+from goatarena.cli import main
+from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.standings import compute_standings, render_tables
+from goatarena.store import open_store
+from goatarena.tournament.config import load_config
+from goatarena.tournament.progress import Progress
+from goatarena.tournament.runner import Runner
+
+
+@main.command("run")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results database (default: results/<tournament name>.sqlite).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Games at once (default: from the file, else the number of CPUs).",
+)
+@click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
+@reports_errors
+def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: bool) -> None:
+    """Run the tournament in FILE, resuming it if its database already has games."""
+    config = load_config(file)
+    if concurrency is not None:
+        config = msgspec.structs.replace(config, concurrency=concurrency)
+    db = db or Path("results") / f"{config.name}.sqlite"
+    store = open_store(db)
+    try:
+        store.lock_for_run()
+        log_dir = db.with_name(f"{db.stem}-logs")
+        make_log_dir(log_dir)
+        runner = Runner(config, store, log_dir=log_dir)
+        total, stored = runner.expected_games(), store.count()
+        progress = Progress(total, done=stored)
+        progress.enabled = not quiet
+        runner.progress = progress
+        if not quiet:
+            resumed = f", resuming after {stored} stored" if stored else ""
+            click.echo(
+                f"{config.name}: {total} games, {config.workers} at once{resumed}; results in {db}",
+                err=True,
+            )
+        try:
+            trio.run(runner.run)
+        except (KeyboardInterrupt, BaseExceptionGroup) as error:
+            if not _is_interrupt(error):
+                raise
+            progress.finish()
+            click.echo(
+                f"\ninterrupted: {store.count()} finished games are kept in {db};"
+                f" run the same command again to resume",
+                err=True,
+            )
+            sys.exit(130)
+        progress.finish()
+        standings = compute_standings(
+            config.name, [g.result for g in store.games()], disqualified=store.disqualified()
+        )
+        click.echo(render_tables(standings))
+    finally:
+        store.close()
+
+
+def _is_interrupt(error: BaseException) -> bool:
+    if isinstance(error, KeyboardInterrupt):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return any(_is_interrupt(inner) for inner in error.exceptions)
+    return False
