@@ -9,6 +9,7 @@ configuration that opens it.
 from __future__ import annotations
 
 import fcntl
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -104,6 +105,24 @@ class Store:
                 f"{self.path} holds results of tournament {name!r} with another"
                 " configuration; pass --db to use another file, or delete this one"
             )
+
+    def deal_secret(self) -> str:
+        """This tournament's deal secret: random, made on first use, then always the same.
+
+        Bots never see it (the database is outside their sandbox), so they cannot rebuild
+        the deals from the tournament file.
+        """
+        stored = self.meta("deal_secret")
+        if stored is not None:
+            return stored
+        with self._db:
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('deal_secret', ?)",
+                (secrets.token_hex(16),),
+            )
+        stored = self.meta("deal_secret")
+        assert stored is not None
+        return stored
 
     def finished_keys(self) -> set[str]:
         """The schedule keys of every stored game."""

@@ -32,6 +32,22 @@ def reports_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def sandbox_options(command: F) -> F:
+    """The ``--sandbox`` and ``--ponder`` options of the commands that run bots."""
+    command = click.option(
+        "--ponder",
+        is_flag=True,
+        help="Let sandboxed bots compute between their turns (trusted bots only).",
+    )(command)
+    return click.option(
+        "--sandbox",
+        type=click.Choice(["bwrap", "none"]),
+        default="bwrap",
+        show_default=True,
+        help="Isolate each bot (bwrap), or run bots unprotected (none: trusted bots only).",
+    )(command)
+
+
 def make_log_dir(path: Path) -> None:
     """Create the folder for bots' stderr logs; one clear error if it cannot be."""
     try:

@@ -11,7 +11,7 @@ import trio
 from tabulate import tabulate
 
 from goatarena.cli import main
-from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options
 from goatarena.games import GAMES, find_game
 from goatarena.protocol import unique_names
 from goatarena.referee import (
@@ -23,6 +23,7 @@ from goatarena.referee import (
     play_match,
 )
 from goatarena.referee.lineup import open_lineup
+from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.replay import describe_match
 
 PENALTIES = [penalty.value for penalty in Penalty]
@@ -114,6 +115,7 @@ def games_command() -> None:
     default=None,
     help="Keep each bot's stderr in this folder.",
 )
+@sandbox_options
 @click.option("--json", "as_json", is_flag=True, help="End with the result as one JSON line.")
 @click.option("--quiet", is_flag=True, help="Print only the result.")
 @reports_errors
@@ -132,6 +134,8 @@ def play_command(
     strikes: int,
     memory_mb: int,
     log_dir: Path | None,
+    sandbox: str,
+    ponder: bool,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -157,12 +161,16 @@ def play_command(
         strikes=strikes,
     )
     limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
+    isolation = SandboxPolicy(
+        mode=sandbox, ponder=ponder, hidden=(str(log_dir),) if log_dir else ()
+    )
+    require_sandbox(isolation)
     if log_dir is not None:
         make_log_dir(log_dir)
 
     async def main_task() -> MatchResult:
         async with open_lineup(
-            bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir
+            bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir, sandbox=isolation
         ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:

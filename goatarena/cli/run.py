@@ -32,20 +32,30 @@ from goatarena.tournament.runner import Runner
     default=None,
     help="Games at once (default: from the file, else the number of CPUs).",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "none"]),
+    default=None,
+    help="Isolate each bot (bwrap) or not (none: trusted bots only); default: from the file.",
+)
 @click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
 @reports_errors
-def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: bool) -> None:
+def run_command(
+    file: Path, db: Path | None, concurrency: int | None, sandbox: str | None, quiet: bool
+) -> None:
     """Run the tournament in FILE, resuming it if its database already has games."""
     config = load_config(file)
     if concurrency is not None:
         config = msgspec.structs.replace(config, concurrency=concurrency)
+    if sandbox is not None:
+        config = msgspec.structs.replace(config, sandbox=sandbox)
     db = db or Path("results") / f"{config.name}.sqlite"
     store = open_store(db)
     try:
         store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
         make_log_dir(log_dir)
-        runner = Runner(config, store, log_dir=log_dir)
+        runner = Runner(config, store, log_dir=log_dir, hidden=[file])
         total, stored = runner.expected_games(), store.count()
         progress = Progress(total, done=stored)
         progress.enabled = not quiet

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import enum
 import os
-import resource
 import shlex
 import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -28,6 +26,8 @@ import trio
 
 from goatarena import protocol
 from goatarena.errors import BotError
+from goatarena.referee.launcher import Confinement, launch
+from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy
 
 
 class Cause(enum.StrEnum):
@@ -64,6 +64,12 @@ class BotLimits:
     memory_bytes: int | None = 1 << 30
     quit_grace_s: float = 0.2
     terminate_grace_s: float = 0.3
+    processes: int | None = 256
+    """Processes and threads of a sandboxed bot (its pids cgroup, where there is one)."""
+    open_files: int | None = 1024
+    """A sandboxed bot's ``RLIMIT_NOFILE``."""
+    file_bytes: int | None = 64 << 20
+    """The largest file a sandboxed bot may write (``RLIMIT_FSIZE``)."""
 
 
 READ_CHUNK = 1 << 16
@@ -104,8 +110,10 @@ class BotProcess:
         limits: BotLimits,
         log_path: Path | None,
         log: BinaryIO | None = None,
+        confinement: Confinement | None = None,
     ) -> None:
         self.process = process
+        self.confinement = confinement or Confinement(NO_SANDBOX, None)
         self.command = command
         self.limits = limits
         self.log_path = log_path
@@ -124,6 +132,18 @@ class BotProcess:
     def pid(self) -> int:
         """The process id, which is also the id of the bot's process group."""
         return self.process.pid
+
+    def pause(self) -> None:
+        """Between its turns: a sandboxed bot gets no CPU (no-op unsandboxed or pondering)."""
+        self.confinement.pause()
+
+    def resume(self) -> None:
+        """Its turn: let the bot run again."""
+        self.confinement.resume()
+
+    def pin(self, cpu: int | None) -> None:
+        """Run a sandboxed bot only on ``cpu`` (None: anywhere); no-op unsandboxed."""
+        self.confinement.pin(cpu)
 
     @property
     def broken(self) -> BotViolation | None:
@@ -275,17 +295,24 @@ class BotProcess:
         """How the process ended, and the last line of its stderr."""
         code = self.process.returncode
         assert code is not None, "the process has exited"
+        code = self.confinement.exit_status(code)
+        if code == -signal.SIGKILL and self.confinement.exceeded_memory():
+            return "killed for exceeding its memory limit"
         detail = f"exited with signal {-code}" if code < 0 else f"exited with code {code}"
         tail = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
         return f"{detail}: {tail[-1][:200]}" if tail else detail
 
     async def handshake(self) -> str:
-        """Greet the bot and return the name it gives; deadline is the caller's."""
+        """Greet the bot and return the name it gives; deadline is the caller's.
+
+        Once greeted, the bot is paused until the referee asks it for a decision.
+        """
         await self.send(protocol.Hello())
         reply = await self.receive()
         if not isinstance(reply, protocol.BotHello):
             raise self._fail(BotViolation(Cause.MALFORMED, "expected a hello message"))
         self.name = reply.name
+        self.pause()
         return reply.name
 
     async def greet(self, startup_s: float) -> str | None:
@@ -346,6 +373,7 @@ class BotProcess:
 
     async def _shutdown(self) -> None:
         """Ask the bot to quit, then terminate and kill its whole group, and reap it."""
+        self.resume()  # a frozen process can neither quit nor die
         if self._broken is None and not self._exited.is_set():
             with trio.move_on_after(self.limits.quit_grace_s):
                 with suppress(BotViolation):
@@ -361,15 +389,10 @@ class BotProcess:
         await self.process.wait()
 
     def _signal_group(self, signum: int) -> None:
+        if signum == signal.SIGKILL:
+            self.confinement.kill_all()
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signum)
-
-
-def _limit_memory(memory_bytes: int | None) -> None:
-    if memory_bytes is not None:
-        # RLIMIT_DATA rather than RLIMIT_AS: runtimes such as the JVM reserve large address
-        # ranges they never touch, and fail under an address-space limit of this size.
-        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
 
 
 @asynccontextmanager
@@ -378,10 +401,14 @@ async def open_bot(
     *,
     limits: BotLimits | None = None,
     log_path: Path | None = None,
+    sandbox: SandboxPolicy | None = None,
 ) -> AsyncIterator[BotProcess]:
     """Start a bot process and own it: it is always stopped and reaped on leaving.
 
-    Raises :class:`BotError` when the command cannot be started at all.
+    ``sandbox`` isolates it (see :mod:`goatarena.referee.sandbox`); None runs it
+    unsandboxed. Raises :class:`BotError` when the command cannot be started at all, and
+    :class:`~goatarena.referee.sandbox.SandboxUnavailable` when the sandbox it asks for
+    cannot be had here.
     """
     limits = limits or BotLimits()
     argv = parse_command(command)
@@ -391,19 +418,21 @@ async def open_bot(
     except OSError as error:
         raise BotError(f"cannot open the log {str(log_path)!r}: {error.strerror}") from None
     try:
-        process = await trio.lowlevel.open_process(
+        process, confinement = await launch(
             argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=lambda: _limit_memory(limits.memory_bytes),
+            memory_bytes=limits.memory_bytes,
+            processes=limits.processes,
+            open_files=limits.open_files,
+            file_bytes=limits.file_bytes,
+            policy=sandbox or NO_SANDBOX,
         )
-    except OSError as error:
+    except BaseException as error:
         if log is not None:
             log.close()
+        if not isinstance(error, OSError):
+            raise
         raise BotError(f"cannot start bot {shown!r}: {error.strerror or error}") from None
-    bot = BotProcess(process, shown, limits, log_path, log)
+    bot = BotProcess(process, shown, limits, log_path, log, confinement)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot._drain_stderr)
@@ -418,6 +447,7 @@ async def open_bot(
         with trio.CancelScope(shield=True):
             bot._signal_group(signal.SIGKILL)
             await process.wait()
+            await confinement.release()
             # Close our ends now: an escaped grandchild holding the pipes gets EOF/EPIPE.
             for stream in (process.stdin, process.stdout, process.stderr):
                 if stream is not None:

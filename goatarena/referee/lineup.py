@@ -9,6 +9,7 @@ from pathlib import Path
 import trio
 
 from goatarena.referee.bot import BotLimits, BotProcess, open_bot
+from goatarena.referee.sandbox import SandboxPolicy
 
 
 @asynccontextmanager
@@ -19,10 +20,12 @@ async def open_lineup(
     limits: BotLimits | None = None,
     log_dir: Path | None = None,
     startup_limiter: trio.CapacityLimiter | None = None,
+    sandbox: SandboxPolicy | None = None,
 ) -> AsyncIterator[list[BotProcess]]:
     """Start one bot per command and greet them concurrently within ``startup_s``.
 
-    A bot that fails its greeting is returned broken (see ``BotProcess.broken``); every
+    Every bot runs under ``sandbox`` (None: unsandboxed). A bot that fails its greeting
+    is returned broken (see ``BotProcess.broken``); every
     process is stopped and reaped when the block is left.
 
     Starting a process (an interpreter loading its libraries, say) burns a burst of CPU.
@@ -37,7 +40,7 @@ async def open_lineup(
                 log_path = log_dir / f"seat{seat}.log" if log_dir else None
                 bots.append(
                     await stack.enter_async_context(
-                        open_bot(command, limits=limits, log_path=log_path)
+                        open_bot(command, limits=limits, log_path=log_path, sandbox=sandbox)
                     )
                 )
             async with trio.open_nursery() as nursery:

@@ -20,7 +20,7 @@ import random
 import statistics
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -47,7 +47,9 @@ class Connection(Protocol):
     """What the match needs of a bot: :class:`~goatarena.referee.bot.BotProcess` or a fake.
 
     ``send_bytes`` and ``receive`` need be checkpoints only where they wait: the match
-    gives way to other tasks itself.
+    gives way to other tasks itself. A connection may also have ``resume()`` and
+    ``pause()``, which the match calls around each of its decisions so that a sandboxed
+    bot gets no CPU outside its turn; without them the bot is never paused.
     """
 
     name: str
@@ -97,6 +99,10 @@ class MatchResult(msgspec.Struct, frozen=True):
     """Every violation of each seat in order; a forfeiting one is also in ``violations``."""
 
 
+def _nothing() -> None:
+    """What pausing and resuming a connection that cannot be paused does."""
+
+
 class _Seat:
     """The referee's view of one seat during a game."""
 
@@ -110,6 +116,8 @@ class _Seat:
         """Decisions that timed out and whose late answers are still to be discarded."""
         self.events_seen = 0
         self.latencies_ms: list[float] = []
+        self.resume: Callable[[], None] = getattr(connection, "resume", _nothing)
+        self.pause: Callable[[], None] = getattr(connection, "pause", _nothing)
 
     @property
     def forfeited(self) -> bool:
@@ -270,6 +278,8 @@ async def _ask(
     """
     connection = seat.connection
     line = protocol.encode(request)
+    # Thawed before its clock starts and frozen after it stops: neither costs it time.
+    seat.resume()
     started = trio.current_time()
     timer.start(seat, request.decision, started + seat.clock.deadline_s)
     try:
@@ -278,10 +288,15 @@ async def _ask(
         reply = await _receive_action(connection, request.decision, seat.owed)
     except BotViolation as violation:
         timer.stop()
+        seat.pause()
         _penalise(seat, violation, request.decision, policy)
         return None
+    except trio.Cancelled:
+        seat.pause()  # its deadline fired: the answer it still owes waits for its next turn
+        raise
     now = trio.current_time()
     timer.stop()
+    seat.pause()
     used_ms = (now - started) * 1000
     seat.latencies_ms.append(used_ms)
     seat.clock.charge(used_ms)

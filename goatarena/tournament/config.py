@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +19,7 @@ from goatarena.games import find_game
 from goatarena.referee.bot import BotLimits
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.policy import ViolationPolicy
+from goatarena.referee.sandbox import SandboxPolicy
 
 
 class GameEntry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -28,6 +30,13 @@ class GameEntry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     options: dict[str, Any] = {}
 
 
+class BotPaths(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Paths one bot may use beyond its own folder: ``read`` (read-only) and ``write``."""
+
+    read: list[str] = []
+    write: list[str] = []
+
+
 class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A whole tournament: bots, games, format, clock, concurrency and master seed.
 
@@ -36,6 +45,14 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     table plays per round. ``rounds`` (Swiss only) defaults to ceil(log_k N) + 2.
     ``memory_mb`` limits each bot process's memory; ``policy`` says what each kind of
     violation costs.
+
+    ``sandbox`` is ``"bwrap"`` (every bot isolated; the run refuses where that cannot be
+    done) or ``"none"`` (unprotected: for bots you trust). ``ponder`` lets sandboxed bots
+    compute between their turns (trusted setups only). ``tmp_mb`` caps each bot's private
+    ``/tmp``; ``paths`` gives named bots extra ``read`` / ``write`` paths. With
+    ``secret_deals`` (the default) every deal also depends on a random secret kept in the
+    results database; ``secret_deals = false`` makes deals reproducible from this file
+    alone, which is unsafe for competitions: anyone who has it can rebuild every deal.
     """
 
     name: str
@@ -49,11 +66,31 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     memory_mb: int = 1024
     time: TimeControl = TimeControl()
     policy: ViolationPolicy = ViolationPolicy()
+    sandbox: Literal["bwrap", "none"] = "bwrap"
+    ponder: bool = False
+    tmp_mb: int = 64
+    paths: dict[str, BotPaths] = {}
+    secret_deals: bool = True
 
     @property
     def limits(self) -> BotLimits:
         """The resource limits of every bot process."""
         return BotLimits(memory_bytes=self.memory_mb << 20)
+
+    def sandboxes(self, hidden: Sequence[str | Path] = ()) -> dict[str, SandboxPolicy]:
+        """Each bot's sandbox; ``hidden`` are the runner's own files, never shown to bots."""
+        policies = {}
+        for name in self.bots:
+            extra = self.paths.get(name, BotPaths())
+            policies[name] = SandboxPolicy(
+                mode=self.sandbox,
+                tmp_bytes=self.tmp_mb << 20,
+                read_paths=tuple(extra.read),
+                write_paths=tuple(extra.write),
+                hidden=tuple(str(path) for path in hidden),
+                ponder=self.ponder,
+            )
+        return policies
 
     @property
     def workers(self) -> int:
@@ -63,10 +100,14 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how.
 
-        Concurrency is left out: running the same tournament with more or fewer games at
-        once is still the same tournament.
+        Concurrency and the sandbox settings are left out: running the same tournament
+        with more or fewer games at once, or on a machine that isolates bots differently,
+        is still the same tournament.
         """
-        canonical = msgspec.json.encode(msgspec.structs.replace(self, concurrency=0))
+        how = msgspec.structs.replace(
+            self, concurrency=0, sandbox="bwrap", ponder=False, tmp_mb=64, paths={}
+        )
+        canonical = msgspec.json.encode(how)
         return hashlib.sha256(canonical).hexdigest()[:16]
 
 
@@ -112,6 +153,7 @@ def check_config(config: TournamentConfig) -> None:
         ("rounds", config.rounds, 0),
         ("concurrency", config.concurrency, 0),
         ("memory_mb", config.memory_mb, 16),
+        ("tmp_mb", config.tmp_mb, 1),
     ):
         if value < least:
             raise ConfigError(f"{field}: must be at least {least}, not {value}")
@@ -129,3 +171,6 @@ def check_config(config: TournamentConfig) -> None:
     for name, command in config.bots.items():
         if not command.strip():
             raise ConfigError(f"bots.{name}: empty command")
+    for name in config.paths:
+        if name not in config.bots:
+            raise ConfigError(f"paths.{name}: no bot of that name")

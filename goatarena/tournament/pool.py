@@ -1,5 +1,11 @@
 """Bot processes for a tournament: started on demand, reused across games, replaced
-after a crash, and disqualified after repeated failures to start."""
+after a crash, and disqualified after repeated failures to start.
+
+No process plays the same deal twice: a deal's seat rotations would otherwise let a bot
+remember its hand from one rotation, which is its opponent's hand in the next. A process
+that has played a deal is kept for other deals, and a fresh one is started for the next
+rotation of that deal.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import trio
 from goatarena import protocol
 from goatarena.errors import BotError, user_error_in
 from goatarena.referee.bot import BotLimits, BotProcess, BotViolation, Cause, open_bot
+from goatarena.referee.sandbox import SandboxPolicy
 
 MAX_START_FAILURES = 3
 """Consecutive failures to start or greet after which a bot is disqualified."""
@@ -32,6 +39,9 @@ class AbsentBot:
 
     def mark_broken(self, violation: BotViolation) -> None:
         """Nothing to mark: an absent bot is broken already."""
+
+    def pin(self, cpu: int | None) -> None:
+        """Nothing to pin: there is no process."""
 
     async def send_bytes(self, line: bytes) -> None:
         """Refuse: there is no process."""
@@ -58,13 +68,16 @@ class BotPool:
         log_dir: Path | None = None,
         disqualified: Mapping[str, str] | None = None,
         on_disqualify: Callable[[str, str], None] | None = None,
+        sandboxes: Mapping[str, SandboxPolicy] | None = None,
     ) -> None:
         self._nursery = nursery
         self._commands = dict(commands)
         self._startup_s = startup_s
         self._limits = limits
         self._log_dir = log_dir
+        self._sandboxes = dict(sandboxes or {})
         self._idle: dict[str, list[BotProcess]] = defaultdict(list)
+        self._deals: dict[BotProcess, set[str]] = defaultdict(set)
         self._retire: dict[BotProcess, trio.Event] = {}
         self._failures: dict[str, int] = defaultdict(int)
         self.disqualified: dict[str, str] = dict(disqualified or {})
@@ -73,13 +86,23 @@ class BotPool:
         # keeps them from starving bots that are on the clock in other games.
         self._startups = trio.CapacityLimiter(max(1, (os.cpu_count() or 2) // 2))
         self.started = 0
+        self.started_for_deals = 0
+        """Processes started only because every idle one had played the deal already."""
 
-    async def acquire(self, name: str) -> Connection:
-        """A ready process of bot ``name``; broken (or absent) if it cannot be had."""
+    async def acquire(self, name: str, deal: str | None = None) -> Connection:
+        """A ready process of bot ``name`` that has never played ``deal``; broken (or
+        absent) if it cannot be had."""
         if name in self.disqualified:
             return AbsentBot(name, self.disqualified[name])
-        if self._idle[name]:
-            return self._idle[name].pop()
+        idle = self._idle[name]
+        for index in range(len(idle) - 1, -1, -1):
+            if deal is None or deal not in self._deals[idle[index]]:
+                process = idle.pop(index)
+                if deal is not None:
+                    self._deals[process].add(deal)
+                return process
+        if idle:
+            self.started_for_deals += 1
         try:
             async with self._startups:
                 bot: BotProcess = await self._nursery.start(self._hold, name)
@@ -95,6 +118,8 @@ class BotPool:
             self._retire_process(bot)
         else:
             self._failures[name] = 0
+            if deal is not None:
+                self._deals[bot].add(deal)
         return bot
 
     def release(self, connection: Connection, *, reusable: bool = True) -> None:
@@ -113,6 +138,7 @@ class BotPool:
         self._idle.clear()
 
     def _retire_process(self, bot: BotProcess) -> None:
+        self._deals.pop(bot, None)
         event = self._retire.pop(bot, None)
         if event is not None:
             event.set()
@@ -127,7 +153,12 @@ class BotPool:
 
     async def _hold(self, name: str, *, task_status: trio.TaskStatus[BotProcess]) -> None:
         log_path = self._log_dir / f"{name}.log" if self._log_dir else None
-        async with open_bot(self._commands[name], limits=self._limits, log_path=log_path) as bot:
+        async with open_bot(
+            self._commands[name],
+            limits=self._limits,
+            log_path=log_path,
+            sandbox=self._sandboxes.get(name),
+        ) as bot:
             self.started += 1
             await bot.greet(self._startup_s)
             retire = trio.Event()

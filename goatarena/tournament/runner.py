@@ -4,11 +4,16 @@ Rerunning a tournament against its database resumes it: stored games are skipped
 any game that was interrupted is played again from its start (it was never stored).
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
 the interrupted one did.
+
+Bots run in their sandboxes, which hide the runner's own files; deals mix in the secret
+kept in the database; no process plays a deal twice; and when no more games run at once
+than there are CPUs, each game slot has a CPU of its own, to which its bots are pinned.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +24,7 @@ import trio
 from goatarena.games import find_game
 from goatarena.ratings import points_from_ranks
 from goatarena.referee.match import play_match
+from goatarena.referee.sandbox import require_sandbox
 from goatarena.store import Store
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
@@ -26,8 +32,10 @@ from goatarena.tournament.pool import BotPool, Connection
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
     ScheduledGame,
+    deal_id,
     deal_seed,
     entry_label,
+    match_id,
     round_robin_schedule,
 )
 
@@ -42,11 +50,22 @@ class Runner:
         *,
         progress: Progress | None = None,
         log_dir: Path | None = None,
+        hidden: Sequence[Path] = (),
     ) -> None:
         self.config = config
         self.store = store
         self.progress = progress
         self.log_dir = log_dir
+        db = store.path
+        self.hidden = [
+            *hidden,
+            db,
+            *(db.with_name(db.name + suffix) for suffix in ("-wal", "-shm", "-journal", ".lock")),
+            *([log_dir] if log_dir is not None else []),
+        ]
+        """The runner's own files: masked in any folder a bot's sandbox is given."""
+        self.secret = ""
+        self._cpus: list[int] = []
         self.finished = store.finished_keys()
         self.played = 0
         self._limiter = trio.CapacityLimiter(config.workers)
@@ -69,11 +88,16 @@ class Runner:
     async def run(self) -> None:
         """Play every game not yet stored."""
         claim_config = msgspec.json.encode(self.config).decode()
+        sandboxes = self.config.sandboxes(self.hidden)
+        for policy in sandboxes.values():
+            require_sandbox(policy)  # refuse before anything is stored or disqualified
         self.store.claim(
             tournament=self.config.name,
             fingerprint=self.config.fingerprint(),
             config_json=claim_config,
         )
+        self.secret = self.store.deal_secret() if self.config.secret_deals else ""
+        self._cpus = self._slot_cpus()
         async with trio.open_nursery() as nursery:
             self._pool = BotPool(
                 nursery,
@@ -83,10 +107,11 @@ class Runner:
                 log_dir=self.log_dir,
                 disqualified=self.store.disqualified(),
                 on_disqualify=self.store.disqualify,
+                sandboxes=sandboxes,
             )
             try:
                 if self.config.format == "round-robin":
-                    await self._play_all(round_robin_schedule(self.config))
+                    await self._play_all(round_robin_schedule(self.config, secret=self.secret))
                 else:
                     async with trio.open_nursery() as swisses:
                         for index in range(len(self.config.games)):
@@ -100,26 +125,40 @@ class Runner:
                 if game.key not in self.finished:
                     nursery.start_soon(self._play_one, game)
 
+    def _slot_cpus(self) -> list[int]:
+        """One CPU per game slot when there are enough (else none: bots are not pinned)."""
+        if self.config.sandbox == "none" or not hasattr(os, "sched_getaffinity"):
+            return []
+        cpus = sorted(os.sched_getaffinity(0))
+        return cpus[: self.config.workers] if self.config.workers <= len(cpus) else []
+
     async def _play_one(self, scheduled: ScheduledGame) -> None:
         async with self._limiter:
             assert self._pool is not None
             seats: list[Connection] = []
             done = False
+            cpu = self._cpus.pop() if self._cpus else None
             try:
+                deal = deal_id(scheduled.key)
                 for name in scheduled.seating:
-                    seats.append(await self._pool.acquire(name))
+                    seats.append(await self._pool.acquire(name, deal))
+                if cpu is not None:
+                    for seat in seats:
+                        seat.pin(cpu)
                 result = await play_match(
                     find_game(scheduled.game),
                     seats,
                     seed=scheduled.seed,
                     options=scheduled.options,
                     time_control=self.config.time,
-                    match_id=scheduled.key,
+                    match_id=match_id(scheduled.key, self.secret),
                     policy=self.config.policy,
                 )
                 self.store.add_game(scheduled.key, scheduled.round, result)
                 done = True
             finally:
+                if cpu is not None:
+                    self._cpus.append(cpu)
                 # A process interrupted mid-game is in an unknown state: never reuse it.
                 for seat in seats:
                     self._pool.release(seat, reusable=done)
@@ -150,7 +189,7 @@ class Runner:
                         ScheduledGame(
                             key=key,
                             game=entry.name,
-                            seed=deal_seed(self.config.seed, key),
+                            seed=deal_seed(self.config.seed, key, secret=self.secret),
                             seating=seating,
                             options=dict(entry.options),
                             round=round_number,

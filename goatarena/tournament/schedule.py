@@ -26,9 +26,13 @@ class ScheduledGame(msgspec.Struct, frozen=True):
     round: int = 0
 
 
-def deal_seed(master: int, *parts: object) -> int:
-    """A 63-bit seed for one deal, derived from the master seed and the deal's name."""
+def deal_seed(master: int, *parts: object, secret: str = "") -> int:
+    """A 63-bit seed for one deal, derived from the master seed and the deal's name, and
+    from the tournament's deal secret when it has one (then the file alone reveals nothing).
+    """
     text = ":".join(str(part) for part in (master, *parts))
+    if secret:
+        text = f"{secret}:{text}"
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
@@ -37,8 +41,22 @@ def entry_label(index: int, entry: GameEntry) -> str:
     return f"{index}.{entry.name}.{entry.players}p"
 
 
-def round_robin_schedule(config: TournamentConfig) -> list[ScheduledGame]:
-    """Every k-subset of bots plays each deal once per seat rotation, on the same seed."""
+def deal_id(key: str) -> str:
+    """The deal a scheduled game plays: its key without the seat rotation."""
+    head, _, last = key.rpartition("/")
+    return head if head and last.startswith("r") and last[1:].isdigit() else key
+
+
+def match_id(key: str, secret: str) -> str:
+    """The opaque id a bot is told for a game: it names the game without revealing it."""
+    return hashlib.blake2b(f"{secret}:{key}".encode(), digest_size=8).hexdigest()
+
+
+def round_robin_schedule(config: TournamentConfig, *, secret: str = "") -> list[ScheduledGame]:
+    """Every k-subset of bots plays each deal once per seat rotation, on the same seed.
+
+    ``secret`` is the tournament's deal secret (empty: deals follow from the file alone).
+    """
     bots = list(config.bots)
     games = []
     for index, entry in enumerate(config.games):
@@ -46,7 +64,7 @@ def round_robin_schedule(config: TournamentConfig) -> list[ScheduledGame]:
         for table in round_robin_tables(bots, entry.players):
             for deal in range(config.deals):
                 table_key = f"{label}/{'+'.join(table)}/d{deal}"
-                seed = deal_seed(config.seed, table_key)
+                seed = deal_seed(config.seed, table_key, secret=secret)
                 for rotation, seating in enumerate(seat_rotations(table)):
                     games.append(
                         ScheduledGame(

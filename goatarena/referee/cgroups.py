@@ -1,0 +1,273 @@
+"""Control groups for bot processes: limits that count everything, freezing, CPU pinning.
+
+Each bot process gets a cgroup of its own, made before it runs (the child joins it before
+it executes anything), so that every process and thread it ever starts is in it:
+
+* ``memory`` caps all its memory, shared memory and its tmpfs ``/tmp`` included, which
+  ``RLIMIT_DATA`` does not count;
+* ``pids`` caps its processes and threads (a fork bomb stops there);
+* the freezer stops all of it between its turns (cgroup v1 ``freezer.state``, v2
+  ``cgroup.freeze``), so that it cannot steal CPU from the bot whose turn it is;
+* ``cpuset`` pins it to the CPU of its game slot.
+
+Both cgroup v1 (one hierarchy per controller) and v2 (one unified hierarchy) are
+supported. Where the runner may not create cgroups, :func:`detect` says why and the
+launcher falls back to rlimits and signals, which are weaker (see docs/referee.md).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import itertools
+import os
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+WANTED = ("memory", "pids", "freezer", "cpuset")
+_serial = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class CgroupSupport:
+    """What cgroups this machine lets the runner use.
+
+    ``version`` is 1, 2 or None; ``bases`` maps each usable controller to the folder in
+    which bot cgroups are made (in v2 all share one folder, and freezing needs no
+    controller); ``reason`` says why something is missing.
+    """
+
+    version: int | None
+    bases: dict[str, Path] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def controllers(self) -> list[str]:
+        """The usable controllers, in a stable order."""
+        return [name for name in WANTED if name in self.bases]
+
+
+def _own_paths() -> dict[str, str]:
+    """This process's cgroup by controller ("" for the v2 hierarchy)."""
+    paths: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, names, path = line.split(":", 2)
+            for name in names.split(",") if names else [""]:
+                paths[name] = path
+    return paths
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as file:
+        file.write(value)
+
+
+def _make_base(folder: Path) -> Path:
+    """A folder of this runner's own in ``folder``; raises OSError if it may not."""
+    base = folder / f"goatarena-{os.getpid()}"
+    base.mkdir(exist_ok=True)
+    return base
+
+
+@functools.cache
+def detect() -> CgroupSupport:
+    """Find the cgroup version and make this runner's base cgroups (once per process).
+
+    The base cgroups are removed when the process exits.
+    """
+    atexit.register(remove_bases)
+    if not ROOT.is_dir():
+        return CgroupSupport(None, reason="no /sys/fs/cgroup")
+    own = _own_paths()
+    if (ROOT / "cgroup.controllers").exists():
+        return _detect_v2(own.get("", "/"))
+    if (ROOT / "memory").is_dir() or (ROOT / "freezer").is_dir():
+        return _detect_v1(own)
+    return CgroupSupport(None, reason="no cgroup hierarchy mounted")
+
+
+def _detect_v1(own: dict[str, str]) -> CgroupSupport:
+    bases: dict[str, Path] = {}
+    problems = []
+    for name in WANTED:
+        mount = ROOT / name
+        if not mount.is_dir():
+            problems.append(f"{name}: not mounted")
+            continue
+        try:
+            base = _make_base(mount / own.get(name, "/").lstrip("/"))
+            if name == "cpuset":
+                # A v1 cpuset admits no process until it has CPUs and memory nodes.
+                for key in ("cpuset.cpus", "cpuset.mems"):
+                    if not (base / key).read_text().strip():
+                        _write(base / key, (base.parent / key).read_text().strip())
+        except OSError as error:
+            problems.append(f"{name}: {error.strerror or error}")
+            continue
+        bases[name] = base
+    return CgroupSupport(1, bases, "; ".join(problems))
+
+
+def _detect_v2(own: str) -> CgroupSupport:
+    try:
+        base = _make_base(ROOT / own.lstrip("/"))
+    except OSError as error:
+        return CgroupSupport(2, reason=f"cannot make a cgroup: {error.strerror or error}")
+    bases = {"freezer": base}  # cgroup.freeze needs no controller
+    offered = (base / "cgroup.controllers").read_text().split()
+    problems = []
+    for name in ("memory", "pids", "cpuset"):
+        if name not in offered:
+            problems.append(f"{name}: not delegated to {own}")
+            continue
+        try:
+            _write(base / "cgroup.subtree_control", f"+{name}")
+        except OSError as error:
+            problems.append(f"{name}: {error.strerror or error}")
+            continue
+        bases[name] = base
+    return CgroupSupport(2, bases, "; ".join(problems))
+
+
+class BotCgroup:
+    """The cgroup(s) of one bot process: made with its limits, removed after it."""
+
+    def __init__(self, support: CgroupSupport, folders: dict[str, Path]) -> None:
+        self.support = support
+        self.folders = folders
+        self._frozen = False
+        self._freeze_file: Path | None = None
+        if "freezer" in folders:
+            name = "freezer.state" if support.version == 1 else "cgroup.freeze"
+            self._freeze_file = folders["freezer"] / name
+        self._procs_files = [folder / "cgroup.procs" for folder in dict.fromkeys(folders.values())]
+
+    @classmethod
+    def create(cls, *, memory_bytes: int | None, processes: int | None) -> BotCgroup | None:
+        """A new cgroup with these limits, or None where cgroups are not available."""
+        support = detect()
+        if not support.bases:
+            return None
+        name = f"bot-{next(_serial)}"
+        folders: dict[str, Path] = {}
+        try:
+            for controller, base in support.bases.items():
+                folder = base / name
+                folder.mkdir(exist_ok=True)
+                folders[controller] = folder
+            cgroup = cls(support, folders)
+            cgroup._set_limits(memory_bytes, processes)
+        except OSError:
+            for folder in set(folders.values()):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            return None
+        return cgroup
+
+    def _set_limits(self, memory_bytes: int | None, processes: int | None) -> None:
+        v1 = self.support.version == 1
+        if memory_bytes is not None and "memory" in self.folders:
+            folder = self.folders["memory"]
+            _write(folder / ("memory.limit_in_bytes" if v1 else "memory.max"), str(memory_bytes))
+            if not v1:
+                with contextlib.suppress(OSError):
+                    _write(folder / "memory.swap.max", "0")
+        if processes is not None and "pids" in self.folders:
+            _write(self.folders["pids"] / "pids.max", str(processes))
+        if v1 and "cpuset" in self.folders:
+            base = self.folders["cpuset"].parent
+            for key in ("cpuset.cpus", "cpuset.mems"):
+                _write(self.folders["cpuset"] / key, (base / key).read_text().strip())
+
+    @property
+    def can_freeze(self) -> bool:
+        """Whether :meth:`freeze` uses the freezer (else the caller sends signals)."""
+        return self._freeze_file is not None
+
+    def join(self) -> None:
+        """Move the calling process into every folder (run in the child before exec)."""
+        pid = str(os.getpid())
+        for procs in self._procs_files:
+            _write(procs, pid)
+
+    def freeze(self) -> None:
+        """Stop every process in the cgroup (no-op if frozen already)."""
+        if self._freeze_file is not None and not self._frozen:
+            _write(self._freeze_file, "FROZEN" if self.support.version == 1 else "1")
+            self._frozen = True
+
+    def thaw(self) -> None:
+        """Let every process in the cgroup run again."""
+        if self._freeze_file is not None and self._frozen:
+            _write(self._freeze_file, "THAWED" if self.support.version == 1 else "0")
+            self._frozen = False
+
+    def pin(self, cpus: str) -> None:
+        """Restrict the cgroup to these CPUs (a cpuset list such as ``"1"`` or ``"0-3"``)."""
+        if "cpuset" in self.folders:
+            with contextlib.suppress(OSError):
+                _write(self.folders["cpuset"] / "cpuset.cpus", cpus)
+
+    def pids(self) -> list[int]:
+        """Every process in the cgroup now."""
+        found: set[int] = set()
+        for procs in self._procs_files:
+            with contextlib.suppress(OSError):
+                found.update(int(line) for line in procs.read_text().split())
+        return sorted(found)
+
+    def kill_all(self) -> None:
+        """Kill every process in the cgroup (thawed first: a frozen one cannot die)."""
+        with contextlib.suppress(OSError):
+            self.thaw()
+        kill_file = self.folders.get("freezer", Path("/nonexistent")) / "cgroup.kill"
+        if self.support.version == 2 and kill_file.exists():
+            with contextlib.suppress(OSError):
+                _write(kill_file, "1")
+                return
+        for pid in self.pids():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+    def remove(self) -> bool:
+        """Remove the folders; False while a process is still in them (try again)."""
+        done = True
+        for folder in set(self.folders.values()):
+            try:
+                folder.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                done = False
+        return done
+
+    def memory_exceeded(self) -> bool:
+        """Whether the memory limit was hit (an out-of-memory kill, most likely)."""
+        folder = self.folders.get("memory")
+        if folder is None:
+            return False
+        try:
+            if self.support.version == 1:
+                return int((folder / "memory.failcnt").read_text()) > 0
+            events = (folder / "memory.events").read_text().split()
+            counts = dict(zip(events[::2], events[1::2]))
+            return int(counts.get("oom_kill", 0)) > 0 or int(counts.get("max", 0)) > 0
+        except (OSError, ValueError):
+            return False
+
+
+def remove_bases() -> None:
+    """Remove this runner's base cgroups (at exit; they are empty by then)."""
+    if detect.cache_info().currsize == 0:
+        return
+    support = detect()
+    for bot in {folder for base in support.bases.values() for folder in base.glob("bot-*")}:
+        with contextlib.suppress(OSError):
+            bot.rmdir()
+    for base in set(detect().bases.values()):
+        with contextlib.suppress(OSError):
+            base.rmdir()

