@@ -6,8 +6,11 @@ it executes anything), so that every process and thread it ever starts is in it:
 * ``memory`` caps all its memory, shared memory and its tmpfs ``/tmp`` included, which
   ``RLIMIT_DATA`` does not count;
 * ``pids`` caps its processes and threads (a fork bomb stops there);
-* the freezer stops all of it between its turns (cgroup v1 ``freezer.state``, v2
-  ``cgroup.freeze``), so that it cannot steal CPU from the bot whose turn it is;
+* the v2 freezer (``cgroup.freeze``) stops all of it between its turns, so that it
+  cannot steal CPU from the bot whose turn it is. The v1 freezer is not used: a task it
+  has frozen cannot die, not even of SIGKILL, so a referee that died would leave frozen
+  bots behind for ever; under v1 the launcher stops the cgroup's processes with SIGSTOP
+  instead, which a SIGKILL still ends;
 * ``cpuset`` pins it to the CPU of its game slot.
 
 Both cgroup v1 (one hierarchy per controller) and v2 (one unified hierarchy) are
@@ -28,6 +31,7 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 WANTED = ("memory", "pids", "freezer", "cpuset")
+WANTED_V1 = ("memory", "pids", "cpuset")
 _serial = itertools.count(1)
 
 
@@ -93,7 +97,7 @@ def detect() -> CgroupSupport:
 def _detect_v1(own: dict[str, str]) -> CgroupSupport:
     bases: dict[str, Path] = {}
     problems = []
-    for name in WANTED:
+    for name in WANTED_V1:
         mount = ROOT / name
         if not mount.is_dir():
             problems.append(f"{name}: not mounted")
@@ -141,9 +145,8 @@ class BotCgroup:
         self.folders = folders
         self._frozen = False
         self._freeze_file: Path | None = None
-        if "freezer" in folders:
-            name = "freezer.state" if support.version == 1 else "cgroup.freeze"
-            self._freeze_file = folders["freezer"] / name
+        if "freezer" in folders and support.version == 2:
+            self._freeze_file = folders["freezer"] / "cgroup.freeze"
         self._procs_files = [folder / "cgroup.procs" for folder in dict.fromkeys(folders.values())]
 
     @classmethod
@@ -197,13 +200,13 @@ class BotCgroup:
     def freeze(self) -> None:
         """Stop every process in the cgroup (no-op if frozen already)."""
         if self._freeze_file is not None and not self._frozen:
-            _write(self._freeze_file, "FROZEN" if self.support.version == 1 else "1")
+            _write(self._freeze_file, "1")
             self._frozen = True
 
     def thaw(self) -> None:
         """Let every process in the cgroup run again."""
         if self._freeze_file is not None and self._frozen:
-            _write(self._freeze_file, "THAWED" if self.support.version == 1 else "0")
+            _write(self._freeze_file, "0")
             self._frozen = False
 
     def pin(self, cpus: str) -> None:
@@ -213,12 +216,12 @@ class BotCgroup:
                 _write(self.folders["cpuset"] / "cpuset.cpus", cpus)
 
     def pids(self) -> list[int]:
-        """Every process in the cgroup now."""
-        found: set[int] = set()
-        for procs in self._procs_files:
-            with contextlib.suppress(OSError):
-                found.update(int(line) for line in procs.read_text().split())
-        return sorted(found)
+        """Every process in the cgroup now (each folder holds them all: read one)."""
+        try:
+            with open(self._procs_files[0], "rb") as file:
+                return [int(line) for line in file.read().split()]
+        except OSError:
+            return []
 
     def kill_all(self) -> None:
         """Kill every process in the cgroup (thawed first: a frozen one cannot die)."""

@@ -24,6 +24,8 @@ import trio
 from goatarena.referee.cgroups import BotCgroup
 from goatarena.referee.sandbox import SandboxPolicy, find_bwrap, require_sandbox, sandbox_argv
 
+STOP_ROUNDS = 4
+"""Looks for processes to stop when pausing; a stopped process cannot fork, so few do."""
 CGROUP_REMOVE_TRIES = 50
 CGROUP_REMOVE_WAIT_S = 0.01
 
@@ -32,9 +34,11 @@ class Confinement:
     """Control over one launched bot: its cgroup (if any) and its process tree.
 
     Unsandboxed, pausing and pinning do nothing and killing signals the process group, as
-    before. Sandboxed, pausing freezes the bot's cgroup, or where there is none stops
-    every process of its tree with SIGSTOP (weaker: a process forked at that moment may
-    escape until the next pause).
+    before. Sandboxed, pausing freezes the bot's cgroup (v2), or stops every process in
+    its cgroup with SIGSTOP (v1), until no new one appears; without a cgroup it stops the
+    process tree found in /proc, which is slower and weaker (a process forked at that
+    moment may escape until the next pause). The launched process itself, bubblewrap's
+    monitor, is left running: it only waits, and it ends the sandbox if the referee dies.
     """
 
     def __init__(self, policy: SandboxPolicy, cgroup: BotCgroup | None) -> None:
@@ -42,7 +46,7 @@ class Confinement:
         self.cgroup = cgroup
         self.pid = 0
         self.paused = False
-        self._stopped: list[int] = []
+        self._stopped: set[int] = set()
 
     @property
     def sandboxed(self) -> bool:
@@ -58,10 +62,21 @@ class Confinement:
             with contextlib.suppress(OSError):
                 self.cgroup.freeze()
             return
-        self._stopped = process_tree(self.pid)
-        for pid in self._stopped:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGSTOP)
+        stopped = self._stopped
+        for _ in range(STOP_ROUNDS):
+            # A process forked while the others were being stopped shows in the next look.
+            fresh = [pid for pid in self._members() if pid != self.pid and pid not in stopped]
+            if not fresh:
+                break
+            for pid in fresh:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGSTOP)
+                stopped.add(pid)
+
+    def _members(self) -> list[int]:
+        if self.cgroup is not None:
+            return self.cgroup.pids()
+        return process_tree(self.pid)
 
     def resume(self) -> None:
         """Let the bot run again."""
@@ -75,7 +90,7 @@ class Confinement:
         for pid in self._stopped:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGCONT)
-        self._stopped = []
+        self._stopped = set()
 
     def pin(self, cpu: int | None) -> None:
         """Run the bot only on ``cpu`` (None: on every CPU the referee may use)."""
