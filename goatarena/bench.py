@@ -49,6 +49,7 @@ from goatarena.referee.bot import BotProcess, BotViolation, open_bot
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.match import Connection, play_match
+from goatarena.referee.spawn import ChildProcess
 from goatarena.store import open_store
 from goatarena.testing import random_playout
 from goatarena.tournament.config import GameEntry, TournamentConfig
@@ -254,7 +255,7 @@ def mean_decide_bytes(info: GameInfo, players: int, *, seed: int = 1) -> int:
     return round(statistics.mean(sizes))
 
 
-async def raw_round_trips(process: trio.Process, line: bytes, trips: int) -> float:
+async def raw_round_trips(process: ChildProcess, line: bytes, trips: int) -> float:
     """Seconds per round trip: write, wait until readable, read — nothing else."""
     out, into = _fd(process.stdin), _fd(process.stdout)
     started = time.perf_counter()
@@ -281,7 +282,7 @@ async def _write_all(fd: int, data: bytes) -> None:
             await trio.lowlevel.wait_writable(fd)
 
 
-async def stream_round_trips(process: trio.Process, line: bytes, trips: int) -> float:
+async def stream_round_trips(process: ChildProcess, line: bytes, trips: int) -> float:
     """Seconds per round trip through trio's streams (``send_all``/``receive_some``)."""
     assert process.stdin is not None and process.stdout is not None
     started = time.perf_counter()
@@ -364,7 +365,7 @@ async def _one_round(
     sizes: Sizes,
     games: Sequence[GameInfo],
     floor_line: bytes,
-    floor_process: trio.Process,
+    floor_process: ChildProcess,
     bots: Sequence[BotProcess],
     minimal: Sequence[BotProcess],
 ) -> None:

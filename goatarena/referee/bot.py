@@ -28,6 +28,7 @@ from goatarena import protocol
 from goatarena.errors import BotError
 from goatarena.referee.launcher import Confinement, launch
 from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy
+from goatarena.referee.spawn import ChildProcess
 
 
 class Cause(enum.StrEnum):
@@ -105,7 +106,7 @@ class BotProcess:
 
     def __init__(
         self,
-        process: trio.Process,
+        process: ChildProcess,
         command: str,
         limits: BotLimits,
         log_path: Path | None,

@@ -15,7 +15,6 @@ import os
 import resource
 import shutil
 import signal
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import trio
 
 from goatarena.referee.cgroups import BotCgroup
 from goatarena.referee.sandbox import SandboxPolicy, find_bwrap, require_sandbox, sandbox_argv
+from goatarena.referee.spawn import ChildProcess, spawn
 
 STOP_ROUNDS = 4
 """Looks for processes to stop when pausing; a stopped process cannot fork, so few do."""
@@ -200,7 +200,7 @@ async def launch(
     open_files: int | None,
     file_bytes: int | None,
     policy: SandboxPolicy,
-) -> tuple[trio.Process, Confinement]:
+) -> tuple[ChildProcess, Confinement]:
     """Start ``argv`` with piped stdin, stdout and stderr, confined by ``policy``.
 
     Raises :class:`~goatarena.referee.sandbox.SandboxUnavailable` if the policy asks for
@@ -220,13 +220,9 @@ async def launch(
         cgroup = BotCgroup.create(memory_bytes=memory_bytes, processes=processes)
     confinement = Confinement(policy, cgroup)
     try:
-        process = await trio.lowlevel.open_process(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=lambda: _set_limits(
+        process = await spawn(
+            argv,
+            lambda: _set_limits(
                 memory_bytes,
                 policy.enabled,
                 open_files=open_files,
