@@ -39,6 +39,7 @@ from goatarena.games.base import GameInfo
 from goatarena.protocol import bot_seed
 from goatarena.referee import BotProcess, BotViolation, Cause, Clock, TimeControl, choose_index
 from goatarena.referee.bot import open_bot
+from goatarena.referee.sandbox import SandboxPolicy, explain_denial
 
 QUIT_GRACE_S = 1.0
 """How long a bot may take to exit after ``quit`` or after its input closes."""
@@ -83,6 +84,8 @@ class CheckSettings:
     startup_ms: int = 10_000
     seed: int = 1
     game: str | None = None
+    sandbox: SandboxPolicy | None = None
+    """The sandbox the bot runs in, as in a tournament (None: unsandboxed)."""
 
     @property
     def infos(self) -> list[GameInfo]:
@@ -154,6 +157,9 @@ class _Checker:
         return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "big")
 
     def record(self, check: str, passed: bool, detail: str) -> None:
+        if not passed and self.settings.sandbox is not None and self.settings.sandbox.enabled:
+            denied = explain_denial(detail)
+            detail = f"{detail} — {denied}" if denied else detail
         result = CheckResult(check, passed, detail)
         self.results.append(result)
         if self.on_result is not None:
@@ -206,7 +212,9 @@ class _Checker:
         self.process_stack = AsyncExitStack()
         await self.stack.enter_async_context(self.process_stack)
         try:
-            self.bot = await self.process_stack.enter_async_context(open_bot(self.command))
+            self.bot = await self.process_stack.enter_async_context(
+                open_bot(self.command, sandbox=self.settings.sandbox)
+            )
         except BotError as error:
             raise CheckFailure(str(error)) from None
         self.games_in_process = 0

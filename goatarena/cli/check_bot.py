@@ -9,8 +9,9 @@ import trio
 
 from goatarena.checkbot import CheckSettings, check_bot, check_names, format_result, summary
 from goatarena.cli import main
-from goatarena.cli._common import reports_errors
+from goatarena.cli._common import reports_errors, sandbox_options
 from goatarena.games import find_game
+from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 
 
 @main.command("check-bot")
@@ -34,6 +35,7 @@ from goatarena.games import find_game
     help="Time to answer hello.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
+@sandbox_options
 @reports_errors
 def check_bot_command(
     command: tuple[str, ...],
@@ -42,6 +44,8 @@ def check_bot_command(
     move_ms: int,
     startup_ms: int,
     seed: int,
+    sandbox: str,
+    ponder: bool,
 ) -> None:
     """Check that the bot COMMAND plays by the protocol; exit status 0 only if it does.
 
@@ -52,12 +56,16 @@ def check_bot_command(
         goatarena check-bot "node my_bot.js --depth 3"
 
     The bot plays one seat of real games, the other seats play at random; see
-    docs/bots.md for the checks.
+    docs/bots.md for the checks. It runs in the same sandbox as in a tournament, so a bot
+    that needs something the sandbox denies (a file outside its folder, the network)
+    fails here, and the report says what was denied.
     """
     if game is not None:
         find_game(game)
+    isolation = SandboxPolicy(mode=sandbox, ponder=ponder)
+    require_sandbox(isolation)
     settings = CheckSettings(
-        games=games, move_ms=move_ms, startup_ms=startup_ms, seed=seed, game=game
+        games=games, move_ms=move_ms, startup_ms=startup_ms, seed=seed, game=game, sandbox=isolation
     )
     shown = command[0] if len(command) == 1 else " ".join(command)
     click.echo(

@@ -304,23 +304,24 @@ class BotProcess:
         return f"{detail}: {tail[-1][:200]}" if tail else detail
 
     async def handshake(self) -> str:
-        """Greet the bot and return the name it gives; deadline is the caller's.
-
-        Once greeted, the bot is paused until the referee asks it for a decision.
-        """
+        """Greet the bot and return the name it gives; deadline is the caller's."""
         await self.send(protocol.Hello())
         reply = await self.receive()
         if not isinstance(reply, protocol.BotHello):
             raise self._fail(BotViolation(Cause.MALFORMED, "expected a hello message"))
         self.name = reply.name
-        self.pause()
         return reply.name
 
     async def greet(self, startup_s: float) -> str | None:
-        """Handshake within ``startup_s`` seconds; None (and the process broken) on failure."""
+        """Handshake within ``startup_s`` seconds; None (and the process broken) on failure.
+
+        Once greeted, the bot is paused until the referee asks it for a decision.
+        """
         try:
             with trio.fail_after(startup_s):
-                return await self.handshake()
+                name = await self.handshake()
+            self.pause()
+            return name
         except trio.TooSlowError:
             self.mark_broken(
                 BotViolation(Cause.TIMEOUT, f"no hello within {startup_s * 1000:.0f} ms")

@@ -106,6 +106,36 @@ def require_sandbox(policy: SandboxPolicy) -> None:
         )
 
 
+DENIALS = (
+    ("Read-only file system", "writing outside /tmp (the system is read-only)"),
+    ("Errno 30", "writing outside /tmp (the system is read-only)"),
+    ("Network is unreachable", "the network"),
+    ("Errno 101", "the network"),
+    ("Name or service not known", "the network"),
+    ("Temporary failure in name resolution", "the network"),
+    ("No space left on device", "more than its size-capped /tmp"),
+    ("File too large", "files this large"),
+    ("Permission denied", "this file"),
+    ("No such file or directory", "files outside the bot's own folder (they are absent)"),
+    ("Resource temporarily unavailable", "more processes or threads"),
+    ("Cannot allocate memory", "more memory"),
+    ("memory limit", "more memory"),
+)
+"""Words of a bot's last error, and what the sandbox probably denied it."""
+SANDBOX_HINT = (
+    "a bot sees the system read-only, its own folder, a private /tmp and no network;"
+    " give it more with [paths.NAME] read/write in the tournament file (docs/referee.md)"
+)
+
+
+def explain_denial(detail: str) -> str | None:
+    """What the sandbox most likely denied, read from a failure's detail (its last words)."""
+    for marker, meaning in DENIALS:
+        if marker in detail:
+            return f"the sandbox denies {meaning}; {SANDBOX_HINT}"
+    return None
+
+
 def _code_paths() -> list[str]:
     """What a Python bot needs of the referee's own install: interpreter, venv, SDK."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}

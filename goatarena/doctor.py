@@ -1,0 +1,70 @@
+"""What isolation this machine gives bots: ``goatarena doctor``."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+
+from goatarena.referee.cgroups import detect
+from goatarena.referee.sandbox import find_bwrap, probe
+
+
+def _bwrap_version(path: str) -> str:
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    return done.stdout.strip() or "?"
+
+
+def isolation_report() -> tuple[list[tuple[str, str]], bool]:
+    """Lines of (what, what this machine gives), and whether bots can be sandboxed."""
+    rows = [("system", f"{platform.system()} {platform.release()}")]
+    bwrap = find_bwrap()
+    rows.append(("bubblewrap", f"{bwrap} ({_bwrap_version(bwrap)})" if bwrap else "not found"))
+    why = probe()
+    rows.append(
+        (
+            "sandbox",
+            "yes: user, pid, network, ipc and uts namespaces, read-only system, private /tmp"
+            if why is None
+            else f"NO: {why}; runs refuse unless --sandbox none",
+        )
+    )
+    support = detect()
+    usable = support.controllers
+    if support.version is None:
+        rows.append(("cgroups", f"none ({support.reason})"))
+    else:
+        missing = f"; missing: {support.reason}" if support.reason else ""
+        rows.append(
+            ("cgroups", f"v{support.version}, usable: {', '.join(usable) or 'none'}{missing}")
+        )
+    rows.append(
+        (
+            "memory limit",
+            "cgroup: counts shared memory and /tmp"
+            if "memory" in usable
+            else "RLIMIT_DATA only (weaker: shared memory and /tmp are not counted)",
+        )
+    )
+    rows.append(
+        (
+            "process limit",
+            "pids cgroup"
+            if "pids" in usable
+            else "none while the bot runs (its pid namespace still ends them all with it)",
+        )
+    )
+    if support.version == 2 and "freezer" in usable:
+        pause = "cgroup freezer"
+    elif usable:
+        pause = "SIGSTOP of every process in the bot's cgroup"
+    else:
+        pause = "SIGSTOP of the bot's process tree, found in /proc (slower, weaker)"
+    rows.append(("between turns", pause))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    how = "cpuset cgroup" if "cpuset" in usable else "sched_setaffinity"
+    rows.append(("CPU pinning", f"{how}; {cpus} usable CPUs"))
+    return rows, why is None
