@@ -50,6 +50,7 @@ from goatarena.referee.clock import TimeControl
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.match import Connection, play_match
 from goatarena.referee.spawn import ChildProcess
+from goatarena.sandbox_bench import SandboxBench, sandbox_costs, sandbox_rows
 from goatarena.store import open_store
 from goatarena.testing import random_playout
 from goatarena.tournament.config import GameEntry, TournamentConfig
@@ -210,6 +211,7 @@ class BenchReport(msgspec.Struct, frozen=True):
     sizes: str
     rounds: int
     seconds: float
+    sandbox: SandboxBench | None = None
 
 
 # -- the floor -----------------------------------------------------------------------------
@@ -560,13 +562,22 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
     spawn = trio.run(spawn_times, sizes.spawn_samples)
     say("deadline accuracy")
     overshoots = trio.run(deadline_overshoots, sizes.deadline_samples, sizes.deadline_ms)
+    say("sandbox")
+    sandbox = sandbox_costs(
+        python_command(RANDOM_BOT),
+        python_command(MINIMAL_BOT),
+        samples=sizes.spawn_samples,
+        trips=sizes.floor_trips,
+        deals=sizes.tournament_deals,
+    )
     rates: dict[str, list[tuple[float, float]]] = {str(key): [] for key in sizes.concurrency}
     for number in range(sizes.tournament_repeats):
         for concurrency in sizes.concurrency:
             say(f"tournament {number + 1}/{sizes.tournament_repeats} at concurrency {concurrency}")
             rates[str(concurrency)].append(tournament_rates(sizes, concurrency))
     report = _report(sizes, rounds, playouts, spawn, overshoots, rates, machine)
-    return msgspec.structs.replace(report, seconds=round(time.perf_counter() - started, 1))
+    seconds = round(time.perf_counter() - started, 1)
+    return msgspec.structs.replace(report, seconds=seconds, sandbox=sandbox)
 
 
 def _report(
@@ -668,6 +679,7 @@ def render_report(report: BenchReport) -> str:
             f"{report.deadline_overshoot_ms['median']:.2f} ms",
             f"max {report.deadline_overshoot_ms['max']:.2f} ms",
         ),
+        *sandbox_rows(report.sandbox),
     ]
     per_game = [
         (

@@ -153,7 +153,7 @@ def test_an_answer_naming_another_decision_fails():
     [
         (misbehaving("no-hello"), "crash: exited with code 4"),
         ("/no/such/bot", "cannot start bot '/no/such/bot'"),
-        (python_bot("import time; time.sleep(30)"), "no hello within 300 ms"),
+        (python_bot("import time; time.sleep(30)"), "no hello within 1500 ms"),
         (
             python_bot('print(\'{"type":"hello","name":""}\', flush=True); input()'),
             "the hello gives an empty name",
@@ -161,7 +161,8 @@ def test_an_answer_naming_another_decision_fails():
     ],
 )
 def test_a_bot_that_does_not_start_fails_start_up_and_nothing_else_runs(bot, expected):
-    result, rows = check(bot, "--startup-ms", "300", "--game", "mountain-goats")
+    # Long enough for an interpreter to start in its sandbox on a busy machine.
+    result, rows = check(bot, "--startup-ms", "1500", "--game", "mountain-goats")
     assert result.exit_code == 1
     assert rows["start-up"][0] == "FAIL" and expected in rows["start-up"][1]
     assert all(

@@ -71,6 +71,11 @@ class Runner:
         self._limiter = trio.CapacityLimiter(config.workers)
         self._pool: BotPool | None = None
 
+    @property
+    def pool(self) -> BotPool | None:
+        """The bot processes of the current (or last) run."""
+        return self._pool
+
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
         if self.config.format == "round-robin":
