@@ -1,0 +1,92 @@
+"""Cgroups of bot processes: v2 freezing and killing, on a v2 hierarchy where one exists.
+
+On a machine with cgroup v1 the unified hierarchy (often mounted, without controllers,
+at /sys/fs/cgroup/unified) still freezes and kills: the v2 code runs there.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from goatarena.referee import cgroups
+from goatarena.referee.cgroups import BotCgroup
+
+BUSY = [sys.executable, "-c", "while True: pass"]
+
+
+def _v2_root() -> Path | None:
+    for root in (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified")):
+        if (root / "cgroup.controllers").exists() and os.access(root, os.W_OK):
+            return root
+    return None
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.fixture
+def v2_cgroup(monkeypatch):
+    root = _v2_root()
+    if root is None:
+        pytest.skip("no writable cgroup v2 hierarchy")
+    monkeypatch.setattr(cgroups, "ROOT", root)
+    own = cgroups._own_paths().get("", "/")
+    support = cgroups._detect_v2(own)
+    if "freezer" not in support.bases:
+        pytest.skip(f"cannot make a v2 cgroup: {support.reason}")
+    folder = support.bases["freezer"] / "bot-test"
+    folder.mkdir()
+    cgroup = BotCgroup(support, {"freezer": folder})
+    yield cgroup
+    cgroup.kill_all()
+    for _ in range(100):
+        if cgroup.remove():
+            break
+        time.sleep(0.01)
+    support.bases["freezer"].rmdir()
+
+
+def test_a_frozen_v2_cgroup_gets_no_cpu_and_can_still_be_killed(v2_cgroup):
+    process = subprocess.Popen(BUSY, preexec_fn=v2_cgroup.join)
+    try:
+        time.sleep(0.3)
+        assert v2_cgroup.pids() == [process.pid]
+        v2_cgroup.freeze()
+        time.sleep(0.1)  # freezing is asynchronous in v2
+        frozen_at = cpu_seconds(process.pid)
+        time.sleep(0.5)
+        assert cpu_seconds(process.pid) - frozen_at < 0.02
+        v2_cgroup.thaw()
+        time.sleep(0.5)
+        assert cpu_seconds(process.pid) - frozen_at > 0.05
+        v2_cgroup.freeze()
+        # Unlike v1, a frozen v2 task dies of SIGKILL: a dead referee leaves nothing stuck.
+        os.kill(process.pid, signal.SIGKILL)
+        assert process.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_kill_all_ends_every_process_of_the_cgroup(v2_cgroup):
+    code = "import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        os.setsid()\ntime.sleep(60)"
+    process = subprocess.Popen([sys.executable, "-c", code], preexec_fn=v2_cgroup.join)
+    deadline = time.monotonic() + 5
+    while len(v2_cgroup.pids()) < 8 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(v2_cgroup.pids()) == 8
+    v2_cgroup.kill_all()
+    process.wait(timeout=5)
+    deadline = time.monotonic() + 5
+    while v2_cgroup.pids() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert v2_cgroup.pids() == []
