@@ -71,7 +71,16 @@ def _write(path: Path, value: str) -> None:
 
 
 def _make_base(folder: Path) -> Path:
-    """A folder of this runner's own in ``folder``; raises OSError if it may not."""
+    """A folder of this runner's own in ``folder``; raises OSError if it may not.
+
+    Empty folders left by runners that died without cleaning up are removed first.
+    """
+    for stale in folder.glob("goatarena-*"):
+        pid = stale.name.removeprefix("goatarena-")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            for empty in [*stale.glob("bot-*"), stale]:
+                with contextlib.suppress(OSError):
+                    empty.rmdir()
     base = folder / f"goatarena-{os.getpid()}"
     base.mkdir(exist_ok=True)
     return base
