@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -278,3 +279,38 @@ def test_no_process_plays_a_deal_twice_and_nothing_it_writes_survives_it(tmp_pat
     for deals in played.values():
         assert len(deals) == len(set(deals)), played
     assert any(len(deals) > 1 for deals in played.values())  # processes are still reused
+
+
+JAVA_BOT = """
+import java.io.*;
+public class Bot {
+    public static void main(String[] args) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.contains("\\"type\\":\\"hello\\"")) System.out.println("{\\"type\\":\\"hello\\",\\"name\\":\\"java\\"}");
+            else if (line.contains("\\"type\\":\\"decide\\"")) System.out.println("{\\"type\\":\\"action\\",\\"index\\":0}");
+            else if (line.contains("\\"type\\":\\"quit\\"")) break;
+            System.out.flush();
+        }
+    }
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("java") is None, reason="no java")
+def test_node_and_java_bots_play_under_the_default_limits(tmp_path):
+    source = tmp_path / "java" / "Bot.java"
+    source.parent.mkdir()
+    source.write_text(JAVA_BOT)
+    node = f"node {ROOT / 'bots' / 'javascript' / 'random_bot.js'}"
+    result = CliRunner().invoke(
+        main,
+        ["play", "mountain-goats", "--seed", "1", "--json", "--quiet", "--startup-ms", "30000"]
+        + ["--bot", f"java {source}", "--bot", node],
+    )
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.output.strip().splitlines()[-1])
+    assert outcome["violations"] == [None, None], outcome["violations"]
+    assert outcome["players"] == ["java", "random-js"]
