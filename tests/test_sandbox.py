@@ -314,3 +314,18 @@ def test_node_and_java_bots_play_under_the_default_limits(tmp_path):
     outcome = json.loads(result.output.strip().splitlines()[-1])
     assert outcome["violations"] == [None, None], outcome["violations"]
     assert outcome["players"] == ["java", "random-js"]
+
+
+def test_the_runners_files_stay_hidden_inside_a_bots_own_folder(tmp_path):
+    token = uuid.uuid4().hex
+    folder = tmp_path / "bot"  # the bot's own folder, which holds the results too
+    folder.mkdir()
+    shutil.copy(HOSTILE, folder / "hostile.py")
+    db = folder / "results.sqlite"
+    command = shlex.join([sys.executable, str(folder / "hostile.py"), "unmask", token, str(db)])
+    config = write_tournament(folder / "t.toml", {"unmasker": command, "honest": HONEST})
+    run(config, "--db", db)
+    log = (folder / "results-logs" / "unmasker.log").read_text()
+    assert_failed(log, "unmask")
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4

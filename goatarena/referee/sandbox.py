@@ -25,8 +25,30 @@ from pathlib import Path
 
 from goatarena.errors import BotError
 
-SYSTEM_PATHS = ("/usr", "/etc", "/opt")
+SYSTEM_PATHS = ("/usr", "/opt")
 """Bound read-only when they exist: programs, libraries, runtimes (node, java)."""
+ETC_PATHS = (
+    "alternatives",
+    "ca-certificates",
+    "fonts",
+    "group",
+    "host.conf",
+    "hosts",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "locale.alias",
+    "localtime",
+    "mime.types",
+    "nsswitch.conf",
+    "os-release",
+    "passwd",
+    "ssl",
+    "timezone",
+)
+"""What runtimes read of /etc, bound read-only where it exists. Never all of it: a
+machine keeps secrets there (host keys, shadow passwords)."""
+ETC_GLOBS = ("java-*", "node*", "python3*")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Merged-/usr symlinks are recreated as links; real folders are bound read-only."""
 SANDBOX_MODES = ("bwrap", "none")
@@ -196,6 +218,10 @@ def sandbox_argv(
         "--unshare-ipc",
         "--unshare-uts",
         "--unshare-cgroup-try",
+        # In its own user namespace the bot would otherwise hold every capability there,
+        # enough to unmount what hides the runner's files.
+        "--cap-drop",
+        "ALL",
         "--die-with-parent",
         "--new-session",
         "--hostname",
@@ -209,6 +235,9 @@ def sandbox_argv(
     for path in SYSTEM_PATHS:
         if os.path.isdir(path):
             args += ["--ro-bind", path, path]
+    etc = Path("/etc")
+    for found in sorted({*ETC_PATHS, *(p.name for g in ETC_GLOBS for p in etc.glob(g))}):
+        args += ["--ro-bind-try", str(etc / found), str(etc / found)]
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += ["--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
     read = _code_paths() + bot_paths(argv, cwd) + _mount_sources(policy.read_paths, cwd)

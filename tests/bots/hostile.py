@@ -15,6 +15,8 @@ an attack that failed from one that was never made.
   database         open the results database ARG and insert a forged win
   seed-rebuild     rebuild the deal from the tournament file ARG (its first decision must
                    be decision 0 of the game) and compare it with what it is shown
+  unmask           unmount what hides the results database ARG (in its own folder), read
+                   it, and read the machine's secrets in /etc
   remember         keep what it saw (in memory and in /tmp) and report earlier games
   daemon           leave a setsid daemon behind (its command line has TOKEN)
   fork-bomb        fork (each child in a new session) until it cannot; say how many
@@ -184,6 +186,32 @@ def remember(start, request):
         file.write(f"{me} {start['match']}\n")
 
 
+def unmask():
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    path = args[0]
+    for _ in range(2):
+        try:
+            with open(path, "rb") as file:
+                if file.read(16).startswith(b"SQLite format"):
+                    breach(f"read {path}")
+        except OSError:
+            pass
+        if libc.umount2(path.encode(), 2) == 0:  # MNT_DETACH
+            breach(f"unmounted what hid {path}")
+        if libc.mount(b"none", b"/usr", b"tmpfs", 0, None) == 0:
+            breach("mounted over /usr")
+    for secret in ("/etc/shadow", "/etc/ssh/ssh_host_rsa_key", "/etc/gshadow"):
+        try:
+            with open(secret, "rb") as file:
+                if file.read(1):
+                    breach(f"read {secret}")
+        except OSError:
+            pass
+    say("tried unmask")
+
+
 def daemon():
     if os.fork() == 0:
         os.setsid()
@@ -286,6 +314,7 @@ ATTACKS = {
     "fork-bomb": fork_bomb,
     "shm-hog": shm_hog,
     "tmp-fill": tmp_fill,
+    "unmask": unmask,
     "cpu-starve": cpu_starve,
     "network": network,
 }
