@@ -1,0 +1,146 @@
+"""Sandbox settings: refusing where there is no sandbox, ``none``, paths, pausing without
+cgroups, and what the settings do to a tournament's identity."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import trio
+from click.testing import CliRunner
+
+from goatarena.cli import main
+from goatarena.errors import ConfigError
+from goatarena.referee import launcher, sandbox
+from goatarena.referee.bot import open_bot
+from goatarena.referee.sandbox import SandboxPolicy, probe, sandbox_argv
+from goatarena.tournament.config import load_config
+from tests.helpers import RANDOM_BOT, python_bot
+
+
+@pytest.fixture
+def no_sandbox_here(monkeypatch):
+    monkeypatch.setattr(sandbox, "probe", lambda: "no user namespaces (a test says so)")
+
+
+def write(path: Path, extra: str = "") -> Path:
+    lines = ['name = "s"', extra, "[bots]", f"a = {json.dumps(RANDOM_BOT)}"]
+    lines += [f"b = {json.dumps(RANDOM_BOT)}", '[[games]]\nname = "mountain-goats"\nplayers = 2']
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_play_refuses_in_one_line_where_bots_cannot_be_sandboxed(no_sandbox_here):
+    result = CliRunner().invoke(
+        main, ["play", "mountain-goats", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT]
+    )
+    assert result.exit_code == 2
+    [line] = result.output.strip().splitlines()
+    assert "cannot be sandboxed" in line and "--sandbox none" in line
+    assert "Traceback" not in result.output
+
+
+def test_run_refuses_before_it_stores_anything_and_none_runs_anyway(tmp_path, no_sandbox_here):
+    config = write(tmp_path / "s.toml")
+    db = tmp_path / "s.sqlite"
+    refused = CliRunner().invoke(main, ["run", "--quiet", str(config), "--db", str(db)])
+    assert refused.exit_code == 2 and "cannot be sandboxed" in refused.output
+    ran = CliRunner().invoke(
+        main, ["run", "--quiet", str(config), "--db", str(db), "--sandbox", "none"]
+    )
+    assert ran.exit_code == 0, ran.output
+    assert "a " in ran.output and "b " in ran.output
+
+
+def test_sandbox_settings_leave_the_tournament_the_same(tmp_path):
+    plain = load_config(write(tmp_path / "a.toml"))
+    other = load_config(write(tmp_path / "b.toml", 'sandbox = "none"\nponder = true\ntmp_mb = 8'))
+    assert plain.fingerprint() == other.fingerprint()
+    public = load_config(write(tmp_path / "c.toml", "secret_deals = false"))
+    assert public.fingerprint() != plain.fingerprint()
+
+
+def test_paths_must_name_a_bot(tmp_path):
+    with pytest.raises(ConfigError, match="paths.c: no bot of that name"):
+        load_config(write(tmp_path / "s.toml", '[paths.c]\nread = ["x"]'))
+
+
+def test_runner_files_inside_a_given_folder_are_masked(tmp_path):
+    (tmp_path / "bot.py").write_text("")
+    (tmp_path / "r.sqlite").write_text("")
+    (tmp_path / "logs").mkdir()
+    policy = SandboxPolicy(hidden=(str(tmp_path / "r.sqlite"), str(tmp_path / "logs")))
+    argv = sandbox_argv(["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+    joined = " ".join(argv)
+    assert f"--ro-bind-try {tmp_path} {tmp_path}" in joined
+    assert f"--ro-bind /dev/null {tmp_path / 'r.sqlite'}" in joined
+    assert f"--tmpfs {tmp_path / 'logs'}" in joined
+    assert "--unshare-net" in argv and "--cap-drop" in argv
+
+
+def states(pids: list[int]) -> set[str]:
+    found = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            found.add(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0])
+    return found
+
+
+def settles(pids: list[int], wanted: Callable[[set[str]], bool]) -> bool:
+    """Whether the processes' states come to be as wanted (a signal lands in a moment)."""
+    deadline = time.monotonic() + 2
+    while not wanted(states(pids)):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@pytest.mark.skipif(probe() is not None, reason="no sandbox here")
+def test_without_cgroups_pausing_stops_the_whole_process_tree(monkeypatch):
+    monkeypatch.setattr(launcher.BotCgroup, "create", classmethod(lambda cls, **_: None))
+    code = (
+        "import os, sys, time\n"
+        "for _ in range(2):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        "        while True: pass\n"
+        'print(\'{"type":"hello","name":"t"}\', flush=True)\n'
+        "sys.stdin.readline(); time.sleep(60)\n"
+    )
+
+    async def main() -> None:
+        async with open_bot(python_bot(code), sandbox=SandboxPolicy()) as bot:
+            assert bot.confinement.cgroup is None
+            assert await bot.greet(30) == "t"  # greeting pauses it
+            tree = launcher.process_tree(bot.pid)
+            assert len(tree) >= 5  # bubblewrap, its init, the bot and two burners
+            assert settles(tree[1:], lambda found: found == {"T"})
+            bot.resume()
+            assert settles(tree[1:], lambda found: "T" not in found)
+            bot.pause()
+            assert settles(tree[1:], lambda found: found == {"T"})
+
+    trio.run(main)
+
+
+@pytest.mark.skipif(probe() is not None, reason="no sandbox here")
+@pytest.mark.parametrize("ponder", [False, True])
+def test_a_greeted_bot_is_paused_unless_it_may_ponder(ponder):
+    code = 'print(\'{"type":"hello","name":"t"}\', flush=True)\nwhile True: pass\n'
+
+    async def main() -> None:
+        async with open_bot(python_bot(code), sandbox=SandboxPolicy(ponder=ponder)) as bot:
+            assert await bot.greet(30) == "t"
+            inside = launcher.process_tree(bot.pid)[1:]
+            if ponder:
+                time.sleep(0.1)
+                assert "T" not in states(inside)
+            else:
+                assert settles(inside, lambda found: found == {"T"})
+
+    trio.run(main)
