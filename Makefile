@@ -12,8 +12,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The demo plays only the bundled bots: where bots cannot be sandboxed (macOS, say) it
+# runs them unsandboxed rather than refuse, and says so.
 run: $(STAMP)
-	$(BIN)/goatarena run tournaments/demo.toml
+	@if $(BIN)/goatarena doctor >/dev/null 2>&1; then \
+		$(BIN)/goatarena run tournaments/demo.toml; \
+	else \
+		echo "no sandbox on this machine (see goatarena doctor): the bundled bots run unsandboxed"; \
+		$(BIN)/goatarena run tournaments/demo.toml --sandbox none; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check goatarena tests bots
