@@ -144,3 +144,28 @@ def test_a_greeted_bot_is_paused_unless_it_may_ponder(ponder):
                 assert settles(inside, lambda found: found == {"T"})
 
     trio.run(main)
+
+
+@pytest.mark.skipif(probe() is not None, reason="no sandbox here")
+def test_pausing_finds_processes_started_since_the_last_pause():
+    code = (
+        "import os, sys\n"
+        'print(\'{"type":"hello","name":"t"}\', flush=True)\n'
+        "for line in sys.stdin:\n"
+        "    if os.fork() == 0:\n"
+        "        while True: pass\n"
+        '    print(\'{"type":"action","index":0}\', flush=True)\n'
+    )
+
+    async def main() -> None:
+        async with open_bot(python_bot(code), sandbox=SandboxPolicy()) as bot:
+            assert await bot.greet(30) == "t"
+            for _ in range(3):  # in quick succession, as decisions come
+                bot.resume()
+                await bot.send_bytes(b"go\n")
+                await bot.receive_line()
+                bot.pause()
+                inside = launcher.process_tree(bot.pid)[1:]
+                assert settles(inside, lambda found: found == {"T"}), states(inside)
+
+    trio.run(main)

@@ -159,8 +159,6 @@ class BotCgroup:
         if "freezer" in folders and support.version == 2:
             self._freeze_file = folders["freezer"] / "cgroup.freeze"
         self._procs_files = [folder / "cgroup.procs" for folder in dict.fromkeys(folders.values())]
-        self._procs_fd = -1
-        """Kept open: re-reading it with pread costs a tenth of opening it each time."""
 
     @classmethod
     def create(cls, *, memory_bytes: int | None, processes: int | None) -> BotCgroup | None:
@@ -230,15 +228,21 @@ class BotCgroup:
 
     def pids(self) -> list[int]:
         """Every process in the cgroup now (each folder holds them all: read one)."""
+        # Opened afresh every time: cgroup v1 keeps the list an open file read first, for
+        # as long as it is re-read within a second, and would hide newer processes.
         try:
-            if self._procs_fd < 0:
-                self._procs_fd = os.open(self._procs_files[0], os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self._procs_files[0], os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return []
+        try:
             size = PROCS_READ
-            while len(data := os.pread(self._procs_fd, size, 0)) == size:
+            while len(data := os.pread(fd, size, 0)) == size:
                 size *= 16  # more processes than the limits allow, but read them all
             return [int(pid) for pid in data.split()]
         except OSError:
             return []
+        finally:
+            os.close(fd)
 
     def kill_all(self) -> None:
         """Kill every process in the cgroup (thawed first: a frozen one cannot die)."""
@@ -255,9 +259,6 @@ class BotCgroup:
 
     def remove(self) -> bool:
         """Remove the folders; False while a process is still in them (try again)."""
-        if self._procs_fd >= 0:
-            os.close(self._procs_fd)
-            self._procs_fd = -1
         done = True
         for folder in set(self.folders.values()):
             try:
