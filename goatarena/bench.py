@@ -49,6 +49,7 @@ from goatarena.referee.bot import BotProcess, BotViolation, open_bot
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.match import Connection, play_match
+from goatarena.referee.sandbox import probe
 from goatarena.referee.spawn import ChildProcess
 from goatarena.sandbox_bench import SandboxBench, sandbox_costs, sandbox_rows
 from goatarena.store import open_store
@@ -519,6 +520,7 @@ def tournament_config(sizes: Sizes, concurrency: int) -> TournamentConfig:
         deals=sizes.tournament_deals,
         concurrency=concurrency,
         time=BENCH_TIME,
+        sandbox="bwrap" if probe() is None else "none",
     )
 
 

@@ -169,3 +169,15 @@ def test_pausing_finds_processes_started_since_the_last_pause():
                 assert settles(inside, lambda found: found == {"T"}), states(inside)
 
     trio.run(main)
+
+
+def test_a_results_folder_inside_a_bots_folder_is_hidden_whole_but_never_the_bots_folder(
+    tmp_path,
+):
+    (tmp_path / "bot.py").write_text("")
+    (tmp_path / "results").mkdir()
+    policy = SandboxPolicy(hidden=(str(tmp_path / "results"), str(tmp_path)))
+    argv = sandbox_argv(["python3", "bot.py"], policy, bwrap="bwrap", cwd=tmp_path)
+    joined = " ".join(argv)
+    assert f"--tmpfs {tmp_path / 'results'}" in joined
+    assert f"--tmpfs {tmp_path} " not in joined

@@ -251,11 +251,22 @@ def sandbox_argv(
     return args
 
 
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
+
+
 def _masks(given: Sequence[str], hidden: Sequence[str], cwd: Path) -> list[str]:
-    """Cover each hidden path that lies inside a folder given to the bot."""
+    """Cover each hidden path that lies inside a folder given to the bot.
+
+    A hidden folder that is itself given, or holds a given path, is left alone: the bot
+    needs what it was given (the runner's own files in it are hidden one by one).
+    """
     args: list[str] = []
-    for secret in _mount_sources(hidden, cwd):
-        if not any(secret == path or secret.startswith(path.rstrip("/") + "/") for path in given):
+    given = [os.path.realpath(path) for path in given]
+    for secret in dict.fromkeys(os.path.realpath(path) for path in _mount_sources(hidden, cwd)):
+        if not any(_inside(secret, path) for path in given):
+            continue
+        if any(path == secret or _inside(path, secret) for path in given):
             continue
         if os.path.isdir(secret):
             args += ["--tmpfs", secret]

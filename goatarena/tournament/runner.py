@@ -59,6 +59,7 @@ class Runner:
         db = store.path
         self.hidden = [
             *hidden,
+            db.parent,  # other tournaments' results too, where that folder can be hidden
             db,
             *(db.with_name(db.name + suffix) for suffix in ("-wal", "-shm", "-journal", ".lock")),
             *([log_dir] if log_dir is not None else []),
