@@ -14,7 +14,8 @@ from tests.helpers import RANDOM_BOT
 
 
 def write(path: Path, extra: str = "") -> Path:
-    lines = ['name = "s"', "seed = 0", "deals = 2", extra, "[bots]"]
+    # Deals, not isolation, are under test here: unsandboxed bots start faster.
+    lines = ['name = "s"', "seed = 0", "deals = 2", 'sandbox = "none"', extra, "[bots]"]
     lines += [f"a = {json.dumps(RANDOM_BOT)}", f"b = {json.dumps(RANDOM_BOT)}"]
     lines += ['[[games]]\nname = "goat-lords"\nplayers = 2']
     path.write_text("\n".join(lines) + "\n")
