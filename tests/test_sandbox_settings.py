@@ -181,3 +181,42 @@ def test_a_results_folder_inside_a_bots_folder_is_hidden_whole_but_never_the_bot
     joined = " ".join(argv)
     assert f"--tmpfs {tmp_path / 'results'}" in joined
     assert f"--tmpfs {tmp_path} " not in joined
+
+
+WRITER = """
+import json, sys
+folder, public = sys.argv[1], sys.argv[2]
+with open(folder + "/out.txt", "w") as file:
+    file.write(open(public + "/model.txt").read())
+try:
+    open(public + "/forged.txt", "w")
+    print("wrote into a read-only path", file=sys.stderr)
+except OSError as error:
+    print(f"read-only: {error.strerror}", file=sys.stderr)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "writer"}), flush=True)
+    elif message["type"] == "decide":
+        print(json.dumps({"type": "action", "index": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.skipif(probe() is not None, reason="no sandbox here")
+def test_paths_given_to_a_bot_can_be_read_or_written_as_given(tmp_path):
+    scratch, public = tmp_path / "scratch", tmp_path / "public"
+    scratch.mkdir()
+    public.mkdir()
+    (public / "model.txt").write_text("weights")
+    bot = f"{python_bot(WRITER)} {scratch} {public}"
+    result = CliRunner().invoke(
+        main,
+        ["play", "mountain-goats", "--seed", "1", "--quiet", "--log-dir", str(tmp_path / "l")]
+        + ["--read", str(public), "--write", str(scratch), "--bot", bot, "--bot", RANDOM_BOT],
+    )
+    assert result.exit_code == 0, result.output
+    assert (scratch / "out.txt").read_text() == "weights"
+    assert not (public / "forged.txt").exists()
+    assert "read-only: Read-only file system" in (tmp_path / "l" / "seat0.log").read_text()

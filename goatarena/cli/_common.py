@@ -33,7 +33,22 @@ def reports_errors(command: F) -> F:
 
 
 def sandbox_options(command: F) -> F:
-    """The ``--sandbox`` and ``--ponder`` options of the commands that run bots."""
+    """The ``--sandbox``, ``--ponder``, ``--read`` and ``--write`` options of the commands
+    that run bots."""
+    command = click.option(
+        "--write",
+        "write_paths",
+        multiple=True,
+        type=click.Path(path_type=str),
+        help="A path sandboxed bots may read and write (repeatable).",
+    )(command)
+    command = click.option(
+        "--read",
+        "read_paths",
+        multiple=True,
+        type=click.Path(path_type=str),
+        help="A path sandboxed bots may read, beyond their own folder (repeatable).",
+    )(command)
     command = click.option(
         "--ponder",
         is_flag=True,

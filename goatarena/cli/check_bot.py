@@ -46,6 +46,8 @@ def check_bot_command(
     seed: int,
     sandbox: str,
     ponder: bool,
+    read_paths: tuple[str, ...],
+    write_paths: tuple[str, ...],
 ) -> None:
     """Check that the bot COMMAND plays by the protocol; exit status 0 only if it does.
 
@@ -62,7 +64,9 @@ def check_bot_command(
     """
     if game is not None:
         find_game(game)
-    isolation = SandboxPolicy(mode=sandbox, ponder=ponder)
+    isolation = SandboxPolicy(
+        mode=sandbox, ponder=ponder, read_paths=read_paths, write_paths=write_paths
+    )
     require_sandbox(isolation)
     settings = CheckSettings(
         games=games, move_ms=move_ms, startup_ms=startup_ms, seed=seed, game=game, sandbox=isolation

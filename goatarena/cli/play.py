@@ -136,6 +136,8 @@ def play_command(
     log_dir: Path | None,
     sandbox: str,
     ponder: bool,
+    read_paths: tuple[str, ...],
+    write_paths: tuple[str, ...],
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -162,7 +164,11 @@ def play_command(
     )
     limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
     isolation = SandboxPolicy(
-        mode=sandbox, ponder=ponder, hidden=(str(log_dir),) if log_dir else ()
+        mode=sandbox,
+        ponder=ponder,
+        read_paths=read_paths,
+        write_paths=write_paths,
+        hidden=(str(log_dir),) if log_dir else (),
     )
     require_sandbox(isolation)
     if log_dir is not None:
