@@ -1,11 +1,13 @@
 """One bot process: spawn, handshake, lines in and out, stderr log, and certain cleanup.
 
-A bot runs in its own process group with a memory limit. Its stdout is read through a
-:class:`~goatarena.protocol.LineBuffer` with a cap; its stderr is drained all the time
-into a size-capped log so that a chatty bot can never block. When the owner leaves
-:func:`open_bot`, the bot is asked to quit, then the whole group is terminated, killed and
-reaped — also on cancellation. Deadlines are the caller's: wrap calls in
-``trio.fail_after``.
+A bot runs in its own process group with a memory limit and, given a sandbox policy (as
+``play``, ``run`` and ``check-bot`` give by default), in a sandbox: see
+:mod:`goatarena.referee.sandbox` and :mod:`goatarena.referee.launcher`, which starts it.
+Its stdout is read through a :class:`~goatarena.protocol.LineBuffer` with a cap; its
+stderr is drained all the time into a size-capped log so that a chatty bot can never
+block. When the owner leaves :func:`open_bot`, the bot is asked to quit, then the whole
+group is terminated, killed and reaped — also on cancellation. Deadlines are the
+caller's: wrap calls in ``trio.fail_after``.
 """
 
 from __future__ import annotations

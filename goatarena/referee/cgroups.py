@@ -275,11 +275,10 @@ class BotCgroup:
         if folder is None:
             return False
         try:
-            if self.support.version == 1:
-                return int((folder / "memory.failcnt").read_text()) > 0
-            events = (folder / "memory.events").read_text().split()
-            counts = dict(zip(events[::2], events[1::2]))
-            return int(counts.get("oom_kill", 0)) > 0 or int(counts.get("max", 0)) > 0
+            name = "memory.oom_control" if self.support.version == 1 else "memory.events"
+            words = (folder / name).read_text().split()
+            counts = dict(zip(words[::2], words[1::2]))
+            return int(counts.get("oom_kill", 0)) > 0
         except (OSError, ValueError):
             return False
 
