@@ -167,9 +167,9 @@ for line in sys.stdin:
     if message["type"] == "hello":
         print(json.dumps({"type": "hello", "name": "heavy"}), flush=True)
     elif message["type"] == "decide":
-        # A fifth of its time, in CPU time: on a starved CPU this takes far longer.
+        # A tenth of its time, in CPU time: on a starved CPU this takes far longer.
         started = time.thread_time()
-        while time.thread_time() - started < message["time_ms"] / 5000:
+        while time.thread_time() - started < message["time_ms"] / 10000:
             pass
         print(json.dumps({"type": "action", "index": 0}), flush=True)
     elif message["type"] == "quit":
@@ -185,7 +185,7 @@ def test_cpu_burners_cost_an_in_time_opponent_nothing(tmp_path):
     result = CliRunner().invoke(
         main,
         ["play", "goat-n-goat", "--seed", "2", "--json", "--quiet", "--log-dir", str(logs)]
-        + ["--move-ms", "500", "--bot", hostile("cpu-starve", token), "--bot", heavy],
+        + ["--move-ms", "1000", "--bot", hostile("cpu-starve", token), "--bot", heavy],
     )
     assert result.exit_code == 0, result.output
     outcome = json.loads(result.output.strip().splitlines()[-1])
