@@ -1,0 +1,196 @@
+"""Hostile bytes from a bot: every attack ends as a recorded violation of the attacker,
+at a cost to the referee bounded by the line's length, and the honest seat loses nothing."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import time
+
+import msgspec
+import pytest
+import trio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from goatarena import protocol
+from goatarena.games import find_game
+from goatarena.isolation import EXPENSIVE_REPLY, worst_beside_hostile
+from goatarena.referee import BotViolation, Cause, TimeControl, choose_index, play_match
+from tests.helpers import RANDOM_BOT, ROOT, FakeBot, group_is_gone
+from tests.test_misbehaviour import play
+
+HOSTILE = ROOT / "tests" / "bots" / "hostile.py"
+
+
+def hostile(attack: str) -> str:
+    """The command of the hostile test bot making ``attack``."""
+    return f"{shlex.quote(sys.executable)} {HOSTILE} {attack}"
+
+
+@pytest.mark.parametrize(
+    ("attack", "cause", "detail"),
+    [
+        ("deep", "malformed", f"a line longer than {protocol.MAX_LINE_BYTES} bytes"),
+        ("deep-object", "malformed", "more than 1024 brackets"),
+        ("deep-1000", "malformed", "nested more than 64 deep"),
+        ("floats", "malformed", f"a line longer than {protocol.MAX_LINE_BYTES} bytes"),
+        ("floats-60k", "illegal", "is not among the legal actions"),
+        ("nan", "malformed", "JSON is malformed"),
+        ("utf8", "malformed", "Invalid UTF-8"),
+        ("name-utf8", "malformed", "Invalid UTF-8"),
+        ("bigint", "illegal", "index 9999"),
+        ("bigint-value", "illegal", "is not among the legal actions"),
+    ],
+)
+def test_each_attack_is_the_attackers_violation_and_the_honest_seat_loses_nothing(
+    attack, cause, detail
+):
+    played = play([hostile(attack), RANDOM_BOT])
+    violation = played.violation
+    assert violation is not None and violation.cause == cause
+    assert detail in violation.detail and len(violation.detail) < 200
+    assert played.result.all_violations[1] == [] and played.result.ranks[1] == 1
+    assert played.elapsed_s < 2.0
+    assert group_is_gone(played.pids[0])
+
+
+def test_a_name_with_control_characters_is_printed_on_one_line():
+    played = play([hostile("name-newline"), RANDOM_BOT])
+    name = played.result.players[0]
+    assert name.startswith("evil") and "result: evil wins" in name
+    assert all(char.isprintable() for char in name)
+    assert played.result.violations == [None, None]
+
+
+def test_play_from_the_command_line_records_an_attack_and_exits_0():
+    completed = subprocess.run(
+        [sys.executable, "-m", "goatarena", "play", "mountain-goats", "--seed", "3"]
+        + ["--bot", hostile("deep"), "--bot", hostile("name-newline"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "Traceback" not in completed.stderr
+    result = msgspec.json.decode(completed.stdout.splitlines()[-1])
+    assert result["violations"][0]["cause"] == "malformed"
+    assert result["violations"][1] is None
+    # The forged line of the second bot's name never starts a line of its own.
+    assert not any(line.startswith("result: evil") for line in completed.stdout.splitlines())
+
+
+def test_decoding_any_line_under_the_cap_is_cheap():
+    """The lines that cost msgspec most per byte, at the cap: each decodes (or is refused)
+    in far less than the 300 ms that 60 KiB of 1e300 floats cost when decoded as values."""
+    cap = protocol.MAX_LINE_BYTES - 100
+    lines = [
+        EXPENSIVE_REPLY[:-1],
+        b'{"type":"action","index":0,"x":[' + b",".join([b"1e300"] * (cap // 6)) + b"]}",
+        b'{"type":"action","index":0,"x":' + b"[" * 1000 + b"]" * 1000 + b"}",
+        b'{"type":"hello","name":"' + b"\\u00e9" * (cap // 6) + b'"}',
+    ]
+    actions = [{"move": [5, 5, 5, 6], "groups": [[5], [5], [5], [6]]}, {"move": []}]
+    for line in lines:
+        started = time.perf_counter()
+        try:
+            reply = protocol.decode_reply(line)
+            if isinstance(reply, protocol.Action):
+                choose_index(reply, actions)
+        except (protocol.MalformedLine, BotViolation):
+            pass
+        # Generous for a loaded machine: the point is the orders of magnitude.
+        assert time.perf_counter() - started < 0.05, line[:40]
+
+
+def test_an_action_value_is_compared_by_value_whatever_its_spacing():
+    actions = [{"move": [5, 5, 5, 6], "groups": [[5], [5], [5], [6]]}, {"move": []}]
+    line = b'{"type":"action","action":{ "groups" : [[5],[5],[5],[6]], "move": [5,5,5,6] }}'
+    reply = protocol.decode_reply(line)
+    assert isinstance(reply, protocol.Action) and choose_index(reply, actions) == 0
+
+
+@pytest.mark.parametrize(
+    ("depth", "refused"),
+    [(protocol.MAX_DEPTH, False), (protocol.MAX_DEPTH + 1, True), (5000, True)],
+)
+def test_nesting_is_capped(depth, refused):
+    inner = depth - 1  # the message's object is the first level
+    line = b'{"type":"action","index":0,"x":' + b"[" * inner + b"]" * inner + b"}"
+    if refused:
+        with pytest.raises(protocol.MalformedLine):
+            protocol.decode_reply(line)
+    else:
+        assert protocol.decode_reply(line) == protocol.Action(index=0)
+
+
+def test_the_nesting_cap_is_a_bot_limit():
+    line = b'{"type":"action","index":0,"x":[[[1]]]}'
+    assert protocol.decode_reply(line, max_depth=4) == protocol.Action(index=0)
+    with pytest.raises(protocol.MalformedLine, match="nested more than 3 deep"):
+        protocol.decode_reply(line, max_depth=3)
+
+
+def test_a_game_beside_a_hostile_one_keeps_its_time():
+    """Two games in one event loop; one against a bot whose every answer is an expensive
+    line. The other's slowest decision stays within its move time (on a decoder that
+    parses the line, each costs ~0.3 s of the loop and the honest game loses on time)."""
+    move_ms = 150
+    worst, result = trio.run(lambda: worst_beside_hostile(RANDOM_BOT, move_ms=move_ms))
+    assert result.violations == [None, None]
+    assert worst < move_ms
+
+
+def _fuzz_answer(line: bytes):
+    return lambda request: (0.0, line + b"\n")
+
+
+class _DecodingFake(FakeBot):
+    """A fake bot whose lines go through the referee's real decoding boundary."""
+
+    async def receive(self) -> protocol.BotHello | protocol.Action:
+        if not self._pipe:
+            await trio.sleep_forever()
+        written_at, line = self._pipe.pop(0)
+        await trio.sleep_until(written_at)
+        try:
+            return protocol.decode_reply(line.rstrip(b"\n"))
+        except protocol.MalformedLine as error:
+            raise BotViolation(Cause.MALFORMED, str(error)) from None
+
+
+_JSONISH = st.one_of(
+    st.binary(max_size=300),
+    st.lists(
+        st.sampled_from(
+            [b"[", b"]", b"{", b"}", b'"', b",", b":", b"1e300", b"NaN", b"-", b"9" * 40]
+            + [b'"type"', b'"action"', b'"index"', b'"decision"', b"null", b"\\", b"\xff"]
+        ),
+        max_size=200,
+    ).map(lambda parts: b'{"type":"action",' + b"".join(parts)),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(line=_JSONISH)
+def test_fuzz_any_reply_line_ends_as_a_recorded_outcome(line):
+    """Random lines in place of a reply: the game ends, within the deadline, with the
+    line accepted or recorded as the seat's violation; never an exception."""
+    line = line.replace(b"\n", b" ")
+    info = find_game("mountain-goats")
+    bots = [
+        _DecodingFake("fuzz", _fuzz_answer(line)),
+        _DecodingFake("honest", _fuzz_answer(b'{"type":"action","index":0}')),
+    ]
+    control = TimeControl(move_ms=1000, margin_ms=0)
+
+    async def main():
+        with trio.fail_after(5):
+            return await play_match(info, bots, seed=1, time_control=control)
+
+    result = trio.run(main)
+    assert result.all_violations[1] == []
+    for violation in result.all_violations[0]:
+        assert violation.cause in ("malformed", "illegal")
