@@ -188,11 +188,11 @@ def decode_reply(line: bytes, *, max_depth: int = MAX_DEPTH) -> BotHello | Actio
     The one boundary where untrusted bytes become messages: every failure of any kind is
     a :class:`MalformedLine` with a short detail. Nesting is refused before decoding,
     counting brackets inside strings too: a line with at most ``max_depth`` opening
-    brackets cannot nest deeper (the common case, two counts in C); one with more than
+    brackets cannot nest deeper (the common case: a length, or two counts in C); one with more than
     :data:`MAX_BRACKETS` is refused outright, and one in between is measured.
     """
-    opening = line.count(b"[") + line.count(b"{")
-    if opening > max_depth:
+    # A line shorter than the cap cannot hold too many brackets: a typical reply is.
+    if len(line) > max_depth and (opening := line.count(b"[") + line.count(b"{")) > max_depth:
         if opening > MAX_BRACKETS:
             raise MalformedLine(f"more than {MAX_BRACKETS} brackets in one line")
         if nests_deeper(line, max_depth):
