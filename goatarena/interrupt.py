@@ -12,6 +12,7 @@ number (130 for SIGINT, 143 for SIGTERM), as a shell reports a process the signa
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -46,6 +47,8 @@ class Interrupted(BaseException):
 def run_trio(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
     """``trio.run(async_fn, *args)``, cancelled by SIGINT or SIGTERM: then, once every
     task has cleaned up, :class:`Interrupted` for the first signal received."""
+    if threading.current_thread() is not threading.main_thread():
+        return trio.run(async_fn, *args)  # signals reach only the main thread
     received: list[int] = []
 
     async def main() -> T | None:
@@ -95,6 +98,9 @@ def _deliver_as_interrupt(signum: int, frame: FrameType | None) -> None:
 @contextmanager
 def handling_signals() -> Iterator[None]:
     """For the length of a command, SIGINT and SIGTERM end in :class:`Interrupted`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach only the main thread
+        return
     previous = signal.signal(signal.SIGTERM, _deliver_as_interrupt)
     _terminated.clear()
     try:
