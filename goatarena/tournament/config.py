@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -99,10 +100,34 @@ def _readable(message: str) -> str:
     return message
 
 
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A bot's name in a tournament file: letters, digits, ``-``, ``_`` and ``.``, starting
+with a letter or digit, at most 64 characters. It appears in game keys (whose separators
+``/`` and ``+`` it cannot hold, so every key names its table unambiguously), in log file
+names and in printed tables."""
+MAX_NAME_CHARS = 64
+"""The longest tournament name: it names the results file and the log folder."""
+
+
+def check_names(config: TournamentConfig) -> None:
+    """Refuse a tournament or bot name that could not be stored, printed or keyed safely."""
+    name = config.name
+    if not name.strip() or "/" in name or "\\" in name or not name.isprintable():
+        raise ConfigError("name: must be a non-empty, printable name without '/' or '\\'")
+    if len(name) > MAX_NAME_CHARS:
+        raise ConfigError(f"name: at most {MAX_NAME_CHARS} characters, not {len(name)}")
+    for bot in config.bots:
+        if not BOT_NAME.fullmatch(bot):
+            shown = repr(bot[:MAX_NAME_CHARS] + ("..." if len(bot) > MAX_NAME_CHARS else ""))
+            raise ConfigError(
+                f"bots: the name {shown} is not allowed: use at most 64 letters, digits,"
+                " '-', '_' and '.', starting with a letter or digit"
+            )
+
+
 def check_config(config: TournamentConfig) -> None:
-    """Check what the schema cannot: known games, table sizes, enough bots, sane numbers."""
-    if not config.name.strip() or "/" in config.name:
-        raise ConfigError("name: must be a non-empty name without '/'")
+    """Check what the schema cannot: names, known games, table sizes, enough bots, sane numbers."""
+    check_names(config)
     if len(config.bots) < 2:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
