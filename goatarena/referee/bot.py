@@ -21,13 +21,13 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import msgspec
 import trio
 
 from goatarena import protocol
 from goatarena.errors import BotError
+from goatarena.referee.stderr_log import StderrLog
 
 
 class Cause(enum.StrEnum):
@@ -105,7 +105,7 @@ class BotProcess:
         command: str,
         limits: BotLimits,
         log_path: Path | None,
-        log: BinaryIO | None = None,
+        log: StderrLog | None = None,
     ) -> None:
         self.process = process
         self.command = command
@@ -318,33 +318,22 @@ class BotProcess:
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
         assert stream is not None
-        room = self.limits.stderr_log_bytes
-        log = self._log
+        log, pid = self._log, self.process.pid
         try:
             while data := await stream.receive_some(READ_CHUNK):
                 self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
-                if log is not None and room > 0:
-                    room = self._write_log(log, data, room)
+                if log is not None:
+                    log.write(pid, data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
             self._stderr_done.set()
-            if log is not None:
-                log.close()
 
-    @staticmethod
-    def _write_log(log: BinaryIO, data: bytes | bytearray, room: int) -> int:
-        """Write what fits of ``data``; the room left (none after an error: a full disk
-        costs the log, not the game)."""
-        try:
-            log.write(data[:room])
-            room -= len(data)
-            if room <= 0:
-                log.write(b"\n[goatarena: log truncated]\n")
-            log.flush()
-        except OSError:
-            return 0
-        return room
+    def mark_game(self, game: str) -> None:
+        """Say in the bot's log that this process now plays ``game`` (a key and a seat):
+        its next output there is preceded by a line naming it."""
+        if self._log is not None:
+            self._log.mark_game(self.process.pid, game)
 
     # -- shutting down ---------------------------------------------------------------------
 
@@ -382,18 +371,21 @@ async def open_bot(
     *,
     limits: BotLimits | None = None,
     log_path: Path | None = None,
+    log: StderrLog | None = None,
 ) -> AsyncIterator[BotProcess]:
     """Start a bot process and own it: it is always stopped and reaped on leaving.
 
-    Raises :class:`BotError` when the command cannot be started at all.
+    Its stderr goes to ``log`` (shared with the bot's other processes, under one cap), or
+    to a log of its own at ``log_path``. Raises :class:`BotError` when the command cannot
+    be started at all.
     """
     limits = limits or BotLimits()
     argv = parse_command(command)
     shown = command if isinstance(command, str) else shlex.join(command)
-    try:
-        log = log_path.open("ab") if log_path else None
-    except OSError as error:
-        raise BotError(f"cannot open the log {str(log_path)!r}: {error.strerror}") from None
+    if log is None and log_path is not None:
+        log = StderrLog(log_path, limits.stderr_log_bytes)
+    if log is not None:
+        log.attach()
     try:
         process = await trio.lowlevel.open_process(
             argv,
@@ -405,9 +397,9 @@ async def open_bot(
         )
     except OSError as error:
         if log is not None:
-            log.close()
+            log.detach(0)
         raise BotError(f"cannot start bot {shown!r}: {error.strerror or error}") from None
-    bot = BotProcess(process, shown, limits, log_path, log)
+    bot = BotProcess(process, shown, limits, log.path if log else None, log)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot._drain_stderr)
@@ -427,3 +419,5 @@ async def open_bot(
                 if stream is not None:
                     with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         await stream.aclose()
+            if log is not None:
+                log.detach(process.pid)

@@ -25,6 +25,7 @@ import trio
 from goatarena.errors import StoreError
 from goatarena.games import find_game
 from goatarena.ratings import points_from_ranks
+from goatarena.referee.bot import BotProcess
 from goatarena.referee.match import play_match
 from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
@@ -128,8 +129,11 @@ class Runner:
             seats: list[Connection] = []
             done = False
             try:
-                for name in scheduled.seating:
-                    seats.append(await self._pool.acquire(name))
+                for number, name in enumerate(scheduled.seating):
+                    seat = await self._pool.acquire(name)
+                    seats.append(seat)
+                    if isinstance(seat, BotProcess):
+                        seat.mark_game(f"game {scheduled.key}, seat {number}")
                 result = await play_match(
                     find_game(scheduled.game),
                     seats,
