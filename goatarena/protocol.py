@@ -188,8 +188,9 @@ def decode_reply(line: bytes, *, max_depth: int = MAX_DEPTH) -> BotHello | Actio
     The one boundary where untrusted bytes become messages: every failure of any kind is
     a :class:`MalformedLine` with a short detail. Nesting is refused before decoding,
     counting brackets inside strings too: a line with at most ``max_depth`` opening
-    brackets cannot nest deeper (the common case: a length, or two counts in C); one with more than
-    :data:`MAX_BRACKETS` is refused outright, and one in between is measured.
+    brackets cannot nest deeper (the common case, found from its length or from two
+    counts in C); one with more than :data:`MAX_BRACKETS` is refused outright, and one
+    in between is measured.
     """
     # A line shorter than the cap cannot hold too many brackets: a typical reply is.
     if len(line) > max_depth and (opening := line.count(b"[") + line.count(b"{")) > max_depth:
@@ -207,8 +208,8 @@ def nests_deeper(line: bytes, max_depth: int) -> bool:
     """Whether the brackets of ``line`` nest more than ``max_depth`` deep (brackets inside
     strings count too; unbalanced ones count as nested, as such a line is malformed).
 
-    Innermost pairs are removed a level at a time, at most ``max_depth + 1`` times: the
-    cost is bounded by ``max_depth`` times the length of the line.
+    Innermost pairs are removed a level at a time, at most ``max_depth`` times: the cost
+    is bounded by ``max_depth`` times the number of brackets.
     """
     brackets = line.translate(_SAME_BRACKETS, _ONLY_BRACKETS)
     for _ in range(max_depth):

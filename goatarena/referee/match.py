@@ -361,7 +361,7 @@ def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:
     if not reply.has_value:
         raise BotViolation(Cause.MALFORMED, "an action message needs an index or an action")
     longest = max((len(_encode(action)) for action in actions), default=0)
-    shown = bytes(reply.action)[:80].decode("utf-8", "replace")
+    shown = protocol.printable(bytes(reply.action)[:80].decode("utf-8", "replace"), limit=80)
     try:
         value = protocol.decode_action_value(reply.action, max_bytes=2 * longest + 32)
     except protocol.MalformedLine:
