@@ -21,7 +21,7 @@ from goatarena.referee import BotViolation, Cause, TimeControl, choose_index, pl
 from tests.helpers import RANDOM_BOT, ROOT, FakeBot, group_is_gone
 from tests.test_misbehaviour import play
 
-HOSTILE = ROOT / "tests" / "bots" / "hostile.py"
+HOSTILE = ROOT / "tests" / "bots" / "hostile_lines.py"
 
 
 def hostile(attack: str) -> str:

@@ -1,4 +1,4 @@
-"""A bot that attacks the referee with hostile bytes: ``hostile.py ATTACK``.
+"""A bot that attacks the referee with hostile bytes: ``hostile_lines.py ATTACK``.
 
 It greets and then answers every request with the attack's line (the ``name`` attack
 sends its hostile line as the greeting instead). One attack per name; each line is
