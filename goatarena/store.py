@@ -242,37 +242,64 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
             path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
     except sqlite3.Error as error:
-        raise StoreError(f"{path} {explain_sqlite_error(error)}") from None
+        raise StoreError(f"{path} {_explain_opening(error, path)}") from None
     connection.isolation_level = "DEFERRED"
     try:
         _prepare(connection, path)
     except sqlite3.Error as error:
         connection.close()
-        raise StoreError(f"{path} {explain_sqlite_error(error)}") from None
+        raise StoreError(f"{path} {_explain_opening(error, path)}") from None
     except StoreError:
         connection.close()
         raise
     return Store(connection, path)
 
 
+def _explain_opening(error: sqlite3.Error, path: Path) -> str:
+    """Why a database cannot be opened to write; a read-only folder is the usual cause of
+    a valid database that cannot be opened (SQLite must create its side files there)."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")) and not os.access(
+        path.resolve().parent, os.W_OK
+    ):
+        return "cannot be written: its folder is read-only"
+    return explain_sqlite_error(error)
+
+
 def _open_to_read(path: Path) -> Store:
     """Open read-only. Without a ``-wal`` file nobody has the database open, so it is
     read as immutable, which needs no side files; with one, a run may be writing, and
-    SQLite's read-only mode uses the side files that run made."""
+    SQLite's read-only mode uses the side files that run made (or, where they cannot be
+    used, such as in a read-only folder, the database is read as immutable after all)."""
     if not path.is_file():
         raise StoreError(f"{path}: no such results database")
     if path.stat().st_size == 0:
         raise StoreError(f"{path} is not a goatarena results database (an empty file)")
     wal = path.with_name(path.name + "-wal").exists()
-    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro" + (
-        "" if wal else "&immutable=1"
-    )
     try:
-        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        _check(connection, path)
+        try:
+            connection = _connect_to_read(path, immutable=not wal)
+        except sqlite3.Error as error:
+            name = getattr(error, "sqlite_errorname", "")
+            if not wal or not name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+                raise
+            connection = _connect_to_read(path, immutable=True)
     except sqlite3.Error as error:
         raise StoreError(f"{path} {explain_sqlite_error(error)}") from None
     return Store(connection, path)
+
+
+def _connect_to_read(path: Path, *, immutable: bool) -> sqlite3.Connection:
+    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"
+    connection = sqlite3.connect(
+        uri + ("&immutable=1" if immutable else ""), uri=True, check_same_thread=False
+    )
+    try:
+        _check(connection, path)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
 
 
 def _check(connection: sqlite3.Connection, path: Path) -> None:
@@ -284,8 +311,9 @@ def _check(connection: sqlite3.Connection, path: Path) -> None:
     rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
     if rows.get("application") != APPLICATION:
         raise StoreError(f"{path} is not a goatarena results database")
-    if int(rows.get("schema", 0)) > SCHEMA_VERSION:
-        raise StoreError(f"{path}: written by a newer goatarena (schema {rows['schema']})")
+    schema = str(rows.get("schema", "0"))
+    if not schema.isdigit() or int(schema) > SCHEMA_VERSION:
+        raise StoreError(f"{path}: written by a newer goatarena (schema {schema!r})")
 
 
 def _prepare(connection: sqlite3.Connection, path: Path) -> None:
