@@ -78,16 +78,19 @@ def test_a_signal_stops_the_command_in_one_line_with_every_bot_gone(
     assert not [pid for pid in started if alive(pid)]
 
 
-def children(pid: int) -> list[int]:
-    """The live child processes of ``pid``."""
+def bots_of(pid: int) -> list[int]:
+    """The live child processes of ``pid`` that run a ``python -c`` program, as the
+    bench's bots do (not, say, the ``ldconfig`` that importing trio runs)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                command = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            alive = fields[0] not in ("Z", "X")
+            if int(fields[1]) == pid and alive and b"\x00-c\x00" in command:
                 found.append(int(entry.name))
     return found
 
@@ -102,7 +105,7 @@ def test_a_signal_stops_bench_in_one_line_with_every_bot_gone(tmp_path):
         text=True,
     )
     deadline = time.monotonic() + 60
-    while not (bots := children(process.pid)):  # the bench has started its first bots
+    while not (bots := bots_of(process.pid)):  # the bench has started its first bots
         assert time.monotonic() < deadline and process.poll() is None, process.communicate()
         time.sleep(0.02)
     process.send_signal(signal.SIGTERM)
