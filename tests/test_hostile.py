@@ -6,7 +6,6 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
-import time
 
 import msgspec
 import pytest
@@ -52,7 +51,7 @@ def test_each_attack_is_the_attackers_violation_and_the_honest_seat_loses_nothin
     assert violation is not None and violation.cause == cause
     assert detail in violation.detail and len(violation.detail) < 200
     assert played.result.all_violations[1] == [] and played.result.ranks[1] == 1
-    assert played.elapsed_s < 2.0
+    assert played.elapsed_s < 5.0  # no hang: the attack ends the game at once
     assert group_is_gone(played.pids[0])
 
 
@@ -82,27 +81,22 @@ def test_play_from_the_command_line_records_an_attack_and_exits_0():
     assert not any(line.startswith("result: evil") for line in completed.stdout.splitlines())
 
 
-def test_decoding_any_line_under_the_cap_is_cheap():
-    """The lines that cost msgspec most per byte, at the cap: each decodes (or is refused)
-    in far less than the 300 ms that 60 KiB of 1e300 floats cost when decoded as values."""
-    cap = protocol.MAX_LINE_BYTES - 100
-    lines = [
-        EXPENSIVE_REPLY[:-1],
-        b'{"type":"action","index":0,"x":[' + b",".join([b"1e300"] * (cap // 6)) + b"]}",
-        b'{"type":"action","index":0,"x":' + b"[" * 1000 + b"]" * 1000 + b"}",
-        b'{"type":"hello","name":"' + b"\\u00e9" * (cap // 6) + b'"}',
-    ]
+def test_an_expensive_action_value_is_judged_without_being_decoded(monkeypatch):
+    """60 KiB of 1e300 floats as an action value (0.3 s to decode) is illegal at once:
+    a value far longer than any legal action is never handed to the decoder."""
+    reply = protocol.decode_reply(EXPENSIVE_REPLY[:-1])
+    assert isinstance(reply, protocol.Action) and len(reply.action) > 60_000
+    decoded: list[int] = []
+    real_decode = msgspec.json.decode
+    monkeypatch.setattr(
+        msgspec.json, "decode", lambda data, **kw: decoded.append(len(data)) or real_decode(data)
+    )
     actions = [{"move": [5, 5, 5, 6], "groups": [[5], [5], [5], [6]]}, {"move": []}]
-    for line in lines:
-        started = time.perf_counter()
-        try:
-            reply = protocol.decode_reply(line)
-            if isinstance(reply, protocol.Action):
-                choose_index(reply, actions)
-        except (protocol.MalformedLine, BotViolation):
-            pass
-        # Generous for a loaded machine: the point is the orders of magnitude.
-        assert time.perf_counter() - started < 0.05, line[:40]
+    with pytest.raises(BotViolation) as caught:
+        choose_index(reply, actions)
+    assert caught.value.cause == Cause.ILLEGAL and decoded == []
+    assert choose_index(protocol.Action(action=msgspec.Raw(b'{"move": []}')), actions) == 1
+    assert decoded == [len(b'{"move": []}')]
 
 
 def test_an_action_value_is_compared_by_value_whatever_its_spacing():
@@ -194,3 +188,34 @@ def test_fuzz_any_reply_line_ends_as_a_recorded_outcome(line):
     assert result.all_violations[1] == []
     for violation in result.all_violations[0]:
         assert violation.cause in ("malformed", "illegal")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    stream=st.binary(max_size=400).map(lambda data: data.replace(b"\x00", b"\n")),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+)
+def test_fuzz_the_line_buffer_returns_exactly_the_lines_under_its_cap(stream, cuts):
+    """However the bytes arrive, the buffer returns each complete line under the cap
+    whole and in order, and refuses the first longer one."""
+    cap = 40
+    buffer = protocol.LineBuffer(max_bytes=cap)
+    got: list[bytes] = []
+    refused = False
+    edges = sorted({0, len(stream), *(cut for cut in cuts if cut < len(stream))})
+    try:
+        for start, end in zip(edges, edges[1:]):
+            buffer.feed(stream[start:end])
+            while (line := buffer.next_line()) is not None:
+                got.append(line)
+    except protocol.LineTooLong:
+        refused = True
+    complete = stream.split(b"\n")[:-1]
+    expected = []
+    for line in complete:
+        if len(line) > cap:
+            break
+        expected.append(line)
+    assert got == expected
+    too_long = any(len(line) > cap for line in complete) or len(stream.split(b"\n")[-1]) > cap
+    assert refused == too_long
