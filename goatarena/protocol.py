@@ -201,7 +201,8 @@ def decode_reply(line: bytes, *, max_depth: int = MAX_DEPTH) -> BotHello | Actio
     try:
         return _bot_decoder.decode(line)
     except Exception as error:  # any failure of a decoder fed hostile bytes
-        raise MalformedLine(f"{_short(str(error))}: {_short(repr(line[:60]))}") from None
+        # The decoder's message may quote the line (an unknown type, say): keep it printable.
+        raise MalformedLine(f"{_short(printable(str(error), limit=200))}: {line[:60]!r}") from None
 
 
 def nests_deeper(line: bytes, max_depth: int) -> bool:
@@ -230,7 +231,7 @@ def decode_action_value(raw: msgspec.Raw, *, max_bytes: int) -> Any:
     try:
         return msgspec.json.decode(raw)
     except Exception as error:  # any failure of a decoder fed hostile bytes
-        raise MalformedLine(_short(str(error))) from None
+        raise MalformedLine(_short(printable(str(error), limit=200))) from None
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -99,6 +99,20 @@ def test_an_expensive_action_value_is_judged_without_being_decoded(monkeypatch):
     assert decoded == [len(b'{"move": []}')]
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"type":"a\\nresult: forged\\u001b[2J"}',
+        b'{"type":"action","index":"x\\ny"}',
+        b'{"type":"hello","name":5,"\\u202e":1}',
+    ],
+)
+def test_a_malformed_detail_is_one_printable_line(line):
+    with pytest.raises(protocol.MalformedLine) as caught:
+        protocol.decode_reply(line)
+    assert str(caught.value).isprintable() and len(str(caught.value)) < 300
+
+
 def test_an_action_value_is_compared_by_value_whatever_its_spacing():
     actions = [{"move": [5, 5, 5, 6], "groups": [[5], [5], [5], [6]]}, {"move": []}]
     line = b'{"type":"action","action":{ "groups" : [[5],[5],[5],[6]], "move": [5,5,5,6] }}'
