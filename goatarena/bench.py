@@ -45,6 +45,7 @@ import goatarena
 from goatarena import protocol
 from goatarena.errors import GoatArenaError
 from goatarena.games import GAMES, GameInfo
+from goatarena.isolation import worst_beside_hostile
 from goatarena.referee.bot import BotProcess, BotViolation, open_bot
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.lineup import open_lineup
@@ -213,6 +214,8 @@ class BenchReport(msgspec.Struct, frozen=True):
     rounds: int
     seconds: float
     sandbox: SandboxBench | None = None
+    beside_hostile_ms: float = 0.0
+    """The slowest decision of a game played beside a hostile bot's (:mod:`goatarena.isolation`)."""
 
 
 # -- the floor -----------------------------------------------------------------------------
@@ -572,6 +575,8 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
         trips=sizes.floor_trips,
         deals=sizes.tournament_deals,
     )
+    say("a game beside a hostile bot")
+    beside_hostile, _ = trio.run(worst_beside_hostile, python_command(RANDOM_BOT))
     rates: dict[str, list[tuple[float, float]]] = {str(key): [] for key in sizes.concurrency}
     for number in range(sizes.tournament_repeats):
         for concurrency in sizes.concurrency:
@@ -579,7 +584,9 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
             rates[str(concurrency)].append(tournament_rates(sizes, concurrency))
     report = _report(sizes, rounds, playouts, spawn, overshoots, rates, machine)
     seconds = round(time.perf_counter() - started, 1)
-    return msgspec.structs.replace(report, seconds=seconds, sandbox=sandbox)
+    return msgspec.structs.replace(
+        report, seconds=seconds, beside_hostile_ms=beside_hostile, sandbox=sandbox
+    )
 
 
 def _report(
@@ -681,6 +688,7 @@ def render_report(report: BenchReport) -> str:
             f"{report.deadline_overshoot_ms['median']:.2f} ms",
             f"max {report.deadline_overshoot_ms['max']:.2f} ms",
         ),
+        ("slowest decision beside a hostile bot", f"{report.beside_hostile_ms:.1f} ms", "1 s move"),
         *sandbox_rows(report.sandbox),
     ]
     per_game = [
