@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -329,3 +330,28 @@ def test_the_runners_files_stay_hidden_inside_a_bots_own_folder(tmp_path):
     assert_failed(log, "unmask")
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_the_runner_leaves_no_sandboxed_bot_or_daemon_behind(tmp_path, signum):
+    token = uuid.uuid4().hex
+    config = write_tournament(
+        tmp_path / "t.toml", {"a": hostile("daemon", token), "b": hostile("daemon", token)}
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "run", "--quiet", str(config)]
+        + ["--db", str(tmp_path / "t.sqlite"), "--concurrency", "1"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while len(survivors(token, wait_s=0)) < 4:  # two bots and their daemons
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signum)
+    _output, errors = process.communicate(timeout=30)
+    assert process.returncode in (130, 143), errors
+    assert "Traceback" not in errors
+    assert survivors(token) == []
