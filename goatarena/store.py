@@ -148,6 +148,8 @@ class Store:
                         ("fingerprint", fingerprint),
                         ("config", config_json),
                         ("created_at", str(time.time())),
+                        # Made with the binding: a run never has to write to learn it.
+                        ("deal_secret", secrets.token_hex(16)),
                     ],
                 )
             return

@@ -10,6 +10,7 @@ from goatarena.referee.stderr_log import CUT_LINE, StderrLog
 from goatarena.store import open_store
 from goatarena.tournament.config import load_config
 from goatarena.tournament.runner import Runner
+from goatarena.tournament.schedule import match_id
 from tests.helpers import RANDOM_BOT, python_bot
 from tests.test_tournament import write_config
 
@@ -24,7 +25,8 @@ SPILL_AND_EXIT = python_bot(
     "        sys.stderr.write('s' * 40960); sys.stderr.flush(); sys.exit(1)\n"
 )
 
-# Says on stderr which game (the key it was told in ``start``) it decides in, then answers.
+# Says on stderr which game (the opaque match id it was told in ``start``) it decides in,
+# then answers.
 CHATTY = python_bot(
     "import json, sys\n"
     "for line in sys.stdin:\n"
@@ -67,6 +69,9 @@ def test_interleaved_games_of_one_bot_are_marked_with_game_and_seat(tmp_path):
     bots = {"chatty": CHATTY, "alpha": RANDOM_BOT, "beta": RANDOM_BOT}
     logs, keys = run_with_logs(tmp_path, bots)
     text = (logs / "chatty.log").read_text()
+    store = open_store(tmp_path / "t.sqlite")
+    secret = store.deal_secret()
+    store.close()
     markers = re.findall(r"^\[goatarena: game (\S+), seat (\d), pid (\d+)\]$", text, re.M)
     chatty_games = {key for key in keys if "chatty" in key.split("/")[1]}
     assert {key for key, _, _ in markers} == chatty_games
@@ -76,7 +81,8 @@ def test_interleaved_games_of_one_bot_are_marked_with_game_and_seat(tmp_path):
         if line.startswith("[goatarena: game"):
             current = line.split()[2].rstrip(",")
         else:
-            assert line == f"deciding in {current}"
+            assert current is not None
+            assert line == f"deciding in {match_id(current, secret)}"
 
 
 def test_markers_count_towards_the_cap_and_a_silent_bot_leaves_an_empty_log(tmp_path):
