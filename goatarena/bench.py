@@ -571,7 +571,7 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
     sandbox = sandbox_costs(
         python_command(RANDOM_BOT),
         python_command(MINIMAL_BOT),
-        samples=sizes.spawn_samples,
+        samples=max(sizes.spawn_samples, 5),  # a ratio of two noisy start-ups needs a few
         trips=sizes.floor_trips,
         deals=sizes.tournament_deals,
     )
