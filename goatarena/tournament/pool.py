@@ -74,6 +74,10 @@ class BotPool:
         self._startups = trio.CapacityLimiter(max(1, (os.cpu_count() or 2) // 2))
         self.started = 0
 
+    def add_bots(self, commands: Mapping[str, str]) -> None:
+        """Learn the commands of more bots (a referee learns them from the jobs it gets)."""
+        self._commands.update(commands)
+
     async def acquire(self, name: str) -> Connection:
         """A ready process of bot ``name``; broken (or absent) if it cannot be had."""
         if name in self.disqualified:

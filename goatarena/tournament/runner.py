@@ -9,6 +9,7 @@ the interrupted one did.
 from __future__ import annotations
 
 import math
+import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,13 +17,13 @@ from pathlib import Path
 import msgspec
 import trio
 
-from goatarena.games import find_game
+from goatarena.errors import ClusterError
 from goatarena.ratings import points_from_ranks
-from goatarena.referee.match import play_match
 from goatarena.store import Store
 from goatarena.tournament.config import TournamentConfig
+from goatarena.tournament.executors import Executor, open_executor
+from goatarena.tournament.job import JobOutcome, deal_of, job_for
 from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
-from goatarena.tournament.pool import BotPool, Connection
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
     ScheduledGame,
@@ -42,15 +43,23 @@ class Runner:
         *,
         progress: Progress | None = None,
         log_dir: Path | None = None,
+        cluster: str | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.progress = progress
         self.log_dir = log_dir
+        self.cluster = cluster
+        """The Dask scheduler that plays the games, or None to play them on this machine."""
         self.finished = store.finished_keys()
         self.played = 0
+        self.failed: dict[str, str] = {}
+        """Games that could not be played (they kept killing workers), with the reason."""
+        self.disqualified = store.disqualified()
+        # Bot pools are per run: a rerun starts fresh processes everywhere.
+        self._tournament = f"{config.name}-{config.fingerprint()}-{uuid.uuid4().hex[:8]}"
         self._limiter = trio.CapacityLimiter(config.workers)
-        self._pool: BotPool | None = None
+        self._executor: Executor | None = None
 
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
@@ -74,57 +83,59 @@ class Runner:
             fingerprint=self.config.fingerprint(),
             config_json=claim_config,
         )
-        async with trio.open_nursery() as nursery:
-            self._pool = BotPool(
-                nursery,
-                self.config.bots,
-                startup_s=self.config.time.startup_ms / 1000,
-                limits=self.config.limits,
-                log_dir=self.log_dir,
-                disqualified=self.store.disqualified(),
-                on_disqualify=self.store.disqualify,
-            )
-            try:
-                if self.config.format == "round-robin":
-                    await self._play_all(round_robin_schedule(self.config))
-                else:
-                    async with trio.open_nursery() as swisses:
-                        for index in range(len(self.config.games)):
-                            swisses.start_soon(self._play_swiss, index)
-            finally:
-                self._pool.close()
+        async with open_executor(
+            self.config, cluster=self.cluster, log_dir=self.log_dir
+        ) as executor:
+            self._executor = executor
+            self._limiter = trio.CapacityLimiter(executor.capacity)
+            if self.config.format == "round-robin":
+                await self._play_all(round_robin_schedule(self.config))
+            else:
+                async with trio.open_nursery() as swisses:
+                    for index in range(len(self.config.games)):
+                        swisses.start_soon(self._play_swiss, index)
 
     async def _play_all(self, games: Sequence[ScheduledGame]) -> None:
+        assert self._executor is not None
+        groups: dict[str, list[ScheduledGame]] = defaultdict(list)
+        for game in games:
+            if game.key not in self.finished:
+                # A cluster plays the rotations of a deal on one machine, for fair clocks.
+                name = deal_of(game.key) if self._executor.groups_deals else game.key
+                groups[name].append(game)
         async with trio.open_nursery() as nursery:
-            for game in games:
-                if game.key not in self.finished:
-                    nursery.start_soon(self._play_one, game)
+            for group in groups.values():
+                nursery.start_soon(self._play_group, group)
 
-    async def _play_one(self, scheduled: ScheduledGame) -> None:
+    async def _play_group(self, games: list[ScheduledGame]) -> None:
+        """Play games through the executor and store each outcome as it comes back."""
+        assert self._executor is not None
         async with self._limiter:
-            assert self._pool is not None
-            seats: list[Connection] = []
-            done = False
-            try:
-                for name in scheduled.seating:
-                    seats.append(await self._pool.acquire(name))
-                result = await play_match(
-                    find_game(scheduled.game),
-                    seats,
-                    seed=scheduled.seed,
-                    options=scheduled.options,
-                    time_control=self.config.time,
-                    match_id=scheduled.key,
-                    policy=self.config.policy,
+            jobs = [
+                job_for(
+                    self.config, game, tournament=self._tournament, disqualified=self.disqualified
                 )
-                self.store.add_game(scheduled.key, scheduled.round, result)
-                done = True
-            finally:
-                # A process interrupted mid-game is in an unknown state: never reuse it.
-                for seat in seats:
-                    self._pool.release(seat, reusable=done)
-        self.finished.add(scheduled.key)
-        self.played += 1
+                for game in games
+            ]
+            outcomes = await self._executor.play(jobs)
+        for scheduled, outcome in zip(games, outcomes, strict=True):
+            self._take(scheduled, outcome)
+
+    def _take(self, scheduled: ScheduledGame, outcome: JobOutcome) -> None:
+        """Store one outcome: the record, the bots put out, or the failure."""
+        if outcome.refused is not None:
+            raise ClusterError(outcome.refused)
+        for bot, reason in outcome.disqualified.items():
+            if bot not in self.disqualified:
+                self.disqualified[bot] = reason
+                self.store.disqualify(bot, reason)
+        if outcome.result is not None:
+            self.store.add_game(scheduled.key, scheduled.round, outcome.result)
+            self.finished.add(scheduled.key)
+            self.played += 1
+        else:
+            self.failed[scheduled.key] = outcome.failed or "no record came back"
+            self.store.add_failed(scheduled.key, self.failed[scheduled.key])
         if self.progress is not None:
             self.progress.advance()
 

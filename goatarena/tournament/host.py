@@ -1,0 +1,122 @@
+"""A referee that plays jobs: one trio loop, one bot pool per tournament.
+
+The driver's own loop, a local referee process and a Dask worker each keep one
+:class:`JobHost`. Bot processes are reused between the games of a tournament, never
+across tournaments; a pool that has had no game for a while is closed, its bots stopped.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from goatarena.tournament.job import GameJob, JobOutcome, play_job
+from goatarena.tournament.pool import BotPool
+
+IDLE_POOL_S = 60.0
+"""How long a tournament's bots are kept after its last game on this referee."""
+
+
+class _Tournament:
+    """The pool of one tournament on this referee, and its own task group."""
+
+    def __init__(self, pool: BotPool, scope: trio.CancelScope) -> None:
+        self.pool = pool
+        self.scope = scope
+        self.games = 0
+        self.last_used = time.monotonic()
+
+
+class JobHost:
+    """Plays :class:`GameJob` s inside the trio loop of ``nursery``.
+
+    ``log_dir`` receives each bot's stderr log, in a folder per tournament when the host
+    serves several (a referee process or a worker); ``None`` keeps no logs.
+    """
+
+    def __init__(
+        self,
+        nursery: trio.Nursery,
+        *,
+        log_dir: Path | None = None,
+        folder_per_tournament: bool = True,
+        idle_pool_s: float = IDLE_POOL_S,
+    ) -> None:
+        self._nursery = nursery
+        self._log_dir = log_dir
+        self._folder_per_tournament = folder_per_tournament
+        self._idle_pool_s = idle_pool_s
+        self._tournaments: dict[str, _Tournament] = {}
+        self._sweeper: trio.CancelScope | None = None
+
+    async def play(self, jobs: Sequence[GameJob]) -> list[JobOutcome]:
+        """Play ``jobs`` one after another (the rotations of one deal, say) on this host."""
+        outcomes = []
+        for job in jobs:
+            tournament = await self._tournament(job)
+            tournament.games += 1
+            try:
+                result = await play_job(job, tournament.pool)
+            finally:
+                tournament.games -= 1
+                tournament.last_used = time.monotonic()
+            outcomes.append(
+                JobOutcome(
+                    key=job.key, result=result, disqualified=dict(tournament.pool.disqualified)
+                )
+            )
+        return outcomes
+
+    def close(self) -> None:
+        """Stop every bot of every tournament."""
+        for tournament in self._tournaments.values():
+            tournament.pool.close()
+            tournament.scope.cancel()
+        self._tournaments.clear()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+
+    async def _tournament(self, job: GameJob) -> _Tournament:
+        tournament = self._tournaments.get(job.tournament)
+        if tournament is None:
+            tournament = await self._nursery.start(self._keep_pool, job)
+            self._tournaments[job.tournament] = tournament
+            if self._sweeper is None and math.isfinite(self._idle_pool_s):
+                self._sweeper = trio.CancelScope()
+                self._nursery.start_soon(self._sweep, self._sweeper)
+        tournament.pool.add_bots({seat.name: seat.command for seat in job.seats})
+        return tournament
+
+    async def _keep_pool(self, job: GameJob, *, task_status: trio.TaskStatus[_Tournament]) -> None:
+        """Own the processes of one tournament's pool until the pool is closed."""
+        log_dir = self._log_dir
+        if log_dir is not None and self._folder_per_tournament:
+            log_dir = log_dir / job.tournament
+            log_dir.mkdir(parents=True, exist_ok=True)
+        async with trio.open_nursery() as nursery:
+            pool = BotPool(
+                nursery,
+                {},
+                startup_s=job.time.startup_ms / 1000,
+                limits=job.limits,
+                log_dir=log_dir,
+                disqualified=job.disqualified,
+            )
+            task_status.started(_Tournament(pool, nursery.cancel_scope))
+            await trio.sleep_forever()
+
+    async def _sweep(self, scope: trio.CancelScope) -> None:
+        """Close the pools of tournaments that have not played here for a while."""
+        with scope:
+            while True:
+                await trio.sleep(self._idle_pool_s / 4)
+                now = time.monotonic()
+                for name, tournament in list(self._tournaments.items()):
+                    if tournament.games == 0 and now - tournament.last_used > self._idle_pool_s:
+                        del self._tournaments[name]
+                        tournament.pool.close()
+                        tournament.scope.cancel()
