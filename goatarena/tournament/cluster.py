@@ -39,6 +39,8 @@ from goatarena.tournament.job import (
 
 CONNECT_TIMEOUT_S = 10
 """How long the driver tries to reach the scheduler before it gives up."""
+WORKER_WAIT_S = 30
+"""How long the driver waits for a first worker to join before it gives up."""
 CLUSTER_CAPACITY = 10_000
 """Deals submitted at once when the run does not set a concurrency: the scheduler queues."""
 LOG_DIR_VARIABLE = "GOATARENA_WORKER_LOGS"
@@ -199,9 +201,16 @@ async def open_dask_executor(address: str, *, concurrency: int = 0) -> AsyncIter
     """Connect to the scheduler at ``address``; one clear error if it cannot be reached."""
     try:
         from distributed import Client
+        from distributed.comm import get_address_host_port
     except ImportError:
         raise ClusterError(
             "playing on a cluster needs Dask: pip install 'goatarena[cluster]'"
+        ) from None
+    try:
+        get_address_host_port(address)
+    except ValueError as error:
+        raise ClusterError(
+            f"{address!r} is not a scheduler address like tcp://HOST:8786 ({error})"
         ) from None
     resources = parse_resources(os.environ.get(RESOURCES_VARIABLE, ""))
     connect = partial(Client, address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
@@ -210,6 +219,15 @@ async def open_dask_executor(address: str, *, concurrency: int = 0) -> AsyncIter
     except (OSError, TimeoutError, ValueError) as error:
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error}") from None
     try:
+        try:
+            await trio.to_thread.run_sync(
+                partial(client.wait_for_workers, 1, timeout=WORKER_WAIT_S)
+            )
+        except TimeoutError:
+            raise ClusterError(
+                f"no worker has joined the scheduler at {address} within {WORKER_WAIT_S} s;"
+                f" start some with: goatarena worker {address}"
+            ) from None
         yield DaskExecutor(client, concurrency or CLUSTER_CAPACITY, resources)
     finally:
         with trio.CancelScope(shield=True):
