@@ -125,6 +125,22 @@ def play_on_worker(payload: bytes) -> bytes:
     return encode_outcomes(_worker_referee().play(jobs))
 
 
+PROFILER_CALLBACKS = ("profile", "profile-cycle")
+"""The worker's statistical profiler: it takes the GIL every 10 ms to sample the
+threads, and a referee that waits for that GIL after every pipe round trip plays games
+three times slower (measured: 450 against 135 ms for a deal of two games)."""
+
+
+def dask_setup(worker: Any) -> None:
+    """Preload hook: stop the worker's profiler, which slows the referee's thread down."""
+    # The worker starts its periodic callbacks after its preloads: dropped now, they never
+    # start.
+    for name in PROFILER_CALLBACKS:
+        callback = getattr(worker, "periodic_callbacks", {}).pop(name, None)
+        if callback is not None:
+            callback.stop()
+
+
 def dask_teardown(worker: Any) -> None:
     """Preload hook: the worker is closing, so stop the referee and every bot it holds."""
     global _referee
