@@ -16,7 +16,13 @@ from goatarena.tournament.cluster import LOG_DIR_VARIABLE
 
 
 @main.command("worker", context_settings={"ignore_unknown_options": True})
-@click.argument("scheduler")
+@click.argument("scheduler", required=False)
+@click.option(
+    "--scheduler-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Find the scheduler in this file (written by dask scheduler --scheduler-file).",
+)
 @click.option(
     "--slots",
     type=click.IntRange(min=1),
@@ -38,7 +44,8 @@ from goatarena.tournament.cluster import LOG_DIR_VARIABLE
 @click.argument("dask_options", nargs=-1, type=click.UNPROCESSED)
 @reports_errors
 def worker_command(
-    scheduler: str,
+    scheduler: str | None,
+    scheduler_file: Path | None,
     slots: int | None,
     name: str | None,
     resources: str | None,
@@ -53,12 +60,14 @@ def worker_command(
     """
     if importlib.util.find_spec("distributed") is None:
         raise ClusterError("a worker needs Dask: pip install 'goatarena[cluster]'")
+    if (scheduler is None) == (scheduler_file is None):
+        raise ClusterError("give the scheduler's address (tcp://HOST:8786) or --scheduler-file")
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     argv = [
         sys.executable,
         "-m",
         "distributed.cli.dask_worker",
-        scheduler,
+        *([scheduler] if scheduler else ["--scheduler-file", str(scheduler_file)]),
         "--nthreads",
         str(slots or cpus or 1),
         "--nworkers",
