@@ -13,6 +13,7 @@ stops the referee, and with it every bot, when the worker closes.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import uuid
@@ -26,7 +27,7 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
-from goatarena.tournament.host import JobHost
+from goatarena.tournament.host import HostClosed, JobHost
 from goatarena.tournament.job import (
     GameJob,
     JobOutcome,
@@ -75,11 +76,22 @@ class _Referee:
             self._ready.set()
             await self._stop.wait()
             self._host.close()
+            nursery.cancel_scope.cancel()
 
     def play(self, jobs: Sequence[GameJob]) -> list[JobOutcome]:
-        """Play ``jobs`` in the referee's loop; blocks the calling (task) thread."""
+        """Play ``jobs`` in the referee's loop; blocks the calling (task) thread.
+
+        A game whose bots were stopped under it because the worker is closing would come
+        back with every seat crashed: Dask is asked to play the deal elsewhere instead.
+        """
+        from distributed import Reschedule
+
         assert self._host is not None
-        return trio.from_thread.run(self._host.play, jobs, trio_token=self._token)
+        try:
+            outcomes = trio.from_thread.run(self._host.play, jobs, trio_token=self._token)
+        except (HostClosed, trio.RunFinishedError, trio.Cancelled):  # the worker is closing
+            raise Reschedule() from None
+        return outcomes
 
     def stop(self) -> None:
         """Stop every bot and the loop."""
@@ -190,26 +202,25 @@ class DaskExecutor:
             resources=self._resources,
         )
         done = trio.Event()
-        box: dict[str, Any] = {}
 
-        def finished(future: Any) -> None:
-            # Runs in a thread of the client: fetching the result may block here.
-            try:
-                box["payload"] = future.result()
-            except BaseException as error:  # noqa: BLE001 - handed to the driver's loop
-                box["error"] = error
+        def finished(_future: Any) -> None:
+            # Runs in a thread of the client, also when the client closes.
             with suppress(trio.RunFinishedError):  # the run is over: nobody waits
                 self._token.run_sync_soon(done.set)
 
         future.add_done_callback(finished)
         await done.wait()
-        error = box.get("error")
+        if future.status == "cancelled":
+            raise ClusterError(f"the Dask scheduler dropped the deal {jobs[0].deal}")
+        # Fetching a result may wait on the network: in a thread given up on cancellation.
+        error = await trio.to_thread.run_sync(future.exception, abandon_on_cancel=True)
         if isinstance(error, KilledWorker):
             reason = f"it ended the worker process every time it was tried ({error})"
             return [JobOutcome(key=job.key, failed=reason) for job in jobs]
         if error is not None:
             raise ClusterError(f"a worker failed to play {jobs[0].deal}: {error!r}")
-        return decode_outcomes(box["payload"])
+        payload = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+        return decode_outcomes(payload)
 
 
 @asynccontextmanager
@@ -229,6 +240,9 @@ async def open_dask_executor(address: str, *, concurrency: int = 0) -> AsyncIter
             f"{address!r} is not a scheduler address like tcp://HOST:8786 ({error})"
         ) from None
     resources = parse_resources(os.environ.get(RESOURCES_VARIABLE, ""))
+    # Dask logs what it recovers from (a lost worker, a result fetched again) as warnings;
+    # the driver reports what matters itself, in one line.
+    logging.getLogger("distributed").setLevel(logging.ERROR)
     connect = partial(Client, address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     try:
         client = await trio.to_thread.run_sync(connect)

@@ -21,6 +21,10 @@ IDLE_POOL_S = 60.0
 """How long a tournament's bots are kept after its last game on this referee."""
 
 
+class HostClosed(Exception):
+    """Raised by :meth:`JobHost.play` once the host is closed: its games are not played."""
+
+
 class _Tournament:
     """The pool of one tournament on this referee, and its own task group."""
 
@@ -52,11 +56,18 @@ class JobHost:
         self._idle_pool_s = idle_pool_s
         self._tournaments: dict[str, _Tournament] = {}
         self._sweeper: trio.CancelScope | None = None
+        self._closed = False
 
     async def play(self, jobs: Sequence[GameJob]) -> list[JobOutcome]:
-        """Play ``jobs`` one after another (the rotations of one deal, say) on this host."""
+        """Play ``jobs`` one after another (the rotations of one deal, say) on this host.
+
+        Raises :class:`HostClosed` if the host is closed before they are all played: a
+        game whose bots were stopped under it has no meaningful record.
+        """
         outcomes = []
         for job in jobs:
+            if self._closed:
+                raise HostClosed()
             tournament = await self._tournament(job)
             tournament.games += 1
             try:
@@ -64,6 +75,8 @@ class JobHost:
             finally:
                 tournament.games -= 1
                 tournament.last_used = time.monotonic()
+            if self._closed:
+                raise HostClosed()
             outcomes.append(
                 JobOutcome(
                     key=job.key, result=result, disqualified=dict(tournament.pool.disqualified)
@@ -72,7 +85,8 @@ class JobHost:
         return outcomes
 
     def close(self) -> None:
-        """Stop every bot of every tournament."""
+        """Stop every bot of every tournament; games still being played are abandoned."""
+        self._closed = True
         for tournament in self._tournaments.values():
             tournament.pool.close()
             tournament.scope.cancel()
