@@ -166,7 +166,7 @@ def test_two_referee_processes_store_the_same_records_as_one_loop(tmp_path):
 
 @pytest.mark.slow
 def test_a_driver_killed_with_kill_9_leaves_no_referee_process_or_bot(tmp_path):
-    config = _write(tmp_path, 2, deals=20)
+    config = _write(tmp_path, 2, deals=10)
     db = tmp_path / "t.sqlite"
     command = [sys.executable, "-m", "goatarena", "run", str(config), "--db", str(db), "--quiet"]
     driver = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
@@ -185,4 +185,4 @@ def test_a_driver_killed_with_kill_9_leaves_no_referee_process_or_bot(tmp_path):
     assert not _alive_mentioning(str(tmp_path))
     rerun = _run(config, db)
     assert rerun.returncode == 0, rerun.stderr
-    assert len(_records(db)) == 120
+    assert len(_records(db)) == 60
