@@ -43,7 +43,7 @@ CONNECT_TIMEOUT_S = 10
 WORKER_WAIT_S = 30
 """How long the driver waits for a first worker to join before it gives up."""
 CLUSTER_CAPACITY = 10_000
-"""Deals submitted at once when the run does not set a concurrency: the scheduler queues."""
+"""Deals submitted at once: the scheduler queues them for the workers' slots."""
 LOG_DIR_VARIABLE = "GOATARENA_WORKER_LOGS"
 """Where a worker keeps bots' stderr logs (a folder per tournament); unset keeps none."""
 RESOURCES_VARIABLE = "GOATARENA_CLUSTER_RESOURCES"
@@ -224,7 +224,9 @@ class DaskExecutor:
 
 
 @asynccontextmanager
-async def open_dask_executor(address: str, *, concurrency: int = 0) -> AsyncIterator[DaskExecutor]:
+async def open_dask_executor(
+    address: str, *, capacity: int = CLUSTER_CAPACITY
+) -> AsyncIterator[DaskExecutor]:
     """Connect to the scheduler at ``address``; one clear error if it cannot be reached."""
     try:
         from distributed import Client
@@ -258,7 +260,7 @@ async def open_dask_executor(address: str, *, concurrency: int = 0) -> AsyncIter
                 f"no worker has joined the scheduler at {address} within {WORKER_WAIT_S} s;"
                 f" start some with: goatarena worker {address}"
             ) from None
-        yield DaskExecutor(client, concurrency or CLUSTER_CAPACITY, resources)
+        yield DaskExecutor(client, capacity, resources)
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(client.close)

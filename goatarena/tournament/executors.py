@@ -65,7 +65,8 @@ async def open_executor(
     if cluster:
         from goatarena.tournament.cluster import open_dask_executor
 
-        async with open_dask_executor(cluster, concurrency=config.concurrency) as executor:
+        # The workers' slots decide how many games run at once; the driver keeps them fed.
+        async with open_dask_executor(cluster) as executor:
             yield executor
         return
     processes = referee_processes(config)
