@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from goatarena.store import open_store
 from tests.helpers import ROOT
 
 pytest.importorskip("distributed")
@@ -258,7 +259,14 @@ def test_a_game_that_keeps_killing_workers_is_recorded_as_failed(cluster, tmp_pa
     assert "2 games failed and are not stored" in result.stderr
     assert "ended the worker process every time" in result.stderr
     assert _records(db) == {}
-    with sqlite3.connect(db) as connection:
-        failed = sorted(key for (key,) in connection.execute("SELECT key FROM failed"))
-    assert failed == ["0.mountain-goats.2p/r0+killer/d0/r0", "0.mountain-goats.2p/r0+killer/d0/r1"]
+    store = open_store(db, create=False)
+    try:
+        failed = store.failed()
+    finally:
+        store.close()
+    assert sorted(failed) == [
+        "0.mountain-goats.2p/r0+killer/d0/r0",
+        "0.mountain-goats.2p/r0+killer/d0/r1",
+    ]
+    assert all("ended the worker process" in reason for reason in failed.values())
     cluster.wait_for_workers(2)

@@ -134,6 +134,15 @@ def _records(db: Path) -> dict[str, dict]:
     return records
 
 
+def _stored(db: Path) -> int:
+    """Games stored so far; none while the database is still being created."""
+    try:
+        with sqlite3.connect(db) as connection:
+            return int(connection.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
 def _alive_mentioning(text: str) -> list[str]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -171,9 +180,7 @@ def test_a_driver_killed_with_kill_9_leaves_no_referee_process_or_bot(tmp_path):
     command = [sys.executable, "-m", "goatarena", "run", str(config), "--db", str(db), "--quiet"]
     driver = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not db.exists():
-        time.sleep(0.05)
-    while time.monotonic() < deadline and len(_records(db)) < 4:
+    while time.monotonic() < deadline and _stored(db) < 4:
         time.sleep(0.05)
     referees = [c for c in _alive_mentioning(str(tmp_path)) if "tournament.procs" in c]
     assert referees  # the games are being played by referee processes
