@@ -270,3 +270,17 @@ def test_a_game_that_keeps_killing_workers_is_recorded_as_failed(cluster, tmp_pa
     ]
     assert all("ended the worker process" in reason for reason in failed.values())
     cluster.wait_for_workers(2)
+
+
+@pytest.mark.slow
+def test_a_worker_without_a_bots_program_refuses_and_the_driver_says_so(cluster, tmp_path):
+    bots = {"r0": _bot(cluster.folder, "random-c"), "js": "no-such-runtime-here bot.js"}
+    config = _tournament(tmp_path, bots, "refused")
+    result = _run(
+        str(config), "--db", str(tmp_path / "refused.sqlite"), "--cluster", cluster.address
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("goatarena: error: the referee on ")
+    assert "cannot run bot 'js': 'no-such-runtime-here' is not found there" in lines[-1]
+    assert "Traceback" not in result.stderr

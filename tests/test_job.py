@@ -193,3 +193,14 @@ def test_a_driver_killed_with_kill_9_leaves_no_referee_process_or_bot(tmp_path):
     rerun = _run(config, db)
     assert rerun.returncode == 0, rerun.stderr
     assert len(_records(db)) == 60
+
+
+def test_cluster_resources_parse_and_a_malformed_one_is_named():
+    from goatarena.tournament.cluster import parse_resources
+
+    assert parse_resources("fast=1, gpu=2") == {"fast": 1.0, "gpu": 2.0}
+    assert parse_resources("") == {}
+    with pytest.raises(ClusterError, match="'fast' is not NAME=AMOUNT"):
+        parse_resources("fast")
+    with pytest.raises(ClusterError, match="has no name"):
+        parse_resources("=1")
