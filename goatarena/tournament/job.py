@@ -21,7 +21,7 @@ import msgspec
 
 from goatarena.errors import BotError, ClusterError
 from goatarena.games import find_game
-from goatarena.referee.bot import BotLimits, parse_command
+from goatarena.referee.bot import BotLimits, BotProcess, parse_command
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.match import MatchResult, play_match
 from goatarena.referee.policy import ViolationPolicy
@@ -180,8 +180,11 @@ async def play_job(job: GameJob, pool: BotPool) -> MatchResult:
     seats: list[Connection] = []
     done = False
     try:
-        for seat in job.seats:
-            seats.append(await pool.acquire(seat.name))
+        for number, seat in enumerate(job.seats):
+            connection = await pool.acquire(seat.name)
+            seats.append(connection)
+            if isinstance(connection, BotProcess):
+                connection.mark_game(f"game {job.key}, seat {number}")
         result = await play_match(
             find_game(job.game),
             seats,

@@ -4,8 +4,8 @@ One trio loop plays every game of a run in one process, and with fast bots that 
 the bottleneck. The driver therefore starts a referee process per CPU
 (``python -m goatarena.tournament.procs``), each with its own loop and bot pool, and
 talks to it over its stdin and stdout: one JSON line per call out (jobs), one back
-(outcomes). The child ignores Ctrl-C: the driver, which owns the store, decides when it
-ends, by closing its input.
+(outcomes). The child ignores Ctrl-C and SIGTERM: the driver, which owns the store,
+decides when it ends, by closing its input.
 """
 
 from __future__ import annotations
@@ -172,7 +172,10 @@ async def serve(log_dir: Path | None) -> None:
 
 def main() -> None:
     """Entry point of a referee process (started by :func:`open_process_executor`)."""
+    # Ctrl-C and SIGTERM reach the whole process group; the driver, which owns the
+    # store, decides when this process ends, by closing its input.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     log_dir = Path(sys.argv[2]) if sys.argv[1:2] == ["--log-dir"] else None
     trio.run(serve, log_dir)
 

@@ -4,6 +4,11 @@ Rerunning a tournament against its database resumes it: stored games are skipped
 any game that was interrupted is played again from its start (it was never stored).
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
 the interrupted one did.
+
+The store is used from one worker thread at a time, never from the event loop: a disk
+that is slow, full or locked by another process must not hold up the games being played.
+A store that fails stops the run with its :class:`~goatarena.errors.StoreError`; every
+game stored before is kept, and the game that could not be stored is played on resume.
 """
 
 from __future__ import annotations
@@ -11,15 +16,17 @@ from __future__ import annotations
 import math
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import trio
 
-from goatarena.errors import ClusterError
+from goatarena.errors import ClusterError, StoreError
 from goatarena.ratings import points_from_ranks
-from goatarena.store import Store
+from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.executors import Executor, open_executor
 from goatarena.tournament.job import JobOutcome, deal_of, job_for
@@ -31,6 +38,8 @@ from goatarena.tournament.schedule import (
     entry_label,
     round_robin_schedule,
 )
+
+T = TypeVar("T")
 
 
 class Runner:
@@ -59,7 +68,16 @@ class Runner:
         # Bot pools are per run: a rerun starts fresh processes everywhere.
         self._tournament = f"{config.name}-{config.fingerprint()}-{uuid.uuid4().hex[:8]}"
         self._limiter = trio.CapacityLimiter(config.workers)
+        self._store_thread = trio.CapacityLimiter(1)
         self._executor: Executor | None = None
+
+    async def _in_store(self, call: Callable[[], T]) -> T:
+        """Run ``call`` on the store in the store's one worker thread, off the event loop.
+
+        A call that has begun is not abandoned on cancellation: a game is stored whole or
+        not at all, and never twice.
+        """
+        return await trio.to_thread.run_sync(call, limiter=self._store_thread)
 
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
@@ -78,10 +96,12 @@ class Runner:
     async def run(self) -> None:
         """Play every game not yet stored."""
         claim_config = msgspec.json.encode(self.config).decode()
-        self.store.claim(
-            tournament=self.config.name,
-            fingerprint=self.config.fingerprint(),
-            config_json=claim_config,
+        await self._in_store(
+            lambda: self.store.claim(
+                tournament=self.config.name,
+                fingerprint=self.config.fingerprint(),
+                config_json=claim_config,
+            )
         )
         async with open_executor(
             self.config, cluster=self.cluster, log_dir=self.log_dir
@@ -119,23 +139,33 @@ class Runner:
             ]
             outcomes = await self._executor.play(jobs)
         for scheduled, outcome in zip(games, outcomes, strict=True):
-            self._take(scheduled, outcome)
+            await self._take(scheduled, outcome)
 
-    def _take(self, scheduled: ScheduledGame, outcome: JobOutcome) -> None:
+    async def _take(self, scheduled: ScheduledGame, outcome: JobOutcome) -> None:
         """Store one outcome: the record, the bots put out, or the failure."""
         if outcome.refused is not None:
             raise ClusterError(outcome.refused)
         for bot, reason in outcome.disqualified.items():
             if bot not in self.disqualified:
                 self.disqualified[bot] = reason
-                self.store.disqualify(bot, reason)
+                await self._in_store(partial(self.store.disqualify, bot, reason))
         if outcome.result is not None:
-            self.store.add_game(scheduled.key, scheduled.round, outcome.result)
+            result = outcome.result
+            try:
+                await self._in_store(
+                    lambda: self.store.add_game(scheduled.key, scheduled.round, result)
+                )
+            except StoreError as error:
+                raise StoreError(
+                    f"{error}; the games stored before are kept: run the same command"
+                    " again to resume"
+                ) from None
             self.finished.add(scheduled.key)
             self.played += 1
         else:
-            self.failed[scheduled.key] = outcome.failed or "no record came back"
-            self.store.add_failed(scheduled.key, self.failed[scheduled.key])
+            reason = outcome.failed or "no record came back"
+            self.failed[scheduled.key] = reason
+            await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
             self.progress.advance()
 
@@ -145,9 +175,8 @@ class Runner:
         bots = list(self.config.bots)
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, self._swiss_rounds(entry.players) + 1):
-            players = self._swiss_standings(
-                entry.name, label, round_number, bots, byes, entry.players
-            )
+            stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
+            players = self._swiss_standings(stored, label, round_number, bots, byes, entry.players)
             pairing = swiss_round(players, entry.players)
             for name in pairing.byes:
                 byes[name] += 1
@@ -171,7 +200,7 @@ class Runner:
 
     def _swiss_standings(
         self,
-        game: str,
+        games: list[StoredGame],
         label: str,
         round_number: int,
         bots: list[str],
@@ -183,7 +212,7 @@ class Runner:
         points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
         met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
         seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
-        for stored in self.store.games(game=game):
+        for stored in games:
             if stored.round >= round_number or not stored.key.startswith(label + "/"):
                 continue
             result = stored.result
