@@ -158,6 +158,27 @@ def _alive_mentioning(text: str) -> list[str]:
     return found
 
 
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "X"
+
+
+def _children(parent: int) -> list[int]:
+    """The live processes whose parent is ``parent`` (bots run under referee processes)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent and fields[0] not in ("Z", "X"):
+                found.append(int(entry.name))
+    return found
+
+
 def _run(config: Path, db: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "goatarena", "run", str(config), "--db", str(db), "--quiet"]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -182,14 +203,19 @@ def test_a_driver_killed_with_kill_9_leaves_no_referee_process_or_bot(tmp_path):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and _stored(db) < 4:
         time.sleep(0.05)
-    referees = [c for c in _alive_mentioning(str(tmp_path)) if "tournament.procs" in c]
-    assert referees  # the games are being played by referee processes
+    referees = _children(driver.pid)
+    assert len(referees) == 2  # the games are being played by two referee processes
     os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
+
     # The referees see their input end, stop their bots and exit.
-    while time.monotonic() < deadline + 10 and _alive_mentioning(str(tmp_path)):
+    def left() -> list[object]:
+        alive = [pid for pid in referees if _state(pid) not in ("Z", "X")]
+        return alive + _alive_mentioning(str(tmp_path))
+
+    while time.monotonic() < deadline + 10 and left():
         time.sleep(0.1)
-    assert not _alive_mentioning(str(tmp_path))
+    assert not left()
     rerun = _run(config, db)
     assert rerun.returncode == 0, rerun.stderr
     assert len(_records(db)) == 60

@@ -74,7 +74,10 @@ async def open_executor(
         from goatarena.tournament.procs import open_process_executor
 
         async with open_process_executor(
-            processes, capacity=config.workers, log_dir=log_dir
+            processes,
+            capacity=config.workers,
+            log_dir=log_dir,
+            log_cap=config.limits.stderr_log_bytes,
         ) as executor:
             yield executor
         return

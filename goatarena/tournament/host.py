@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import trio
 
+from goatarena.referee.stderr_log import StderrLog
 from goatarena.tournament.job import GameJob, JobOutcome, play_job
 from goatarena.tournament.pool import BotPool
 
@@ -39,7 +40,9 @@ class JobHost:
     """Plays :class:`GameJob` s inside the trio loop of ``nursery``.
 
     ``log_dir`` receives each bot's stderr log, in a folder per tournament when the host
-    serves several (a referee process or a worker); ``None`` keeps no logs.
+    serves several (a worker); ``None`` keeps no logs. ``log_factory`` instead makes the
+    log of a bot (from its name and size cap) kept elsewhere: a referee process forwards
+    its bots' output to the driver, which keeps one log per bot for all processes.
     """
 
     def __init__(
@@ -49,7 +52,9 @@ class JobHost:
         log_dir: Path | None = None,
         folder_per_tournament: bool = True,
         idle_pool_s: float = IDLE_POOL_S,
+        log_factory: Callable[[str, int], StderrLog] | None = None,
     ) -> None:
+        self._log_factory = log_factory
         self._nursery = nursery
         self._log_dir = log_dir
         self._folder_per_tournament = folder_per_tournament
@@ -70,8 +75,9 @@ class JobHost:
                 raise HostClosed()
             tournament = await self._tournament(job)
             tournament.games += 1
+            start_failures: dict[str, str] = {}
             try:
-                result = await play_job(job, tournament.pool)
+                result = await play_job(job, tournament.pool, start_failures=start_failures)
             finally:
                 tournament.games -= 1
                 tournament.last_used = time.monotonic()
@@ -79,7 +85,10 @@ class JobHost:
                 raise HostClosed()
             outcomes.append(
                 JobOutcome(
-                    key=job.key, result=result, disqualified=dict(tournament.pool.disqualified)
+                    key=job.key,
+                    result=result,
+                    disqualified=dict(tournament.pool.disqualified),
+                    start_failures=start_failures,
                 )
             )
         return outcomes
@@ -119,9 +128,17 @@ class JobHost:
                 limits=job.limits,
                 log_dir=log_dir,
                 disqualified=job.disqualified,
+                log_factory=self._pool_log_factory(job),
             )
             task_status.started(_Tournament(pool, nursery.cancel_scope))
             await trio.sleep_forever()
+
+    def _pool_log_factory(self, job: GameJob) -> Callable[[str], StderrLog] | None:
+        make = self._log_factory
+        if make is None:
+            return None
+        cap = job.limits.stderr_log_bytes
+        return lambda name: make(name, cap)
 
     async def _sweep(self, scope: trio.CancelScope) -> None:
         """Close the pools of tournaments that have not played here for a while."""

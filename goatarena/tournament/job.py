@@ -87,6 +87,9 @@ class JobOutcome(msgspec.Struct, frozen=True, kw_only=True):
     refused: str | None = None
     failed: str | None = None
     disqualified: dict[str, str] = {}
+    start_failures: dict[str, str] = {}
+    """Bots of this job whose process failed to start or greet, with the reason: the
+    driver counts them across all referees and disqualifies a bot that keeps failing."""
 
 
 class _Envelope(msgspec.Struct):
@@ -174,15 +177,24 @@ def check_runtimes(job: GameJob) -> None:
             )
 
 
-async def play_job(job: GameJob, pool: BotPool) -> MatchResult:
-    """Play one job with processes from ``pool`` and return its record, host included."""
+async def play_job(
+    job: GameJob, pool: BotPool, *, start_failures: dict[str, str] | None = None
+) -> MatchResult:
+    """Play one job with processes from ``pool`` and return its record, host included.
+
+    Bots whose process could not be started or greeted for this game are added to
+    ``start_failures`` with the reason.
+    """
     pool.disqualified.update(job.disqualified)
     seats: list[Connection] = []
     done = False
     try:
         for number, seat in enumerate(job.seats):
+            was_out = seat.name in pool.disqualified
             connection = await pool.acquire(seat.name)
             seats.append(connection)
+            if connection.broken is not None and not was_out and start_failures is not None:
+                start_failures[seat.name] = connection.broken.detail
             if isinstance(connection, BotProcess):
                 connection.mark_game(f"game {job.key}, seat {number}")
         result = await play_match(

@@ -10,6 +10,7 @@ decides when it ends, by closing its input.
 
 from __future__ import annotations
 
+import math
 import signal
 import subprocess
 import sys
@@ -21,6 +22,8 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
+from goatarena.referee.stderr_log import StderrLog
+from goatarena.tournament.forwarded_log import DriverLogs, ForwardedLog, LogEvent
 from goatarena.tournament.host import JobHost
 from goatarena.tournament.job import (
     GameJob,
@@ -34,6 +37,8 @@ from goatarena.tournament.job import (
 STOP_GRACE_S = 5.0
 """How long a referee process has to stop its bots and exit once its input is closed."""
 READ_CHUNK = 1 << 16
+FORWARD_LOGS = "--forward-logs"
+"""The flag that makes a referee process send its bots' stderr to the driver."""
 
 
 class _Call(msgspec.Struct):
@@ -41,9 +46,12 @@ class _Call(msgspec.Struct):
     jobs: msgspec.Raw
 
 
-class _Reply(msgspec.Struct):
+class _Reply(msgspec.Struct, tag="reply"):
     id: int
     outcomes: msgspec.Raw
+
+
+_from_referee = msgspec.json.Decoder(_Reply | LogEvent)
 
 
 async def _lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[bytes]:
@@ -59,19 +67,25 @@ async def _lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[bytes]:
 class _Referee:
     """One referee process seen from the driver: its pipes and the calls still out."""
 
-    def __init__(self, process: trio.Process) -> None:
+    def __init__(self, process: trio.Process, logs: DriverLogs | None) -> None:
         self.process = process
+        self.logs = logs
         self.waiting: dict[int, trio.MemorySendChannel[list[JobOutcome]]] = {}
         self.sending = trio.Lock()
         self.stopping = False
 
     async def read_replies(self) -> None:
-        """Hand each reply to its caller; a process that ends with calls out is an error."""
+        """Hand each reply to its caller and keep the bots' logs; a process that ends with
+        calls out is an error."""
         assert self.process.stdout is not None
         async for line in _lines(self.process.stdout):
-            reply = msgspec.json.decode(line, type=_Reply)
-            channel = self.waiting.pop(reply.id)
-            channel.send_nowait(decode_outcomes(reply.outcomes))
+            message = _from_referee.decode(line)
+            if isinstance(message, LogEvent):
+                if self.logs is not None:
+                    self.logs.apply(message)
+                continue
+            channel = self.waiting.pop(message.id)
+            channel.send_nowait(decode_outcomes(message.outcomes))
         if self.waiting and not self.stopping:
             code = await self.process.wait()
             raise ClusterError(
@@ -106,12 +120,18 @@ class ProcessExecutor:
 
 @asynccontextmanager
 async def open_process_executor(
-    processes: int, *, capacity: int, log_dir: Path | None = None
+    processes: int, *, capacity: int, log_dir: Path | None = None, log_cap: int = 0
 ) -> AsyncIterator[ProcessExecutor]:
-    """Start ``processes`` referee processes; on leaving, stop them and their bots."""
+    """Start ``processes`` referee processes; on leaving, stop them and their bots.
+
+    With a ``log_dir`` the bots' stderr logs are kept there, by this process, each
+    capped at ``log_cap`` bytes over the whole run.
+    """
     argv = [sys.executable, "-m", "goatarena.tournament.procs"]
+    logs = None
     if log_dir is not None:
-        argv += ["--log-dir", str(log_dir)]
+        argv.append(FORWARD_LOGS)
+        logs = DriverLogs(log_dir, log_cap)
     async with trio.open_nursery() as nursery:
         referees: list[_Referee] = []
         try:
@@ -119,7 +139,7 @@ async def open_process_executor(
                 process = await trio.lowlevel.open_process(
                     argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE
                 )
-                referee = _Referee(process)
+                referee = _Referee(process, logs)
                 referees.append(referee)
                 nursery.start_soon(referee.read_replies)
             yield ProcessExecutor(referees, capacity)
@@ -147,27 +167,47 @@ async def _stop(process: trio.Process) -> None:
 # -- the referee process ---------------------------------------------------------------------
 
 
-async def serve(log_dir: Path | None) -> None:
-    """Play the jobs that come in on stdin, concurrently, until stdin ends."""
+async def serve(forward_logs: bool) -> None:
+    """Play the jobs that come in on stdin, concurrently, until stdin ends; with
+    ``forward_logs``, send the bots' stderr to the driver as log events."""
     stdin = trio.lowlevel.FdStream(sys.stdin.fileno())
     stdout = trio.lowlevel.FdStream(sys.stdout.fileno())
     writing = trio.Lock()
+    # Unbounded, but each bot's process forwards at most one log's cap.
+    send_event, events = trio.open_memory_channel[LogEvent](math.inf)
+
+    async def put(message: msgspec.Struct) -> None:
+        # A driver that is gone (killed) wants nothing more: its input ends soon too.
+        with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            async with writing:
+                await stdout.send_all(msgspec.json.encode(message) + b"\n")
 
     async def answer(call: _Call) -> None:
         outcomes = await host.play(decode_jobs(call.jobs))
-        reply = _Reply(id=call.id, outcomes=msgspec.Raw(encode_outcomes(outcomes)))
-        line = msgspec.json.encode(reply)
-        async with writing:
-            await stdout.send_all(line + b"\n")
+        await put(_Reply(id=call.id, outcomes=msgspec.Raw(encode_outcomes(outcomes))))
 
-    async with trio.open_nursery() as nursery:
-        host = JobHost(nursery, log_dir=log_dir, folder_per_tournament=False)
-        async with trio.open_nursery() as games:
-            async for line in _lines(stdin):
-                games.start_soon(answer, msgspec.json.decode(line, type=_Call))
-            # The driver closes our input when it wants no more answers: stop at once.
-            games.cancel_scope.cancel()
-        host.close()
+    async def forward_events() -> None:
+        async for event in events:
+            await put(event)
+
+    def forwarded(bot: str, cap: int) -> StderrLog:
+        return ForwardedLog(bot, cap, send_event.send_nowait)
+
+    async with trio.open_nursery() as outer:
+        outer.start_soon(forward_events)
+        # The events end once every bot is stopped: ``send_event`` closes after them.
+        async with send_event, trio.open_nursery() as nursery:
+            host = JobHost(
+                nursery,
+                folder_per_tournament=False,
+                log_factory=forwarded if forward_logs else None,
+            )
+            async with trio.open_nursery() as games:
+                async for line in _lines(stdin):
+                    games.start_soon(answer, msgspec.json.decode(line, type=_Call))
+                # The driver closes our input when it wants no more answers.
+                games.cancel_scope.cancel()
+            host.close()
 
 
 def main() -> None:
@@ -176,8 +216,7 @@ def main() -> None:
     # store, decides when this process ends, by closing its input.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    log_dir = Path(sys.argv[2]) if sys.argv[1:2] == ["--log-dir"] else None
-    trio.run(serve, log_dir)
+    trio.run(serve, FORWARD_LOGS in sys.argv[1:])
 
 
 if __name__ == "__main__":

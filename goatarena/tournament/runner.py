@@ -31,6 +31,7 @@ from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.executors import Executor, open_executor
 from goatarena.tournament.job import JobOutcome, deal_of, job_for
 from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
+from goatarena.tournament.pool import MAX_START_FAILURES
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
     ScheduledGame,
@@ -65,6 +66,7 @@ class Runner:
         self.failed: dict[str, str] = {}
         """Games that could not be played (they kept killing workers), with the reason."""
         self.disqualified = store.disqualified()
+        self._start_failures: dict[str, int] = defaultdict(int)
         # Bot pools are per run: a rerun starts fresh processes everywhere.
         self._tournament = f"{config.name}-{config.fingerprint()}-{uuid.uuid4().hex[:8]}"
         self._limiter = trio.CapacityLimiter(config.workers)
@@ -145,7 +147,20 @@ class Runner:
         """Store one outcome: the record, the bots put out, or the failure."""
         if outcome.refused is not None:
             raise ClusterError(outcome.refused)
-        for bot, reason in outcome.disqualified.items():
+        out = dict(outcome.disqualified)
+        for bot in scheduled.seating:
+            # Counted here, across every referee: each sees only some of a bot's starts.
+            if bot in outcome.start_failures:
+                self._start_failures[bot] += 1
+                if self._start_failures[bot] >= MAX_START_FAILURES:
+                    out.setdefault(
+                        bot,
+                        f"failed to start {self._start_failures[bot]} times in a row:"
+                        f" {outcome.start_failures[bot]}",
+                    )
+            elif bot not in self.disqualified:
+                self._start_failures[bot] = 0
+        for bot, reason in out.items():
             if bot not in self.disqualified:
                 self.disqualified[bot] = reason
                 await self._in_store(partial(self.store.disqualify, bot, reason))
