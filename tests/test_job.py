@@ -230,3 +230,21 @@ def test_cluster_resources_parse_and_a_malformed_one_is_named():
         parse_resources("fast")
     with pytest.raises(ClusterError, match="has no name"):
         parse_resources("=1")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nonsense"], "'nonsense' is not a scheduler address like tcp://HOST:8786"),
+        ([], "give the scheduler's address (tcp://HOST:8786) or --scheduler-file"),
+    ],
+)
+def test_worker_refuses_a_bad_scheduler_in_one_line(args, message):
+    from click.testing import CliRunner
+
+    from goatarena.cli import main
+
+    result = CliRunner().invoke(main, ["worker", *args])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1].startswith(f"goatarena: error: {message}")
+    assert len(result.output.strip().splitlines()) == 1

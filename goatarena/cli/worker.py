@@ -12,7 +12,7 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
 from goatarena.errors import ClusterError
-from goatarena.tournament.cluster import LOG_DIR_VARIABLE
+from goatarena.tournament.cluster import LOG_DIR_VARIABLE, check_scheduler_address
 
 
 @main.command("worker", context_settings={"ignore_unknown_options": True})
@@ -62,6 +62,8 @@ def worker_command(
         raise ClusterError("a worker needs Dask: pip install 'goatarena[cluster]'")
     if (scheduler is None) == (scheduler_file is None):
         raise ClusterError("give the scheduler's address (tcp://HOST:8786) or --scheduler-file")
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     argv = [
         sys.executable,

@@ -223,6 +223,18 @@ class DaskExecutor:
         return decode_outcomes(payload)
 
 
+def check_scheduler_address(address: str) -> None:
+    """Refuse, in one line, what cannot be a scheduler's address (Dask would raise)."""
+    from distributed.comm import get_address_host_port
+
+    try:
+        get_address_host_port(address)
+    except ValueError as error:
+        raise ClusterError(
+            f"{address!r} is not a scheduler address like tcp://HOST:8786 ({error})"
+        ) from None
+
+
 @asynccontextmanager
 async def open_dask_executor(
     address: str, *, capacity: int = CLUSTER_CAPACITY
@@ -230,17 +242,11 @@ async def open_dask_executor(
     """Connect to the scheduler at ``address``; one clear error if it cannot be reached."""
     try:
         from distributed import Client
-        from distributed.comm import get_address_host_port
     except ImportError:
         raise ClusterError(
             "playing on a cluster needs Dask: pip install 'goatarena[cluster]'"
         ) from None
-    try:
-        get_address_host_port(address)
-    except ValueError as error:
-        raise ClusterError(
-            f"{address!r} is not a scheduler address like tcp://HOST:8786 ({error})"
-        ) from None
+    check_scheduler_address(address)
     resources = parse_resources(os.environ.get(RESOURCES_VARIABLE, ""))
     # Dask logs what it recovers from (a lost worker, a result fetched again) as warnings;
     # the driver reports what matters itself, in one line.
