@@ -19,7 +19,6 @@ import trio
 
 from goatarena.errors import ClusterError
 from goatarena.tournament import job as job_module
-from goatarena.tournament.cluster import play_on_worker
 from goatarena.tournament.config import GameEntry, TournamentConfig
 from goatarena.tournament.host import JobHost
 from goatarena.tournament.job import (
@@ -31,6 +30,7 @@ from goatarena.tournament.job import (
     job_for,
 )
 from goatarena.tournament.schedule import round_robin_schedule
+from goatarena.tournament.worker import play_on_worker
 from tests.helpers import RANDOM_BOT, ROOT
 
 

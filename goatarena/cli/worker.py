@@ -12,7 +12,8 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
 from goatarena.errors import ClusterError
-from goatarena.tournament.cluster import LOG_DIR_VARIABLE, check_scheduler_address
+from goatarena.tournament.cluster import check_scheduler_address
+from goatarena.tournament.worker import LOG_DIR_VARIABLE
 
 
 @main.command("worker", context_settings={"ignore_unknown_options": True})
@@ -75,7 +76,7 @@ def worker_command(
         "--nworkers",
         "1",
         "--preload",
-        "goatarena.tournament.cluster",
+        "goatarena.tournament.worker",
         "--no-dashboard",
     ]
     if name:
