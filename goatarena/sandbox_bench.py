@@ -8,10 +8,9 @@ plays a deal twice" starts in a small round-robin tournament.
 
 from __future__ import annotations
 
+import math
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 import msgspec
 import trio
@@ -19,9 +18,10 @@ import trio
 from goatarena.errors import GoatArenaError
 from goatarena.referee.bot import BotProcess, open_bot
 from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy, probe
-from goatarena.store import open_store
 from goatarena.tournament.config import GameEntry, TournamentConfig
-from goatarena.tournament.runner import Runner
+from goatarena.tournament.host import JobHost
+from goatarena.tournament.job import job_for
+from goatarena.tournament.schedule import round_robin_schedule
 
 STARTUP_S = 30.0
 LINE = b'{"type":"decide","decision":1,"observation":{},"actions":[0,1],"time_ms":1000}\n'
@@ -88,26 +88,30 @@ async def _measure(
     return spawn, spawn_boxed, trip, trip_boxed, pause
 
 
-def _restarts(command: str, deals: int) -> tuple[int, int, int]:
-    """Processes started, those started only because of the deal rule, and games."""
+async def _restarts(command: str, deals: int) -> tuple[int, int, int]:
+    """Processes started, those started only because of the deal rule, and games, for a
+    round-robin of three bots played two games at a time on one referee."""
     config = TournamentConfig(
         name="sandbox-bench",
         bots={f"bot{number}": command for number in range(3)},
         games=[GameEntry(name="mountain-goats", players=2)],
         deals=deals,
-        concurrency=2,
     )
-    with tempfile.TemporaryDirectory(prefix="goatarena-bench-") as folder:
-        store = open_store(Path(folder) / "bench.sqlite")
+    sandboxes = config.sandboxes()
+    jobs = [
+        job_for(config, game, tournament="bench", sandboxes=sandboxes)
+        for game in round_robin_schedule(config)
+    ]
+    async with trio.open_nursery() as nursery:
+        host = JobHost(nursery, idle_pool_s=math.inf)
         try:
-            runner = Runner(config, store)
-            trio.run(runner.run)
-            games = store.count()
+            async with trio.open_nursery() as games:
+                for half in (jobs[0::2], jobs[1::2]):
+                    games.start_soon(host.play, half)
+            started, for_deals = host.processes_started()
         finally:
-            store.close()
-    pool = runner.pool
-    assert pool is not None
-    return pool.started, pool.started_for_deals, games
+            host.close()
+    return started, for_deals, len(jobs)
 
 
 def sandbox_costs(
@@ -121,7 +125,7 @@ def sandbox_costs(
     spawn, spawn_boxed, trip, trip_boxed, pause = trio.run(
         _measure, command, answering, samples, trips
     )
-    starts, for_deals, games = _restarts(command, deals)
+    starts, for_deals, games = trio.run(_restarts, command, deals)
     return SandboxBench(
         spawn_ms=round(statistics.median(spawn) * 1000, 1),
         spawn_sandboxed_ms=round(statistics.median(spawn_boxed) * 1000, 1),

@@ -25,7 +25,8 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.referee.sandbox import probe
-from goatarena.tournament.schedule import deal_id, match_id
+from goatarena.tournament.job import deal_of
+from goatarena.tournament.schedule import match_id
 from tests.helpers import ROOT
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}")
@@ -268,14 +269,14 @@ def test_no_process_plays_a_deal_twice_and_nothing_it_writes_survives_it(tmp_pat
     with sqlite3.connect(db) as connection:
         keys = [row[0] for row in connection.execute("SELECT key FROM games")]
         secret = connection.execute("SELECT value FROM meta WHERE key = 'deal_secret'").fetchone()
-    deal_of = {match_id(key, secret[0]): deal_id(key) for key in keys}
+    deals_by_match = {match_id(key, secret[0]): deal_of(key) for key in keys}
     played: dict[str, list[str]] = {}
     log = (db.with_name("attacks-logs") / "rememberer.log").read_text()
     assert "BREACH" not in log
     for line in log.splitlines():
         if line.startswith("played "):
             match, process = line.split()[1], line.split()[4].rstrip(";")
-            played.setdefault(process, []).append(deal_of[match])
+            played.setdefault(process, []).append(deals_by_match[match])
     assert sum(len(deals) for deals in played.values()) == len(keys)  # it plays every game
     for deals in played.values():
         assert len(deals) == len(set(deals)), played

@@ -9,7 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from goatarena.tournament.schedule import deal_id, deal_seed, match_id
+from goatarena.tournament.job import deal_of
+from goatarena.tournament.schedule import deal_seed, match_id
 from tests.helpers import RANDOM_BOT
 
 
@@ -64,8 +65,8 @@ def test_a_resumed_run_deals_with_the_stored_secret(tmp_path):
 
 
 def test_a_deal_is_named_without_its_rotation_and_match_ids_are_opaque():
-    assert deal_id("0.goat-lords.2p/a+b/d3/r1") == "0.goat-lords.2p/a+b/d3"
-    assert deal_id("0.goat-lords.2p/s2/a+b/d0") == "0.goat-lords.2p/s2/a+b/d0"
+    assert deal_of("0.goat-lords.2p/a+b/d3/r1") == "0.goat-lords.2p/a+b/d3"
+    assert deal_of("0.goat-lords.2p/s2/a+b/d0") == "0.goat-lords.2p/s2/a+b/d0"
     key = "0.goat-lords.2p/a+b/d3/r1"
     opaque = match_id(key, "secret")
     assert len(opaque) == 16 and "goat" not in opaque

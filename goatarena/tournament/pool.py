@@ -69,9 +69,11 @@ class BotPool:
         log_dir: Path | None = None,
         disqualified: Mapping[str, str] | None = None,
         on_disqualify: Callable[[str, str], None] | None = None,
+        log_factory: Callable[[str], StderrLog] | None = None,
         sandboxes: Mapping[str, SandboxPolicy] | None = None,
     ) -> None:
         self._nursery = nursery
+        self._log_factory = log_factory
         self._commands = dict(commands)
         self._startup_s = startup_s
         self._limits = limits
@@ -90,6 +92,14 @@ class BotPool:
         self.started = 0
         self.started_for_deals = 0
         """Processes started only because every idle one had played the deal already."""
+
+    def add_bots(
+        self, commands: Mapping[str, str], sandboxes: Mapping[str, SandboxPolicy] | None = None
+    ) -> None:
+        """Learn the commands (and sandboxes) of more bots (a referee learns them from the
+        jobs it gets)."""
+        self._commands.update(commands)
+        self._sandboxes.update(sandboxes or {})
 
     async def acquire(self, name: str, deal: str | None = None) -> Connection:
         """A ready process of bot ``name`` that has never played ``deal``; broken (or
@@ -156,11 +166,14 @@ class BotPool:
     def _log(self, name: str) -> StderrLog | None:
         """The one log of bot ``name`` for the whole tournament: one cap for all its
         processes, so that restarts get no fresh allowance."""
-        if self._log_dir is None:
-            return None
         if name not in self._logs:
-            cap = (self._limits or BotLimits()).stderr_log_bytes
-            self._logs[name] = StderrLog(self._log_dir / f"{name}.log", cap)
+            if self._log_factory is not None:
+                self._logs[name] = self._log_factory(name)  # kept elsewhere (by a driver)
+            elif self._log_dir is not None:
+                cap = (self._limits or BotLimits()).stderr_log_bytes
+                self._logs[name] = StderrLog(self._log_dir / f"{name}.log", cap)
+            else:
+                return None
         return self._logs[name]
 
     async def _hold(self, name: str, *, task_status: trio.TaskStatus[BotProcess]) -> None:

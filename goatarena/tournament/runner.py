@@ -18,29 +18,28 @@ than there are CPUs, each game slot has a CPU of its own, to which its bots are 
 from __future__ import annotations
 
 import math
-import os
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 import msgspec
 import trio
 
-from goatarena.errors import StoreError
-from goatarena.games import find_game
+from goatarena.errors import ClusterError, StoreError
 from goatarena.ratings import points_from_ranks
-from goatarena.referee.bot import BotProcess
-from goatarena.referee.match import play_match
-from goatarena.referee.sandbox import require_sandbox
+from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
+from goatarena.tournament.executors import Executor, open_executor
+from goatarena.tournament.job import JobOutcome, deal_of, job_for
 from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
-from goatarena.tournament.pool import BotPool, Connection
+from goatarena.tournament.pool import MAX_START_FAILURES
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
     ScheduledGame,
-    deal_id,
     deal_seed,
     entry_label,
     match_id,
@@ -61,6 +60,7 @@ class Runner:
         progress: Progress | None = None,
         log_dir: Path | None = None,
         hidden: Sequence[Path] = (),
+        cluster: str | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -76,17 +76,20 @@ class Runner:
         ]
         """The runner's own files: masked in any folder a bot's sandbox is given."""
         self.secret = ""
-        self._cpus: list[int] = []
+        self._sandboxes: dict[str, SandboxPolicy] = {}
+        self.cluster = cluster
+        """The Dask scheduler that plays the games, or None to play them on this machine."""
         self.finished = store.finished_keys()
         self.played = 0
+        self.failed: dict[str, str] = {}
+        """Games that could not be played (they kept killing workers), with the reason."""
+        self.disqualified = store.disqualified()
+        self._start_failures: dict[str, int] = defaultdict(int)
+        # Bot pools are per run: a rerun starts fresh processes everywhere.
+        self._tournament = f"{config.name}-{config.fingerprint()}-{uuid.uuid4().hex[:8]}"
         self._limiter = trio.CapacityLimiter(config.workers)
         self._store_thread = trio.CapacityLimiter(1)
-        self._pool: BotPool | None = None
-
-    @property
-    def pool(self) -> BotPool | None:
-        """The bot processes of the current (or last) run."""
-        return self._pool
+        self._executor: Executor | None = None
 
     async def _in_store(self, call: Callable[[], T]) -> T:
         """Run ``call`` on the store in the store's one worker thread, off the event loop.
@@ -125,86 +128,88 @@ class Runner:
         )
         if self.config.secret_deals:
             self.secret = await self._in_store(self.store.deal_secret)
-        self._cpus = self._slot_cpus()
-        async with trio.open_nursery() as nursery:
-            self._pool = BotPool(
-                nursery,
-                self.config.bots,
-                startup_s=self.config.time.startup_ms / 1000,
-                limits=self.config.limits,
-                log_dir=self.log_dir,
-                disqualified=self.store.disqualified(),
-                on_disqualify=lambda name, reason: nursery.start_soon(
-                    self._in_store, lambda: self.store.disqualify(name, reason)
-                ),
-                sandboxes=sandboxes,
-            )
-            try:
-                if self.config.format == "round-robin":
-                    await self._play_all(round_robin_schedule(self.config, secret=self.secret))
-                else:
-                    async with trio.open_nursery() as swisses:
-                        for index in range(len(self.config.games)):
-                            swisses.start_soon(self._play_swiss, index)
-            finally:
-                self._pool.close()
+        self._sandboxes = sandboxes
+        async with open_executor(
+            self.config, cluster=self.cluster, log_dir=self.log_dir
+        ) as executor:
+            self._executor = executor
+            self._limiter = trio.CapacityLimiter(executor.capacity)
+            if self.config.format == "round-robin":
+                await self._play_all(round_robin_schedule(self.config, secret=self.secret))
+            else:
+                async with trio.open_nursery() as swisses:
+                    for index in range(len(self.config.games)):
+                        swisses.start_soon(self._play_swiss, index)
 
     async def _play_all(self, games: Sequence[ScheduledGame]) -> None:
+        assert self._executor is not None
+        groups: dict[str, list[ScheduledGame]] = defaultdict(list)
+        for game in games:
+            if game.key not in self.finished:
+                # A cluster plays the rotations of a deal on one machine, for fair clocks.
+                name = deal_of(game.key) if self._executor.groups_deals else game.key
+                groups[name].append(game)
         async with trio.open_nursery() as nursery:
-            for game in games:
-                if game.key not in self.finished:
-                    nursery.start_soon(self._play_one, game)
+            for group in groups.values():
+                nursery.start_soon(self._play_group, group)
 
-    def _slot_cpus(self) -> list[int]:
-        """One CPU per game slot when there are enough (else none: bots are not pinned)."""
-        if self.config.sandbox == "none" or not hasattr(os, "sched_getaffinity"):
-            return []
-        cpus = sorted(os.sched_getaffinity(0))
-        return cpus[: self.config.workers] if self.config.workers <= len(cpus) else []
-
-    async def _play_one(self, scheduled: ScheduledGame) -> None:
+    async def _play_group(self, games: list[ScheduledGame]) -> None:
+        """Play games through the executor and store each outcome as it comes back."""
+        assert self._executor is not None
         async with self._limiter:
-            assert self._pool is not None
-            seats: list[Connection] = []
-            done = False
-            cpu = self._cpus.pop() if self._cpus else None
-            try:
-                deal = deal_id(scheduled.key)
-                for number, name in enumerate(scheduled.seating):
-                    seat = await self._pool.acquire(name, deal)
-                    seats.append(seat)
-                    if isinstance(seat, BotProcess):
-                        seat.mark_game(f"game {scheduled.key}, seat {number}")
-                if cpu is not None:
-                    for seat in seats:
-                        seat.pin(cpu)
-                result = await play_match(
-                    find_game(scheduled.game),
-                    seats,
-                    seed=scheduled.seed,
-                    options=scheduled.options,
-                    time_control=self.config.time,
-                    match_id=match_id(scheduled.key, self.secret),
-                    policy=self.config.policy,
+            jobs = [
+                job_for(
+                    self.config,
+                    game,
+                    tournament=self._tournament,
+                    disqualified=self.disqualified,
+                    sandboxes=self._sandboxes,
+                    match=match_id(game.key, self.secret),
                 )
-                try:
-                    await self._in_store(
-                        lambda: self.store.add_game(scheduled.key, scheduled.round, result)
+                for game in games
+            ]
+            outcomes = await self._executor.play(jobs)
+        for scheduled, outcome in zip(games, outcomes, strict=True):
+            await self._take(scheduled, outcome)
+
+    async def _take(self, scheduled: ScheduledGame, outcome: JobOutcome) -> None:
+        """Store one outcome: the record, the bots put out, or the failure."""
+        if outcome.refused is not None:
+            raise ClusterError(outcome.refused)
+        out = dict(outcome.disqualified)
+        for bot in scheduled.seating:
+            # Counted here, across every referee: each sees only some of a bot's starts.
+            if bot in outcome.start_failures:
+                self._start_failures[bot] += 1
+                if self._start_failures[bot] >= MAX_START_FAILURES:
+                    out.setdefault(
+                        bot,
+                        f"failed to start {self._start_failures[bot]} times in a row:"
+                        f" {outcome.start_failures[bot]}",
                     )
-                except StoreError as error:
-                    raise StoreError(
-                        f"{error}; the games stored before are kept: run the same command"
-                        " again to resume"
-                    ) from None
-                done = True
-            finally:
-                if cpu is not None:
-                    self._cpus.append(cpu)
-                # A process interrupted mid-game is in an unknown state: never reuse it.
-                for seat in seats:
-                    self._pool.release(seat, reusable=done)
-        self.finished.add(scheduled.key)
-        self.played += 1
+            elif bot not in self.disqualified:
+                self._start_failures[bot] = 0
+        for bot, reason in out.items():
+            if bot not in self.disqualified:
+                self.disqualified[bot] = reason
+                await self._in_store(partial(self.store.disqualify, bot, reason))
+        if outcome.result is not None:
+            result = outcome.result
+            try:
+                await self._in_store(
+                    lambda: self.store.add_game(scheduled.key, scheduled.round, result)
+                )
+            except StoreError as error:
+                raise StoreError(
+                    f"{error}; the games stored before are kept: run the same command"
+                    " again to resume"
+                ) from None
+            self.finished.add(scheduled.key)
+            self.played += 1
+        else:
+            reason = outcome.failed or "no record came back"
+            self.failed[scheduled.key] = reason
+            await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
             self.progress.advance()
 

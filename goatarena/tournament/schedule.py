@@ -41,12 +41,6 @@ def entry_label(index: int, entry: GameEntry) -> str:
     return f"{index}.{entry.name}.{entry.players}p"
 
 
-def deal_id(key: str) -> str:
-    """The deal a scheduled game plays: its key without the seat rotation."""
-    head, _, last = key.rpartition("/")
-    return head if head and last.startswith("r") and last[1:].isdigit() else key
-
-
 def match_id(key: str, secret: str) -> str:
     """The opaque id a bot is told for a game: it names the game without revealing it."""
     return hashlib.blake2b(f"{secret}:{key}".encode(), digest_size=8).hexdigest()
