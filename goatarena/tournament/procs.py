@@ -11,6 +11,7 @@ decides when it ends, by closing its input.
 from __future__ import annotations
 
 import math
+import os
 import signal
 import subprocess
 import sys
@@ -120,12 +121,18 @@ class ProcessExecutor:
 
 @asynccontextmanager
 async def open_process_executor(
-    processes: int, *, capacity: int, log_dir: Path | None = None, log_cap: int = 0
+    processes: int,
+    *,
+    capacity: int,
+    log_dir: Path | None = None,
+    log_cap: int = 0,
+    cpus: Sequence[int] = (),
 ) -> AsyncIterator[ProcessExecutor]:
     """Start ``processes`` referee processes; on leaving, stop them and their bots.
 
     With a ``log_dir`` the bots' stderr logs are kept there, by this process, each
-    capped at ``log_cap`` bytes over the whole run.
+    capped at ``log_cap`` bytes over the whole run. The i-th referee pins the bots of
+    its games to ``cpus[i]``, if given.
     """
     argv = [sys.executable, "-m", "goatarena.tournament.procs"]
     logs = None
@@ -135,9 +142,12 @@ async def open_process_executor(
     async with trio.open_nursery() as nursery:
         referees: list[_Referee] = []
         try:
-            for _ in range(processes):
+            for number in range(processes):
+                env = dict(os.environ)
+                if number < len(cpus):
+                    env[REFEREE_CPU] = str(cpus[number])
                 process = await trio.lowlevel.open_process(
-                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
                 )
                 referee = _Referee(process, logs)
                 referees.append(referee)
@@ -150,6 +160,10 @@ async def open_process_executor(
                 for referee in referees:
                     await _stop(referee.process)
             nursery.cancel_scope.cancel()
+
+
+REFEREE_CPU = "GOATARENA_REFEREE_CPU"
+"""Tells a referee process the CPU to pin its games' bots to."""
 
 
 async def _stop(process: trio.Process) -> None:
@@ -197,10 +211,12 @@ async def serve(forward_logs: bool) -> None:
         outer.start_soon(forward_events)
         # The events end once every bot is stopped: ``send_event`` closes after them.
         async with send_event, trio.open_nursery() as nursery:
+            cpu = os.environ.get(REFEREE_CPU, "")
             host = JobHost(
                 nursery,
                 folder_per_tournament=False,
                 log_factory=forwarded if forward_logs else None,
+                cpus=[int(cpu)] if cpu.isdigit() else [],
             )
             async with trio.open_nursery() as games:
                 async for line in _lines(stdin):
