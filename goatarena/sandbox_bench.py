@@ -8,7 +8,6 @@ plays a deal twice" starts in a small round-robin tournament.
 
 from __future__ import annotations
 
-import math
 import statistics
 import time
 
@@ -19,8 +18,8 @@ from goatarena.errors import GoatArenaError
 from goatarena.referee.bot import BotProcess, open_bot
 from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy, probe
 from goatarena.tournament.config import GameEntry, TournamentConfig
-from goatarena.tournament.host import JobHost
-from goatarena.tournament.job import job_for
+from goatarena.tournament.job import deal_of
+from goatarena.tournament.pool import BotPool
 from goatarena.tournament.schedule import round_robin_schedule
 
 STARTUP_S = 30.0
@@ -90,28 +89,25 @@ async def _measure(
 
 async def _restarts(command: str, deals: int) -> tuple[int, int, int]:
     """Processes started, those started only because of the deal rule, and games, for a
-    round-robin of three bots played two games at a time on one referee."""
+    round-robin of three sandboxed bots taken game by game from one pool (the bots are
+    started and greeted; no game is played)."""
     config = TournamentConfig(
         name="sandbox-bench",
         bots={f"bot{number}": command for number in range(3)},
         games=[GameEntry(name="mountain-goats", players=2)],
         deals=deals,
     )
-    sandboxes = config.sandboxes()
-    jobs = [
-        job_for(config, game, tournament="bench", sandboxes=sandboxes)
-        for game in round_robin_schedule(config)
-    ]
+    schedule = round_robin_schedule(config)
     async with trio.open_nursery() as nursery:
-        host = JobHost(nursery, idle_pool_s=math.inf)
+        pool = BotPool(nursery, config.bots, startup_s=STARTUP_S, sandboxes=config.sandboxes())
         try:
-            async with trio.open_nursery() as games:
-                for half in (jobs[0::2], jobs[1::2]):
-                    games.start_soon(host.play, half)
-            started, for_deals = host.processes_started()
+            for game in schedule:
+                seats = [await pool.acquire(name, deal_of(game.key)) for name in game.seating]
+                for seat in seats:
+                    pool.release(seat)
         finally:
-            host.close()
-    return started, for_deals, len(jobs)
+            pool.close()
+    return pool.started, pool.started_for_deals, len(schedule)
 
 
 def sandbox_costs(
