@@ -151,7 +151,14 @@ def _bot(folder: Path, name: str, code: str | None = None) -> str:
 
 
 def _tournament(folder: Path, bots: dict[str, str], name: str) -> Path:
-    lines = [f'name = "{name}"', "seed = 11", "[time]", "move_ms = 5000", "startup_ms = 20000"]
+    lines = [
+        f'name = "{name}"',
+        "seed = 11",
+        "secret_deals = false",
+        "[time]",
+        "move_ms = 5000",
+        "startup_ms = 20000",
+    ]
     lines += ["[bots]", *(f'{bot} = "{command}"' for bot, command in bots.items())]
     lines += ["[[games]]", 'name = "mountain-goats"', "players = 2"]
     path = folder / f"{name}.toml"

@@ -118,7 +118,7 @@ def _write(folder: Path, concurrency: int, deals: int = 2) -> Path:
     bots = "\n".join(f'b{n} = "{sys.executable} {bot}"' for n in range(3))
     path = folder / f"c{concurrency}.toml"
     path.write_text(
-        f'name = "procs"\nseed = 9\ndeals = {deals}\nconcurrency = {concurrency}\n'
+        f'name = "procs"\nseed = 9\nsecret_deals = false\ndeals = {deals}\nconcurrency = {concurrency}\n'
         f'[time]\nmove_ms = 5000\n[bots]\n{bots}\n[[games]]\nname = "goat-lords"\nplayers = 2\n'
     )
     return path
