@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from functools import partial
 from pathlib import Path
 
 import click
@@ -11,11 +13,14 @@ import trio
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.errors import StoreError
 from goatarena.standings import compute_standings, render_tables
 from goatarena.store import open_store
 from goatarena.tournament.config import load_config
+from goatarena.tournament.preflight import preflight
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.runner import Runner
+from goatarena.tournament.sprt import describe as describe_sprt
 
 
 @main.command("run")
@@ -33,20 +38,49 @@ from goatarena.tournament.runner import Runner
     help="Games at once (default: from the file, else the number of CPUs).",
 )
 @click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Put an existing database aside (renamed with a timestamp) and start a new one.",
+)
 @reports_errors
-def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: bool) -> None:
-    """Run the tournament in FILE, resuming it if its database already has games."""
+def run_command(
+    file: Path, db: Path | None, concurrency: int | None, quiet: bool, fresh: bool
+) -> None:
+    """Run the tournament in FILE, resuming it if its database already has games.
+
+    Every bot is started once before the first game; one that cannot start stops the run
+    before anything is written. Bot paths are relative to FILE's folder. A file that
+    grew (more bots, games, deals or Swiss rounds) keeps the stored games and plays only
+    the new ones.
+
+    \b
+    Example:
+        goatarena run tournaments/demo.toml --concurrency 2
+    """
     config = load_config(file)
     if concurrency is not None:
         config = msgspec.structs.replace(config, concurrency=concurrency)
     db = db or Path("results") / f"{config.name}.sqlite"
+    trio.run(
+        partial(
+            preflight,
+            config.bots,
+            startup_s=config.time.startup_ms / 1000,
+            limits=config.limits,
+        )
+    )
+    if fresh:
+        put_aside(db)
     store = open_store(db)
     try:
         store.lock_for_run()
+        runner = Runner(config, store)
+        runner.claim()
         log_dir = db.with_name(f"{db.stem}-logs")
         make_log_dir(log_dir)
-        runner = Runner(config, store, log_dir=log_dir)
-        total, stored = runner.expected_games(), store.count()
+        runner.log_dir = log_dir
+        total, stored = runner.expected_games(), runner.stored_of_schedule()
         progress = Progress(total, done=stored)
         progress.enabled = not quiet
         runner.progress = progress
@@ -73,8 +107,32 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
             config.name, [g.result for g in store.games()], disqualified=store.disqualified()
         )
         click.echo(render_tables(standings))
+        status = runner.sprt_status()
+        if status is not None:
+            click.echo("\n" + describe_sprt(status))
     finally:
         store.close()
+
+
+def put_aside(db: Path) -> None:
+    """Rename an existing database (and its WAL files) out of the way, saying where."""
+    if not db.exists():
+        return
+    store = open_store(db, create=False)
+    try:
+        store.lock_for_run()  # never move a database a run is writing to
+    finally:
+        store.close()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    aside = db.with_name(f"{db.name}.{stamp}.old")
+    for suffix in ("", "-wal", "-shm"):
+        source = db.with_name(db.name + suffix)
+        if source.exists():
+            try:
+                source.rename(aside.with_name(aside.name + suffix))
+            except OSError as error:
+                raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
+    click.echo(f"goatarena: put the old database aside as {aside}", err=True)
 
 
 def _is_interrupt(error: BaseException) -> bool:

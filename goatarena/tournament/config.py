@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +29,17 @@ class GameEntry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     options: dict[str, Any] = {}
 
 
+class SprtSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A sequential probability ratio test of a gauntlet's one challenger against one
+    baseline: H0 "the challenger is ``elo0`` stronger", H1 "it is ``elo1`` stronger",
+    with the error rates ``alpha`` (accepting H1 when H0 holds) and ``beta``."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+
 class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A whole tournament: bots, games, format, clock, concurrency and master seed.
 
@@ -35,13 +47,15 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     once per seat rotation, all rotations on the same seed); for Swiss, the games each
     table plays per round. ``rounds`` (Swiss only) defaults to ceil(log_k N) + 2.
     ``memory_mb`` limits each bot process's memory; ``policy`` says what each kind of
-    violation costs.
+    violation costs. A gauntlet plays only the round-robin tables that seat one of the
+    ``challengers``; ``sprt`` (a gauntlet of one challenger against one baseline) stops
+    it as soon as the test decides.
     """
 
     name: str
     bots: dict[str, str]
     games: list[GameEntry]
-    format: Literal["round-robin", "swiss"] = "round-robin"
+    format: Literal["round-robin", "swiss", "gauntlet"] = "round-robin"
     deals: int = 1
     rounds: int = 0
     seed: int = 0
@@ -49,6 +63,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     memory_mb: int = 1024
     time: TimeControl = TimeControl()
     policy: ViolationPolicy = ViolationPolicy()
+    challengers: list[str] = []
+    sprt: SprtSettings | None = None
 
     @property
     def limits(self) -> BotLimits:
@@ -88,7 +104,31 @@ def load_config(path: Path) -> TournamentConfig:
         check_config(config)
     except GoatArenaError as error:
         raise ConfigError(f"{path}: {error}") from None
-    return config
+    base = path.parent.absolute()
+    bots = {name: resolve_command(command, base) for name, command in config.bots.items()}
+    return msgspec.structs.replace(config, bots=bots)
+
+
+def resolve_command(command: str, base: Path) -> str:
+    """``command`` with every word that names an existing file or folder relative to
+    ``base`` (the tournament file's folder) made absolute, so that a tournament runs the
+    same from any working directory.
+
+    Options (words starting with ``-``) and absolute paths are left alone, as is every
+    word that names nothing under ``base``: it keeps its meaning relative to the working
+    directory. A command with nothing to resolve is returned unchanged, quoting and all.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command  # the bot launcher reports the unparsable command
+    resolved = [
+        os.path.normpath(base / word)
+        if word and not word.startswith("-") and not os.path.isabs(word) and (base / word).exists()
+        else word
+        for word in words
+    ]
+    return command if resolved == words else shlex.join(resolved)
 
 
 def _readable(message: str) -> str:
@@ -101,8 +141,16 @@ def _readable(message: str) -> str:
 
 def check_config(config: TournamentConfig) -> None:
     """Check what the schema cannot: known games, table sizes, enough bots, sane numbers."""
-    if not config.name.strip() or "/" in config.name:
+    if not config.name.strip() or "/" in config.name or "\0" in config.name:
         raise ConfigError("name: must be a non-empty name without '/'")
+    if len(config.name) > MAX_NAME_LENGTH:
+        raise ConfigError(
+            f"name: at most {MAX_NAME_LENGTH} characters (it names the results file),"
+            f" not {len(config.name)}"
+        )
+    if config.rounds and config.format != "swiss":
+        raise ConfigError(f"rounds: only a Swiss tournament has rounds, not a {config.format}")
+    _check_gauntlet(config)
     if len(config.bots) < 2:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
@@ -129,3 +177,36 @@ def check_config(config: TournamentConfig) -> None:
     for name, command in config.bots.items():
         if not command.strip():
             raise ConfigError(f"bots.{name}: empty command")
+
+
+MAX_NAME_LENGTH = 100
+"""The longest tournament name: it is a file name (``results/<name>.sqlite``)."""
+
+
+def _check_gauntlet(config: TournamentConfig) -> None:
+    """Challengers only in a gauntlet, which needs them; an SPRT only where it applies."""
+    if config.format != "gauntlet":
+        if config.challengers:
+            raise ConfigError('challengers: only a gauntlet has challengers (format = "gauntlet")')
+        if config.sprt is not None:
+            raise ConfigError('sprt: an SPRT runs in a gauntlet (format = "gauntlet")')
+        return
+    if not config.challengers:
+        raise ConfigError('challengers: a gauntlet needs at least one, e.g. challengers = ["new"]')
+    for name in config.challengers:
+        if name not in config.bots:
+            raise ConfigError(f"challengers: {name!r} is not one of the bots")
+    if len(set(config.challengers)) == len(config.bots):
+        raise ConfigError("challengers: a gauntlet needs at least one bot that is not a challenger")
+    sprt = config.sprt
+    if sprt is None:
+        return
+    if len(config.challengers) != 1 or len(config.bots) != 2:
+        raise ConfigError("sprt: tests one challenger against one baseline: list exactly two bots")
+    if any(entry.players != 2 for entry in config.games):
+        raise ConfigError("sprt: needs two-player tables (players = 2 in every game)")
+    if not sprt.elo0 < sprt.elo1:
+        raise ConfigError(f"sprt: elo0 must be less than elo1 ({sprt.elo0} >= {sprt.elo1})")
+    for field, value in (("alpha", sprt.alpha), ("beta", sprt.beta)):
+        if not 0.0 < value < 0.5:
+            raise ConfigError(f"sprt.{field}: must be between 0 and 0.5, not {value}")

@@ -16,11 +16,13 @@ from pathlib import Path
 import msgspec
 import trio
 
+from goatarena.errors import StoreError
 from goatarena.games import find_game
 from goatarena.ratings import points_from_ranks
-from goatarena.referee.match import play_match
+from goatarena.referee.match import MatchResult, play_match
 from goatarena.store import Store
 from goatarena.tournament.config import TournamentConfig
+from goatarena.tournament.growth import incomparable_changes, refusal
 from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
 from goatarena.tournament.pool import BotPool, Connection
 from goatarena.tournament.progress import Progress
@@ -28,8 +30,10 @@ from goatarena.tournament.schedule import (
     ScheduledGame,
     deal_seed,
     entry_label,
+    gauntlet_schedule,
     round_robin_schedule,
 )
+from goatarena.tournament.sprt import SprtStatus, SprtTally, progress_note, tally_of
 
 
 class Runner:
@@ -51,11 +55,56 @@ class Runner:
         self.played = 0
         self._limiter = trio.CapacityLimiter(config.workers)
         self._pool: BotPool | None = None
+        self._claimed = False
+        self._sprt: SprtTally | None = None
+        self._sprt_scope: trio.CancelScope | None = None
+
+    def schedule(self) -> list[ScheduledGame]:
+        """The games of a round-robin or gauntlet (a Swiss is paired as it goes)."""
+        if self.config.format == "gauntlet":
+            return gauntlet_schedule(self.config)
+        return round_robin_schedule(self.config)
+
+    def claim(self) -> None:
+        """Bind the store to this tournament, or refuse: a store holding games of an
+        earlier version of the file is taken over when the file only grew, so its games
+        are kept and only new ones are played (see :mod:`goatarena.tournament.growth`)."""
+        if self._claimed:
+            return
+        config_json = msgspec.json.encode(self.config).decode()
+        fingerprint = self.config.fingerprint()
+        stored = self.store.meta("config")
+        if stored is not None and self.store.meta("fingerprint") != fingerprint:
+            try:
+                old = msgspec.json.decode(stored, type=TournamentConfig)
+            except msgspec.DecodeError:
+                raise StoreError(
+                    f"{self.store.path} holds results of another goatarena version's"
+                    " tournament; pass --fresh to put it aside and start a new one"
+                ) from None
+            changes = incomparable_changes(old, self.config)
+            if changes:
+                raise StoreError(refusal(str(self.store.path), old.name, changes))
+            self.store.update_claim(fingerprint=fingerprint, config_json=config_json)
+        self.store.claim(
+            tournament=self.config.name, fingerprint=fingerprint, config_json=config_json
+        )
+        self._claimed = True
+
+    def stored_of_schedule(self) -> int:
+        """How many of the scheduled games are stored already (all stored ones for a Swiss)."""
+        if self.config.format == "swiss":
+            return len(self.finished)
+        return sum(1 for game in self.schedule() if game.key in self.finished)
+
+    def sprt_status(self) -> SprtStatus | None:
+        """Where the SPRT stands, if the tournament has one."""
+        return None if self._sprt is None else self._sprt.status()
 
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
-        if self.config.format == "round-robin":
-            return len(round_robin_schedule(self.config))
+        if self.config.format != "swiss":
+            return len(self.schedule())
         bots = len(self.config.bots)
         total = 0
         for entry in self.config.games:
@@ -67,13 +116,8 @@ class Runner:
         return self.config.rounds or default_swiss_rounds(len(self.config.bots), table_size)
 
     async def run(self) -> None:
-        """Play every game not yet stored."""
-        claim_config = msgspec.json.encode(self.config).decode()
-        self.store.claim(
-            tournament=self.config.name,
-            fingerprint=self.config.fingerprint(),
-            config_json=claim_config,
-        )
+        """Play every game not yet stored (an SPRT: until it decides)."""
+        self.claim()
         async with trio.open_nursery() as nursery:
             self._pool = BotPool(
                 nursery,
@@ -85,8 +129,10 @@ class Runner:
                 on_disqualify=self.store.disqualify,
             )
             try:
-                if self.config.format == "round-robin":
-                    await self._play_all(round_robin_schedule(self.config))
+                if self.config.sprt is not None:
+                    await self._play_sprt()
+                elif self.config.format != "swiss":
+                    await self._play_all(self.schedule())
                 else:
                     async with trio.open_nursery() as swisses:
                         for index in range(len(self.config.games)):
@@ -125,8 +171,39 @@ class Runner:
                     self._pool.release(seat, reusable=done)
         self.finished.add(scheduled.key)
         self.played += 1
+        if self._sprt is not None:
+            self._sprt_step(scheduled.key, result)
         if self.progress is not None:
             self.progress.advance()
+
+    async def _play_sprt(self) -> None:
+        """Play deal after deal until the test decides (or the deals run out)."""
+        config = self.config
+        assert config.sprt is not None
+        self._sprt = tally_of(
+            config.sprt,
+            config.bots,
+            config.challengers[0],
+            ((stored.key, stored.result) for stored in self.store.games()),
+        )
+        self._sprt_step()
+        if self._sprt.status().verdict != "running":
+            return
+        with trio.CancelScope() as scope:
+            self._sprt_scope = scope
+            await self._play_all(self.schedule())
+
+    def _sprt_step(self, key: str | None = None, result: MatchResult | None = None) -> None:
+        """Count a finished game; stop the games still running once the test decides."""
+        assert self._sprt is not None
+        if key is not None and result is not None:
+            self._sprt.add(key, result)
+        status = self._sprt.status()
+        if self.progress is not None:
+            self.progress.note = progress_note(status)
+        if status.verdict != "running" and self._sprt_scope is not None:
+            # Games cut short are never stored: the record stays complete or absent.
+            self._sprt_scope.cancel()
 
     async def _play_swiss(self, index: int) -> None:
         entry = self.config.games[index]

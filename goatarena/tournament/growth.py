@@ -1,0 +1,93 @@
+"""Growing a tournament: which edits of a tournament file keep its stored games.
+
+A stored game is identified by its key (game entry, table, deal, rotation) and was
+played under the definition of the file at the time: the game's name, table size and
+options, the time control, the violation policy, the memory limit, the master seed and
+the commands of the seated bots. Adding bots, game entries (at the end of the list) or
+deals leaves every stored game's definition as it was, so those games are kept and only
+the new ones are played; a Swiss tournament may get more rounds. Anything else makes
+stored games incomparable with new ones and is refused, naming each changed field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from goatarena.tournament.config import TournamentConfig
+from goatarena.tournament.pairing import default_swiss_rounds
+
+# Formats whose games have the same keys and seeds (a gauntlet plays a subset of the
+# round-robin's tables), so stored games of one count in the other.
+_SAME_KEYS = {"round-robin": "tables", "gauntlet": "tables", "swiss": "swiss"}
+
+
+def incomparable_changes(old: TournamentConfig, new: TournamentConfig) -> list[str]:
+    """Every change from ``old`` to ``new`` that stored games cannot survive, in words
+    (``"time.move_ms: 1000 -> 500"``); empty when ``new`` only grows ``old``."""
+    changes: list[str] = []
+    if old.name != new.name:
+        changes.append(f"name: {old.name!r} -> {new.name!r}")
+    if old.seed != new.seed:
+        changes.append(f"seed: {old.seed} -> {new.seed}")
+    if _SAME_KEYS[old.format] != _SAME_KEYS[new.format]:
+        changes.append(f"format: {old.format!r} -> {new.format!r}")
+    if old.memory_mb != new.memory_mb:
+        changes.append(f"memory_mb: {old.memory_mb} -> {new.memory_mb}")
+    changes += _fields("time", old.time, new.time)
+    changes += _fields("policy", old.policy, new.policy)
+    for name, command in old.bots.items():
+        if name not in new.bots:
+            changes.append(f"bots.{name}: removed")
+        elif new.bots[name] != command:
+            changes.append(f"bots.{name}: command {command!r} -> {new.bots[name]!r}")
+    for index, entry in enumerate(old.games):
+        if index >= len(new.games):
+            changes.append(f"games[{index}]: removed ({entry.name})")
+            continue
+        changes += _fields(f"games[{index}]", entry, new.games[index])
+    if new.deals < old.deals:
+        changes.append(f"deals: {old.deals} -> {new.deals} (fewer)")
+    if new.format == "swiss" and old.format == "swiss":
+        changes += _swiss_changes(old, new)
+    return changes
+
+
+def _swiss_changes(old: TournamentConfig, new: TournamentConfig) -> list[str]:
+    """A Swiss pairs every round from the bots and results before it: new bots or deals
+    would change the pairings of rounds already played. Only more rounds can be added."""
+    changes = []
+    added = [name for name in new.bots if name not in old.bots]
+    if added:
+        changes.append(f"bots: {', '.join(added)} added (a Swiss cannot take new bots)")
+    if new.deals != old.deals:
+        changes.append(f"deals: {old.deals} -> {new.deals} (a Swiss pairs rounds by them)")
+    for entry in old.games:
+        before = old.rounds or default_swiss_rounds(len(old.bots), entry.players)
+        after = new.rounds or default_swiss_rounds(len(new.bots), entry.players)
+        if after < before:
+            changes.append(f"rounds: {before} -> {after} (fewer)")
+            break
+    return changes
+
+
+def _fields(prefix: str, old: msgspec.Struct, new: msgspec.Struct) -> list[str]:
+    """The fields in which two structs of one type differ, as ``prefix.field: a -> b``."""
+    before: dict[str, Any] = msgspec.to_builtins(old)
+    after: dict[str, Any] = msgspec.to_builtins(new)
+    return [
+        f"{prefix}.{field}: {before.get(field)!r} -> {after.get(field)!r}"
+        for field in sorted(set(before) | set(after))
+        if before.get(field) != after.get(field)
+    ]
+
+
+def refusal(path: str, tournament: str, changes: list[str]) -> str:
+    """The message refusing a change, naming each changed field and the ways out."""
+    return (
+        f"{path} holds games of tournament {tournament!r} that no longer compare with this"
+        f" file: {'; '.join(changes)}. Undo the change, or pass --fresh to put this"
+        " database aside and start a new one, or give a changed bot a new name to keep"
+        " both versions"
+    )
