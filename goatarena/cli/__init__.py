@@ -15,6 +15,25 @@ def main() -> None:
 
 
 # The command modules register themselves on ``main``; imported last on purpose.
-from goatarena.cli import bench, check_bot, play, replay, run, standings  # noqa: E402
+from goatarena.cli import (  # noqa: E402
+    bench,
+    check_bot,
+    export,
+    list_games,
+    play,
+    replay,
+    run,
+    standings,
+)
 
-__all__ = ["bench", "check_bot", "main", "play", "replay", "run", "standings"]
+__all__ = [
+    "bench",
+    "check_bot",
+    "export",
+    "list_games",
+    "main",
+    "play",
+    "replay",
+    "run",
+    "standings",
+]
