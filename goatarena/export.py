@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 from tabulate import tabulate
 
+from goatarena.referee.match import MatchResult
 from goatarena.store import StoredGame
 
 CSV_FIELDS = [
@@ -67,10 +68,6 @@ def _seat_violations(stored: StoredGame, seat: int) -> list[str]:
 def summary_row(number: int, stored: StoredGame) -> list[Any]:
     """One game as a list row: number, key, game, players, result, violations."""
     result = stored.result
-    order = sorted(range(len(result.players)), key=lambda seat: (result.ranks[seat], seat))
-    outcome = ", ".join(
-        f"{result.ranks[seat]}. {result.players[seat]} {result.scores[seat]:g}" for seat in order
-    )
     found = [
         f"{result.players[seat]}: {', '.join(causes)}"
         for seat in range(len(result.players))
@@ -81,9 +78,17 @@ def summary_row(number: int, stored: StoredGame) -> list[Any]:
         stored.key,
         result.game,
         " ".join(result.players),
-        outcome,
+        outcome(result),
         "; ".join(found) or "-",
     ]
+
+
+def outcome(result: MatchResult) -> str:
+    """A game's result in one line, best first: ``1. greedy 1730, 2. random 1145``."""
+    order = sorted(range(len(result.players)), key=lambda seat: (result.ranks[seat], seat))
+    return ", ".join(
+        f"{result.ranks[seat]}. {result.players[seat]} {result.scores[seat]:g}" for seat in order
+    )
 
 
 def render_list(rows: Iterable[tuple[int, StoredGame]]) -> str:
