@@ -34,7 +34,7 @@ PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """A pair's points divided by 2: the five pentanomial outcomes, worst first."""
 
 _EMPTY = 1e-3
-_BISECTIONS = 100
+_MAX_STEPS = 200
 
 Verdict = Literal["H0", "H1", "running"]
 
@@ -82,20 +82,32 @@ def llr(pentanomial: Sequence[int], elo0: float, elo1: float) -> float:
 def _closest_with_mean(observed: Sequence[float], mean: float) -> list[float]:
     """The distribution over :data:`PAIR_SCORES` with this mean that is likeliest to give
     ``observed``: ``p_i = p̂_i / (1 + θ(a_i − s))`` with θ the root of
-    ``Σ p̂_i (a_i − s) / (1 + θ(a_i − s)) = 0``, which decreases in θ; bisected."""
+    ``f(θ) = Σ p̂_i (a_i − s) / (1 + θ(a_i − s))``, which decreases in θ.
+
+    Newton steps from θ = 0 (the observed mean is usually close), kept inside a bracket
+    of the root that shrinks at every step; a step that would leave it bisects instead.
+    """
     shifted = [score - mean for score in PAIR_SCORES]
     # θ must keep every 1 + θ(a_i − s) positive.
     low, high = -1.0 / shifted[-1], -1.0 / shifted[0]
-    for _ in range(_BISECTIONS):
-        theta = (low + high) / 2.0
-        slope = sum(p * a / (1.0 + theta * a) for p, a in zip(observed, shifted))
-        if slope > 0.0:
+    theta = 0.0
+    for _ in range(_MAX_STEPS):
+        value = slope = 0.0
+        for p, a in zip(observed, shifted):
+            term = a / (1.0 + theta * a)
+            value += p * term
+            slope -= p * term * term
+        if value > 0.0:
             low = theta
         else:
             high = theta
-        if high - low < 1e-12:
+        step = theta - value / slope if slope < 0.0 else (low + high) / 2.0
+        if not low < step < high:
+            step = (low + high) / 2.0
+        if abs(step - theta) < 1e-13:
+            theta = step
             break
-    theta = (low + high) / 2.0
+        theta = step
     return [p / (1.0 + theta * a) for p, a in zip(observed, shifted)]
 
 
