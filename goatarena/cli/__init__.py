@@ -11,7 +11,12 @@ import click
 @click.group()
 @click.version_option(package_name="goatarena")
 def main() -> None:
-    """goatarena: tournaments between bots for four goat games."""
+    """goatarena: tournaments between bots for four goat games.
+
+    \b
+    Example:
+        goatarena run tournaments/demo.toml
+    """
 
 
 # The command modules register themselves on ``main``; imported last on purpose.

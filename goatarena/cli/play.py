@@ -34,7 +34,12 @@ PENALTIES = [penalty.value for penalty in Penalty]
 
 @main.command("games")
 def games_command() -> None:
-    """List the games and their player counts."""
+    """List the games and their player counts.
+
+    \b
+    Example:
+        goatarena games
+    """
     rows = [
         (info.name, info.title, f"{info.min_players}-{info.max_players}", info.summary)
         for info in GAMES.values()
