@@ -110,3 +110,11 @@ def test_shipped_files_name_bots_relative_to_their_folder():
     for path in sorted((ROOT / "tournaments").glob("*.toml")):
         for command in load_config(path).bots.values():
             assert str(ROOT / "bots") in command, (path, command)
+
+
+def test_check_bot_shows_the_end_of_the_stderr_of_a_bot_that_does_not_start(tmp_path):
+    script = tmp_path / "broken.py"
+    script.write_text("def play(:\n    pass\n")
+    result = run("check-bot", f"{sys.executable} {script}", "--games", "1")
+    assert result.exit_code == 1
+    assert "FAIL  start-up" in result.output and "    | SyntaxError" in result.output
