@@ -13,7 +13,7 @@ import trio
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
-from goatarena.errors import StoreError
+from goatarena.errors import BotError, StoreError
 from goatarena.standings import compute_standings, render_tables
 from goatarena.store import open_store
 from goatarena.tournament.config import load_config
@@ -62,14 +62,18 @@ def run_command(
     if concurrency is not None:
         config = msgspec.structs.replace(config, concurrency=concurrency)
     db = db or Path("results") / f"{config.name}.sqlite"
-    trio.run(
-        partial(
-            preflight,
-            config.bots,
-            startup_s=config.time.startup_ms / 1000,
-            limits=config.limits,
+    try:
+        trio.run(
+            partial(
+                preflight,
+                config.bots,
+                startup_s=config.time.startup_ms / 1000,
+                limits=config.limits,
+            )
         )
-    )
+    except BotError as error:
+        folder = file.parent.resolve()
+        raise BotError(f"{error} (bot paths are relative to {folder}, the file's folder)") from None
     if fresh:
         put_aside(db)
     store = open_store(db)
