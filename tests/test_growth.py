@@ -66,6 +66,14 @@ def test_incomparable_changes_are_named(new, named):
     assert any(named in change for change in changes), changes
 
 
+def test_a_command_stored_relative_to_the_working_directory_is_still_the_same(tmp_path):
+    (tmp_path / "bot.py").write_text("")
+    old = grown(bots={"a": "python3 bot.py", "b": "y"})
+    new = grown(bots={"a": f"python3 {tmp_path / 'bot.py'}", "b": "y"})
+    assert incomparable_changes(old, new, workdir=tmp_path) == []
+    assert incomparable_changes(old, new, workdir=tmp_path / "elsewhere") != []
+
+
 def test_time_control_changes_name_the_field():
     from goatarena.referee.clock import TimeControl
 

@@ -11,11 +11,12 @@ stored games incomparable with new ones and is refused, naming each changed fiel
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from goatarena.tournament.config import TournamentConfig
+from goatarena.tournament.config import TournamentConfig, resolve_command
 from goatarena.tournament.pairing import default_swiss_rounds
 
 # Formats whose games have the same keys and seeds (a gauntlet plays a subset of the
@@ -23,9 +24,16 @@ from goatarena.tournament.pairing import default_swiss_rounds
 _SAME_KEYS = {"round-robin": "tables", "gauntlet": "tables", "swiss": "swiss"}
 
 
-def incomparable_changes(old: TournamentConfig, new: TournamentConfig) -> list[str]:
+def incomparable_changes(
+    old: TournamentConfig, new: TournamentConfig, *, workdir: Path | None = None
+) -> list[str]:
     """Every change from ``old`` to ``new`` that stored games cannot survive, in words
-    (``"time.move_ms: 1000 -> 500"``); empty when ``new`` only grows ``old``."""
+    (``"time.move_ms: 1000 -> 500"``); empty when ``new`` only grows ``old``.
+
+    A command stored before bot paths were resolved against the tournament file's folder
+    is the same command if resolving it against ``workdir`` (the folder runs are started
+    from) gives the new one.
+    """
     changes: list[str] = []
     if old.name != new.name:
         changes.append(f"name: {old.name!r} -> {new.name!r}")
@@ -40,7 +48,7 @@ def incomparable_changes(old: TournamentConfig, new: TournamentConfig) -> list[s
     for name, command in old.bots.items():
         if name not in new.bots:
             changes.append(f"bots.{name}: removed")
-        elif new.bots[name] != command:
+        elif not _same_command(command, new.bots[name], workdir):
             changes.append(f"bots.{name}: command {command!r} -> {new.bots[name]!r}")
     for index, entry in enumerate(old.games):
         if index >= len(new.games):
@@ -52,6 +60,10 @@ def incomparable_changes(old: TournamentConfig, new: TournamentConfig) -> list[s
     if new.format == "swiss" and old.format == "swiss":
         changes += _swiss_changes(old, new)
     return changes
+
+
+def _same_command(old: str, new: str, workdir: Path | None) -> bool:
+    return old == new or (workdir is not None and resolve_command(old, workdir) == new)
 
 
 def _swiss_changes(old: TournamentConfig, new: TournamentConfig) -> list[str]:

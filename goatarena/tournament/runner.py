@@ -82,7 +82,7 @@ class Runner:
                     f"{self.store.path} holds results of another goatarena version's"
                     " tournament; pass --fresh to put it aside and start a new one"
                 ) from None
-            changes = incomparable_changes(old, self.config)
+            changes = incomparable_changes(old, self.config, workdir=Path.cwd())
             if changes:
                 raise StoreError(refusal(str(self.store.path), old.name, changes))
             self.store.update_claim(fingerprint=fingerprint, config_json=config_json)
