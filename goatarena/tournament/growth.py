@@ -16,6 +16,8 @@ from typing import Any
 
 import msgspec
 
+from goatarena.errors import StoreError
+from goatarena.store import Store
 from goatarena.tournament.config import TournamentConfig, resolve_command
 from goatarena.tournament.pairing import default_swiss_rounds
 
@@ -103,3 +105,25 @@ def refusal(path: str, tournament: str, changes: list[str]) -> str:
         " database aside and start a new one, or give a changed bot a new name to keep"
         " both versions"
     )
+
+
+def claim_store(store: Store, config: TournamentConfig, *, workdir: Path | None = None) -> None:
+    """Bind ``store`` to ``config``: a new store is claimed; one holding games of an
+    earlier version of the file is taken over when the file only grew; anything else is
+    a :class:`StoreError` naming each incomparable change, and nothing is written."""
+    config_json = msgspec.json.encode(config).decode()
+    fingerprint = config.fingerprint()
+    stored = store.meta("config")
+    if stored is not None and store.meta("fingerprint") != fingerprint:
+        try:
+            old = msgspec.json.decode(stored, type=TournamentConfig)
+        except msgspec.DecodeError:
+            raise StoreError(
+                f"{store.path} holds results of another goatarena version's tournament;"
+                " pass --fresh to put it aside and start a new one"
+            ) from None
+        changes = incomparable_changes(old, config, workdir=workdir)
+        if changes:
+            raise StoreError(refusal(str(store.path), old.name, changes))
+        store.update_claim(fingerprint=fingerprint, config_json=config_json)
+    store.claim(tournament=config.name, fingerprint=fingerprint, config_json=config_json)

@@ -3,7 +3,9 @@
 Rerunning a tournament against its database resumes it: stored games are skipped and
 any game that was interrupted is played again from its start (it was never stored).
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
-the interrupted one did.
+the interrupted one did. A file that grew keeps the games of its earlier version (see
+:mod:`goatarena.tournament.growth`); a gauntlet with an SPRT stops as soon as the test
+decides.
 """
 
 from __future__ import annotations
@@ -13,16 +15,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-import msgspec
 import trio
 
-from goatarena.errors import StoreError
 from goatarena.games import find_game
 from goatarena.ratings import points_from_ranks
 from goatarena.referee.match import MatchResult, play_match
 from goatarena.store import Store
 from goatarena.tournament.config import TournamentConfig
-from goatarena.tournament.growth import incomparable_changes, refusal
+from goatarena.tournament.growth import claim_store
 from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
 from goatarena.tournament.pool import BotPool, Connection
 from goatarena.tournament.progress import Progress
@@ -69,26 +69,8 @@ class Runner:
         """Bind the store to this tournament, or refuse: a store holding games of an
         earlier version of the file is taken over when the file only grew, so its games
         are kept and only new ones are played (see :mod:`goatarena.tournament.growth`)."""
-        if self._claimed:
-            return
-        config_json = msgspec.json.encode(self.config).decode()
-        fingerprint = self.config.fingerprint()
-        stored = self.store.meta("config")
-        if stored is not None and self.store.meta("fingerprint") != fingerprint:
-            try:
-                old = msgspec.json.decode(stored, type=TournamentConfig)
-            except msgspec.DecodeError:
-                raise StoreError(
-                    f"{self.store.path} holds results of another goatarena version's"
-                    " tournament; pass --fresh to put it aside and start a new one"
-                ) from None
-            changes = incomparable_changes(old, self.config, workdir=Path.cwd())
-            if changes:
-                raise StoreError(refusal(str(self.store.path), old.name, changes))
-            self.store.update_claim(fingerprint=fingerprint, config_json=config_json)
-        self.store.claim(
-            tournament=self.config.name, fingerprint=fingerprint, config_json=config_json
-        )
+        if not self._claimed:
+            claim_store(self.store, self.config, workdir=Path.cwd())
         self._claimed = True
 
     def stored_of_schedule(self) -> int:
