@@ -208,3 +208,18 @@ def test_sprt_settings_are_checked(tmp_path):
     )
     with pytest.raises(Exception, match="elo0 must be less than elo1"):
         load_config(path)
+
+
+def test_a_swiss_given_more_rounds_plays_only_the_new_rounds(tmp_path):
+    bots = {f"bot{i}": RANDOM_BOT for i in range(4)}
+    config = write_config(tmp_path / "s.toml", bots=bots, extra='format = "swiss"\nrounds = 2')
+    db = tmp_path / "s.sqlite"
+    assert run("run", str(config), "--db", str(db), "--quiet").exit_code == 0
+    before = rows(db)
+    assert len(before) == 4  # two tables a round
+    write_config(tmp_path / "s.toml", bots=bots, extra='format = "swiss"\nrounds = 3')
+    ran = run("run", str(config), "--db", str(db), "--quiet")
+    assert ran.exit_code == 0, ran.output
+    after = rows(db)
+    assert len(after) == 6 and all(after[key] == before[key] for key in before)
+    assert all("/s3/" in key for key in set(after) - set(before))

@@ -90,8 +90,10 @@ def run_command(
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""
+            # An SPRT stops as soon as it decides: its count is the most it may play.
+            games = f"up to {total} games (SPRT)" if config.sprt else f"{total} games"
             click.echo(
-                f"{config.name}: {total} games, {config.workers} at once{resumed}; results in {db}",
+                f"{config.name}: {games}, {config.workers} at once{resumed}; results in {db}",
                 err=True,
             )
         try:
