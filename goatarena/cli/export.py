@@ -52,8 +52,13 @@ def export_command(db: Path | None, output_format: str, output: Path | None) -> 
         games = store.games()
         lines = jsonl_lines(games) if output_format == "jsonl" else csv_lines(games)
         if output is None:
-            for line in lines:
-                sys.stdout.write(line)
+            try:
+                for line in lines:
+                    sys.stdout.write(line)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                # The reader stopped (``| head``): not an error; say nothing more.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         else:
             write_whole(output, lines)
     finally:
