@@ -104,7 +104,10 @@ def test_simulated_error_rates_are_near_alpha_and_beta():
 @pytest.mark.slow
 def test_greedy_against_random_stops_early_with_h1(tmp_path):
     db = tmp_path / "sprt.sqlite"
-    file = ROOT / "tournaments" / "sprt-demo.toml"
+    # The shipped demo, with a wider H1 so that the test stops sooner.
+    demo = (ROOT / "tournaments" / "sprt-demo.toml").read_text()
+    file = tmp_path / "sprt.toml"
+    file.write_text(demo.replace("elo1 = 50", "elo1 = 100").replace("../bots", str(ROOT / "bots")))
     ran = CliRunner().invoke(main, ["run", str(file), "--db", str(db), "--quiet"])
     assert ran.exit_code == 0, ran.output
     assert "H1 accepted: greedy is stronger than random" in ran.output
