@@ -102,8 +102,8 @@ def refusal(path: str, tournament: str, changes: list[str]) -> str:
     return (
         f"{path} holds games of tournament {tournament!r} that no longer compare with this"
         f" file: {'; '.join(changes)}. Undo the change, or pass --fresh to put this"
-        " database aside and start a new one, or give a changed bot a new name to keep"
-        " both versions"
+        " database aside and start a new one, or keep the old bot and add the changed one"
+        " under a new name, so that both versions play"
     )
 
 
