@@ -25,6 +25,12 @@ from goatarena.tournament.pairing import default_swiss_rounds
 # round-robin's tables), so stored games of one count in the other.
 _SAME_KEYS = {"round-robin": "tables", "gauntlet": "tables", "swiss": "swiss"}
 
+_FREE = frozenset({"concurrency", "challengers", "sprt"})
+"""Settings that decide which games are played or how fast, never how one is played."""
+
+_GROWING = frozenset({"format", "bots", "games", "deals", "rounds"})
+"""Settings that may grow, checked one by one."""
+
 
 def incomparable_changes(
     old: TournamentConfig, new: TournamentConfig, *, workdir: Path | None = None
@@ -37,16 +43,19 @@ def incomparable_changes(
     from) gives the new one.
     """
     changes: list[str] = []
-    if old.name != new.name:
-        changes.append(f"name: {old.name!r} -> {new.name!r}")
-    if old.seed != new.seed:
-        changes.append(f"seed: {old.seed} -> {new.seed}")
+    # Every setting not known to be free or handled below must be unchanged, so that a
+    # setting added later is safe by default: refused until it is listed here.
+    for field in msgspec.structs.fields(TournamentConfig):
+        name = field.name
+        if name in _FREE or name in _GROWING:
+            continue
+        before, after = getattr(old, name), getattr(new, name)
+        if isinstance(before, msgspec.Struct) and isinstance(after, msgspec.Struct):
+            changes += _fields(name, before, after)
+        elif before != after:
+            changes.append(f"{name}: {before!r} -> {after!r}")
     if _SAME_KEYS[old.format] != _SAME_KEYS[new.format]:
         changes.append(f"format: {old.format!r} -> {new.format!r}")
-    if old.memory_mb != new.memory_mb:
-        changes.append(f"memory_mb: {old.memory_mb} -> {new.memory_mb}")
-    changes += _fields("time", old.time, new.time)
-    changes += _fields("policy", old.policy, new.policy)
     for name, command in old.bots.items():
         if name not in new.bots:
             changes.append(f"bots.{name}: removed")
