@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 import msgspec
-import trio
 from tabulate import tabulate
 
 from goatarena.cli import main
@@ -16,6 +15,7 @@ from goatarena.cli._common import make_log_dir, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.export import outcome
 from goatarena.games import GAMES, find_game
+from goatarena.interrupt import run_trio
 from goatarena.protocol import unique_names
 from goatarena.referee import (
     BotLimits,
@@ -209,7 +209,7 @@ def play_command(
                 policy=policy,
             )
 
-    result = trio.run(main_task)
+    result = run_trio(main_task)
     if quiet:
         if not as_json:
             click.echo(outcome(result))

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 import msgspec
-import trio
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
 from goatarena.errors import BotError, StoreError
+from goatarena.interrupt import Interrupted, run_trio
 from goatarena.standings import compute_standings, render_tables
 from goatarena.store import open_store
 from goatarena.tournament.config import load_config
@@ -63,7 +63,7 @@ def run_command(
         config = msgspec.structs.replace(config, concurrency=concurrency)
     db = db or Path("results") / f"{config.name}.sqlite"
     try:
-        trio.run(
+        run_trio(
             partial(
                 preflight,
                 config.bots,
@@ -97,17 +97,15 @@ def run_command(
                 err=True,
             )
         try:
-            trio.run(runner.run)
-        except (KeyboardInterrupt, BaseExceptionGroup) as error:
-            if not _is_interrupt(error):
-                raise
+            run_trio(runner.run)
+        except Interrupted as interrupted:
             progress.finish()
             click.echo(
-                f"\ninterrupted: {store.count()} finished games are kept in {db};"
+                f"\n{interrupted.verb}: {store.count()} finished games are kept in {db};"
                 f" run the same command again to resume",
                 err=True,
             )
-            sys.exit(130)
+            sys.exit(interrupted.exit_status)
         progress.finish()
         standings = compute_standings(
             config.name, [g.result for g in store.games()], disqualified=store.disqualified()
@@ -139,11 +137,3 @@ def put_aside(db: Path) -> None:
             except OSError as error:
                 raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
     click.echo(f"goatarena: put the old database aside as {aside}", err=True)
-
-
-def _is_interrupt(error: BaseException) -> bool:
-    if isinstance(error, KeyboardInterrupt):
-        return True
-    if isinstance(error, BaseExceptionGroup):
-        return any(_is_interrupt(inner) for inner in error.exceptions)
-    return False

@@ -25,7 +25,7 @@ from goatarena.tournament.pairing import default_swiss_rounds
 # round-robin's tables), so stored games of one count in the other.
 _SAME_KEYS = {"round-robin": "tables", "gauntlet": "tables", "swiss": "swiss"}
 
-_FREE = frozenset({"concurrency", "challengers", "sprt"})
+_FREE = frozenset({"concurrency", "log_kb", "challengers", "sprt"})
 """Settings that decide which games are played or how fast, never how one is played."""
 
 _GROWING = frozenset({"format", "bots", "games", "deals", "rounds"})

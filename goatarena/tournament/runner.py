@@ -6,21 +6,29 @@ Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactl
 the interrupted one did. A file that grew keeps the games of its earlier version (see
 :mod:`goatarena.tournament.growth`); a gauntlet with an SPRT stops as soon as the test
 decides.
+
+The store is used from one worker thread at a time, never from the event loop: a disk
+that is slow, full or locked by another process must not hold up the games being played.
+A store that fails stops the run with its :class:`~goatarena.errors.StoreError`; every
+game stored before is kept, and the game that could not be stored is played on resume.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 
+from goatarena.errors import StoreError
 from goatarena.games import find_game
 from goatarena.ratings import points_from_ranks
+from goatarena.referee.bot import BotProcess
 from goatarena.referee.match import MatchResult, play_match
-from goatarena.store import Store
+from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.growth import claim_store
 from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
@@ -34,6 +42,8 @@ from goatarena.tournament.schedule import (
     round_robin_schedule,
 )
 from goatarena.tournament.sprt import SprtStatus, SprtTally, progress_note, tally_of
+
+T = TypeVar("T")
 
 
 class Runner:
@@ -54,6 +64,7 @@ class Runner:
         self.finished = store.finished_keys()
         self.played = 0
         self._limiter = trio.CapacityLimiter(config.workers)
+        self._store_thread = trio.CapacityLimiter(1)
         self._pool: BotPool | None = None
         self._claimed = False
         self._sprt: SprtTally | None = None
@@ -83,6 +94,14 @@ class Runner:
         """Where the SPRT stands, if the tournament has one."""
         return None if self._sprt is None else self._sprt.status()
 
+    async def _in_store(self, call: Callable[[], T]) -> T:
+        """Run ``call`` on the store in the store's one worker thread, off the event loop.
+
+        A call that has begun is not abandoned on cancellation: a game is stored whole or
+        not at all, and never twice.
+        """
+        return await trio.to_thread.run_sync(call, limiter=self._store_thread)
+
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
         if self.config.format != "swiss":
@@ -99,7 +118,8 @@ class Runner:
 
     async def run(self) -> None:
         """Play every game not yet stored (an SPRT: until it decides)."""
-        self.claim()
+        if not self._claimed:
+            await self._in_store(self.claim)
         async with trio.open_nursery() as nursery:
             self._pool = BotPool(
                 nursery,
@@ -108,7 +128,9 @@ class Runner:
                 limits=self.config.limits,
                 log_dir=self.log_dir,
                 disqualified=self.store.disqualified(),
-                on_disqualify=self.store.disqualify,
+                on_disqualify=lambda name, reason: nursery.start_soon(
+                    self._in_store, lambda: self.store.disqualify(name, reason)
+                ),
             )
             try:
                 if self.config.sprt is not None:
@@ -134,8 +156,11 @@ class Runner:
             seats: list[Connection] = []
             done = False
             try:
-                for name in scheduled.seating:
-                    seats.append(await self._pool.acquire(name))
+                for number, name in enumerate(scheduled.seating):
+                    seat = await self._pool.acquire(name)
+                    seats.append(seat)
+                    if isinstance(seat, BotProcess):
+                        seat.mark_game(f"game {scheduled.key}, seat {number}")
                 result = await play_match(
                     find_game(scheduled.game),
                     seats,
@@ -145,7 +170,15 @@ class Runner:
                     match_id=scheduled.key,
                     policy=self.config.policy,
                 )
-                self.store.add_game(scheduled.key, scheduled.round, result)
+                try:
+                    await self._in_store(
+                        lambda: self.store.add_game(scheduled.key, scheduled.round, result)
+                    )
+                except StoreError as error:
+                    raise StoreError(
+                        f"{error}; the games stored before are kept: run the same command"
+                        " again to resume"
+                    ) from None
                 done = True
             finally:
                 # A process interrupted mid-game is in an unknown state: never reuse it.
@@ -162,11 +195,9 @@ class Runner:
         """Play deal after deal until the test decides (or the deals run out)."""
         config = self.config
         assert config.sprt is not None
+        stored = await self._in_store(lambda: list(self.store.games()))
         self._sprt = tally_of(
-            config.sprt,
-            config.bots,
-            config.challengers[0],
-            ((stored.key, stored.result) for stored in self.store.games()),
+            config.sprt, config.bots, config.challengers[0], ((g.key, g.result) for g in stored)
         )
         self._sprt_step()
         if self._sprt.status().verdict != "running":
@@ -193,9 +224,8 @@ class Runner:
         bots = list(self.config.bots)
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, self._swiss_rounds(entry.players) + 1):
-            players = self._swiss_standings(
-                entry.name, label, round_number, bots, byes, entry.players
-            )
+            stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
+            players = self._swiss_standings(stored, label, round_number, bots, byes, entry.players)
             pairing = swiss_round(players, entry.players)
             for name in pairing.byes:
                 byes[name] += 1
@@ -219,7 +249,7 @@ class Runner:
 
     def _swiss_standings(
         self,
-        game: str,
+        games: list[StoredGame],
         label: str,
         round_number: int,
         bots: list[str],
@@ -231,7 +261,7 @@ class Runner:
         points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
         met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
         seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
-        for stored in self.store.games(game=game):
+        for stored in games:
             if stored.round >= round_number or not stored.key.startswith(label + "/"):
                 continue
             result = stored.result
