@@ -86,14 +86,6 @@ def test_a_bot_that_never_says_hello_is_named_with_its_timeout(tmp_path):
     assert "bot 'mute' did not start" in result.output and "no hello within 300 ms" in result.output
 
 
-def test_a_long_tournament_name_is_one_clear_line(tmp_path):
-    config = write_config(tmp_path / "t.toml")
-    config.write_text(config.read_text().replace('name = "t"', f'name = "{"x" * 300}"'))
-    result = run("run", str(config))
-    assert result.exit_code == 2
-    assert result.output.count("\n") == 1 and "name: at most 100 characters" in result.output
-
-
 def test_play_shows_the_end_of_a_broken_bots_stderr(tmp_path):
     script = tmp_path / "broken.py"
     script.write_text("import sys\nprint('first clue', file=sys.stderr)\nraise SystemExit(3)\n")
