@@ -138,12 +138,18 @@ def resolve_command(command: str, base: Path) -> str:
     except ValueError:
         return command  # the bot launcher reports the unparsable command
     resolved = [
-        os.path.normpath(base / word)
-        if word and not word.startswith("-") and not os.path.isabs(word) and (base / word).exists()
-        else word
-        for word in words
+        os.path.normpath(base / word) if _names_a_path(base, word) else word for word in words
     ]
     return command if resolved == words else shlex.join(resolved)
+
+
+def _names_a_path(base: Path, word: str) -> bool:
+    if not word or word.startswith("-") or os.path.isabs(word):
+        return False
+    try:
+        return (base / word).exists()
+    except (OSError, ValueError):  # too long, or a NUL: not a path
+        return False
 
 
 def _readable(message: str) -> str:

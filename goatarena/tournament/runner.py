@@ -204,7 +204,21 @@ class Runner:
             return
         with trio.CancelScope() as scope:
             self._sprt_scope = scope
-            await self._play_all(self.schedule())
+            await self._play_in_order(self.schedule())
+
+    async def _play_in_order(self, games: Sequence[ScheduledGame]) -> None:
+        """Play the games strictly in order, ``workers`` at a time: each worker takes the
+        next game when it is free. (Tasks started at once reach a limiter in whatever
+        order the scheduler runs them, which would scatter a deal's two games.)"""
+        pending = iter([game for game in games if game.key not in self.finished])
+
+        async def worker() -> None:
+            for game in pending:  # shared: every game is taken by exactly one worker
+                await self._play_one(game)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(self.config.workers):
+                nursery.start_soon(worker)
 
     def _sprt_step(self, key: str | None = None, result: MatchResult | None = None) -> None:
         """Count a finished game; stop the games still running once the test decides."""
