@@ -27,6 +27,9 @@ def test_words_naming_files_beside_the_tournament_file_become_absolute(tmp_path)
     )
     # Nothing to resolve: the command is kept exactly as written.
     assert resolve_command("python3  other.py 'a b'", tmp_path) == "python3  other.py 'a b'"
+    # A word too long to be a file name (a whole program after -c, say) is no path.
+    program = "python3 -c " + shlex.quote("print(1)\n" * 100)
+    assert resolve_command(program, tmp_path) == program
     assert resolve_command("/usr/bin/env -S bots/mine.py", tmp_path).endswith(
         str(tmp_path / "bots" / "mine.py")
     )
