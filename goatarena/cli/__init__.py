@@ -29,6 +29,7 @@ from goatarena.cli import (  # noqa: E402
     replay,
     run,
     standings,
+    worker,
 )
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "replay",
     "run",
     "standings",
+    "worker",
 ]

@@ -37,6 +37,14 @@ from goatarena.tournament.sprt import describe as describe_sprt
     default=None,
     help="Games at once (default: from the file, else the number of CPUs).",
 )
+@click.option(
+    "--cluster",
+    envvar="GOATARENA_CLUSTER",
+    default=None,
+    metavar="ADDRESS",
+    help="Play on the Dask cluster whose scheduler is at ADDRESS, e.g. tcp://host:8786"
+    " (or set GOATARENA_CLUSTER).",
+)
 @click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
 @click.option(
     "--fresh",
@@ -45,14 +53,20 @@ from goatarena.tournament.sprt import describe as describe_sprt
 )
 @reports_errors
 def run_command(
-    file: Path, db: Path | None, concurrency: int | None, quiet: bool, fresh: bool
+    file: Path,
+    db: Path | None,
+    concurrency: int | None,
+    cluster: str | None,
+    quiet: bool,
+    fresh: bool,
 ) -> None:
     """Run the tournament in FILE, resuming it if its database already has games.
 
-    Every bot is started once before the first game; one that cannot start stops the run
-    before anything is written. Bot paths are relative to FILE's folder. A file that
-    grew (more bots, games, deals or Swiss rounds) keeps the stored games and plays only
-    the new ones.
+    Every bot is started once before the first game (on this machine; not with
+    --cluster, whose workers start them); one that cannot start stops the run before
+    anything is written. Bot paths are relative to FILE's folder. A file that grew (more
+    bots, games, deals or Swiss rounds) keeps the stored games and plays only the new
+    ones.
 
     \b
     Example:
@@ -62,24 +76,27 @@ def run_command(
     if concurrency is not None:
         config = msgspec.structs.replace(config, concurrency=concurrency)
     db = db or Path("results") / f"{config.name}.sqlite"
-    try:
-        run_trio(
-            partial(
-                preflight,
-                config.bots,
-                startup_s=config.time.startup_ms / 1000,
-                limits=config.limits,
+    if not cluster:
+        try:
+            run_trio(
+                partial(
+                    preflight,
+                    config.bots,
+                    startup_s=config.time.startup_ms / 1000,
+                    limits=config.limits,
+                )
             )
-        )
-    except BotError as error:
-        folder = file.parent.resolve()
-        raise BotError(f"{error} (bot paths are relative to {folder}, the file's folder)") from None
+        except BotError as error:
+            folder = file.parent.resolve()
+            raise BotError(
+                f"{error} (bot paths are relative to {folder}, the file's folder)"
+            ) from None
     if fresh:
         put_aside(db)
     store = open_store(db)
     try:
         store.lock_for_run()
-        runner = Runner(config, store)
+        runner = Runner(config, store, cluster=cluster or None)
         runner.claim()
         log_dir = db.with_name(f"{db.stem}-logs")
         make_log_dir(log_dir)
@@ -92,8 +109,9 @@ def run_command(
             resumed = f", resuming after {stored} stored" if stored else ""
             # An SPRT stops as soon as it decides: its count is the most it may play.
             games = f"up to {total} games (SPRT)" if config.sprt else f"{total} games"
+            where = f"on {cluster}" if cluster else f"{config.workers} at once"
             click.echo(
-                f"{config.name}: {games}, {config.workers} at once{resumed}; results in {db}",
+                f"{config.name}: {games}, {where}{resumed}; results in {db}",
                 err=True,
             )
         try:
@@ -114,6 +132,15 @@ def run_command(
         status = runner.sprt_status()
         if status is not None:
             click.echo("\n" + describe_sprt(status))
+        if runner.failed:
+            for key, reason in sorted(runner.failed.items()):
+                click.echo(f"goatarena: game {key} failed: {reason}", err=True)
+            click.echo(
+                f"goatarena: {len(runner.failed)} games failed and are not stored;"
+                " run the same command again to retry them",
+                err=True,
+            )
+            sys.exit(1)
     finally:
         store.close()
 
