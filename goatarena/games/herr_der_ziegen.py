@@ -43,6 +43,7 @@ from typing import Any
 
 from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
+from goatarena.games.chance import shuffle
 
 # -- constants and card data -------------------------------------------------------------
 
@@ -87,6 +88,10 @@ CARD_VALUE: dict[str, int] = {
 """How far a card moves the big goat (and what a goat card scores)."""
 CARD_TYPE: dict[str, str] = {f"{kind}{value}": kind for kind in TYPES for value in GOAT_VALUES}
 """The goat type of each goat card; dogs and milk have none."""
+CARD_KIND: dict[str, str] = {**dict.fromkeys(CARD_VALUE, ""), **CARD_TYPE}
+"""The goat type of every card, "" for dogs and milk (a lookup that needs no default)."""
+PLAY_ACTIONS: dict[str, dict[str, str]] = {card: {"play": card} for card in CARD_VALUE}
+"""The action playing each card, made once: action values are never changed in place."""
 
 NO_MARK = None
 """The mark of a cell without a small goat."""
@@ -100,6 +105,10 @@ class Phase(StrEnum):
     DRIVE = "drive"
     CONSENT = "consent"
     OVER = "over"
+
+
+_PLAY, _TAKE, _DRIVE, _CONSENT, _OVER = Phase
+"""The phases as module names: the hot paths compare them by identity."""
 
 
 # -- the state ---------------------------------------------------------------------------
@@ -139,14 +148,14 @@ class HerrDerZiegenState(State):
         self.turn = 1
         self.end_reason = ""
 
-        deck = cards_in_play(players)
-        self.rng.shuffle(deck)
+        deck = list(deck_in_play(players))
+        shuffle(self.rng, deck)
         self.cards: list[str | None] = [None] * cell_count
         self.marks: list[int | None] = [NO_MARK] * cell_count
         open_cells = [cell for cell in range(cell_count) if cell not in self.stall_seat]
-        for cell in open_cells:
-            self.cards[cell] = deck.pop(0)
-        self.draw = deck
+        for cell, card in zip(open_cells, deck):
+            self.cards[cell] = card
+        self.draw = deck[len(open_cells) :]
         self._deal()
 
     def _deal(self) -> None:
@@ -161,9 +170,41 @@ class HerrDerZiegenState(State):
                 self.hands[seat].append(card)
         if dogs:
             self.draw.extend(dogs)
-            self.rng.shuffle(self.draw)
+            shuffle(self.rng, self.draw)
 
     # -- the decision hooks ------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        """True once no seat has anything left to decide."""
+        return self.phase is _OVER
+
+    def legal_actions(self) -> list[Action]:
+        """The choices of the seat to act, computed once per state."""
+        legal = self._legal
+        if legal is None:
+            phase = self.phase
+            if phase is _PLAY:
+                legal = [PLAY_ACTIONS[card] for card in sorted(set(self.hands[self.seat]))]
+            elif phase is _OVER:
+                legal = []
+            else:
+                legal = self._legal_actions()
+            self._legal = legal
+        return legal
+
+    def apply_index(self, index: int) -> Action:
+        """Apply the ``index``-th legal action and return it."""
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        if not 0 <= index < len(legal):
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
+        action = legal[index]
+        self._legal = None
+        self._apply(action)
+        self.history.append(action)
+        return action
 
     def _to_act(self) -> int | None:
         if self.phase is Phase.OVER:
@@ -175,25 +216,33 @@ class HerrDerZiegenState(State):
         return self.seat
 
     def _legal_actions(self) -> list[Action]:
-        if self.phase is Phase.PLAY:
-            return [{"play": card} for card in sorted(set(self.hands[self.seat]))]
-        if self.phase is Phase.TAKE:
-            return [{"take": list(divmod(cell, self.size))} for cell in self.available_in_line()]
-        if self.phase is Phase.DRIVE:
-            drives: list[Action] = [
-                {"drive": [list(divmod(source, self.size)), list(divmod(target, self.size))]}
-                for source, target in self.drives()
-            ]
-            return [*drives, "pass"]
+        if self.phase is _PLAY:
+            return [PLAY_ACTIONS[card] for card in sorted(set(self.hands[self.seat]))]
+        if self.phase is _TAKE:
+            takes = TAKE_ACTIONS[self.size]
+            return [takes[cell] for cell in self.available_in_line()]
+        if self.phase is _DRIVE:
+            return self._drive_actions()
         return ["agree", "refuse"]
 
+    def _drive_actions(self) -> list[Action]:
+        """The drives open to the active seat as actions, then "pass"."""
+        size = self.size
+        actions: list[Action] = [
+            {"drive": [list(divmod(source, size)), list(divmod(target, size))]}
+            for source, target in self.drives()
+        ]
+        actions.append("pass")
+        return actions
+
     def _apply(self, action: Action) -> None:
-        if self.phase is Phase.PLAY:
+        phase = self.phase
+        if phase is _PLAY:
             self._play(action["play"])
-        elif self.phase is Phase.TAKE:
+        elif phase is _TAKE:
             row, column = action["take"]
             self._take(row * self.size + column)
-        elif self.phase is Phase.DRIVE:
+        elif phase is _DRIVE:
             if action == "pass":
                 self._end_turn()
             else:
@@ -207,14 +256,26 @@ class HerrDerZiegenState(State):
     def _play(self, card: str) -> None:
         seat = self.seat
         self.hands[seat].remove(card)
-        if card in self.known[seat]:
-            self.known[seat].remove(card)
+        known = self.known[seat]
+        if card in known:
+            known.remove(card)
         self.played = card
-        self.goats[seat] = (self.goats[seat] + CARD_VALUE[card]) % (4 * self.size)
-        if CARD_TYPE.get(card) not in self.closed:
+        size = self.size
+        self.goats[seat] = position = (self.goats[seat] + CARD_VALUE[card]) % (4 * size)
+        kind = CARD_KIND[card]
+        if not kind or kind not in self.closed:
             self.displays[seat].append(card)
-        if self.available_in_line():
-            self.phase = Phase.TAKE
+        # The faced line's available cards (as available_in_line), and at once the take
+        # choices legal_actions would find.
+        cards, marks, takes = self.cards, self.marks, TAKE_ACTIONS[size]
+        legal = [
+            takes[cell]
+            for cell in TRACK_LINES[size][position]
+            if cards[cell] is not None and marks[cell] is NO_MARK
+        ]
+        if legal:
+            self.phase = _TAKE
+            self._legal = legal
         else:
             self._finish("the faced line holds no available card")
 
@@ -225,26 +286,32 @@ class HerrDerZiegenState(State):
         self.hands[self.seat].append(card)
         self.known[self.seat].append(card)
         if self.draw:
-            self.cards[cell] = self.draw.pop()
-            self._on_enter(cell)
+            self.cards[cell] = entered = self.draw.pop()
+            if CARD_KIND[entered]:
+                self._on_enter(cell)
         else:
             self.cards[cell] = None
             if not self.available_in_line():
                 self._finish("the last available card of a line was taken")
                 return
         played = self.played
-        if played is not None and played in CARD_TYPE and CARD_TYPE[played] not in self.closed:
-            self._score(CARD_TYPE[played])
-        if played == DOG and self.drives():
-            self.phase = Phase.DRIVE
-        else:
-            self._end_turn()
+        kind = CARD_KIND[played] if played is not None else ""
+        if kind:
+            if kind not in self.closed:
+                self._score(kind)
+        elif played == DOG:
+            drives = self._drive_actions()
+            if len(drives) > 1:  # more than "pass"
+                self.phase = _DRIVE
+                self._legal = drives
+                return
+        self._end_turn()
 
     def _on_enter(self, cell: int) -> None:
         """A card just laid into the pasture is marked at once if its owner has a marker."""
         card = self.cards[cell]
-        kind = CARD_TYPE.get(card or "")
-        if kind is None:
+        kind = CARD_KIND[card] if card is not None else ""
+        if not kind:
             return
         if kind in self.owners:
             self._mark(cell, self.owners[kind])
@@ -260,10 +327,16 @@ class HerrDerZiegenState(State):
 
     def _score(self, kind: str) -> None:
         """Majority, else fourth card; either closes the type and clears it from displays."""
-        sums = [display_sum(display, kind) for display in self.displays]
-        count = sum(
-            1 for display in self.displays for card in display if CARD_TYPE.get(card) == kind
-        )
+        sums = []
+        count = 0
+        kinds, values = CARD_KIND, CARD_VALUE
+        for display in self.displays:
+            total = 0
+            for card in display:
+                if kinds[card] == kind:
+                    total += values[card]
+                    count += 1
+            sums.append(total)
         if sums[self.seat] >= MAJORITY:
             self.owners[kind] = self.seat
             for cell in self._available_of_type(kind):
@@ -281,7 +354,7 @@ class HerrDerZiegenState(State):
             return
         self.closed.add(kind)
         for display in self.displays:
-            display[:] = [card for card in display if CARD_TYPE.get(card) != kind]
+            display[:] = [card for card in display if CARD_KIND[card] != kind]
 
     def _available_of_type(self, kind: str) -> list[int]:
         """Available pasture cells holding the type, highest value first."""
@@ -296,22 +369,17 @@ class HerrDerZiegenState(State):
 
     def drives(self) -> list[tuple[int, int]]:
         """(source, target) cells the active seat may drive a marked card along, in order."""
-        seat, size = self.seat, self.size
-        stall_row, stall_column = divmod(self.stalls[seat], size)
+        seat, marks, stalls, refused = self.seat, self.marks, self.stall_seat, self.refused
+        closer = closer_in_line(self.stalls[seat], self.size)
         found = []
-        for source, mark in enumerate(self.marks):
+        for source, mark in enumerate(marks):
             if mark != seat:
                 continue
-            row, column = divmod(source, size)
-            distance = abs(row - stall_row) + abs(column - stall_column)
-            for target in line_cells(row, column, size):
-                to_row, to_column = divmod(target, size)
+            for target in closer[source]:
                 if (
-                    target != source
-                    and target not in self.stall_seat
-                    and self.marks[target] != seat
-                    and abs(to_row - stall_row) + abs(to_column - stall_column) < distance
-                    and (source, target) not in self.refused
+                    marks[target] != seat
+                    and target not in stalls
+                    and (source, target) not in refused
                 ):
                     found.append((source, target))
         return found
@@ -349,9 +417,10 @@ class HerrDerZiegenState(State):
 
     def _end_turn(self) -> None:
         self.seat = (self.seat + 1) % self.players
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.played = None
-        self.refused = []
+        if self.refused:
+            self.refused = []
         self.pending = None
         self.turn += 1
 
@@ -362,11 +431,12 @@ class HerrDerZiegenState(State):
     def available_in_line(self, seat: int | None = None) -> list[int]:
         """Available cells of the line a seat's big goat faces (default: the active seat)."""
         position = self.goats[self.seat if seat is None else seat]
-        cards, marks, stalls = self.cards, self.marks, self.stall_seat
+        cards, marks = self.cards, self.marks
+        # Stalls hold no card (nothing is ever laid or driven into one).
         return [
             cell
-            for cell in track_lines(self.size)[position]
-            if cards[cell] is not None and marks[cell] is NO_MARK and cell not in stalls
+            for cell in TRACK_LINES[self.size][position]
+            if cards[cell] is not None and marks[cell] is NO_MARK
         ]
 
     # -- scoring -------------------------------------------------------------------------
@@ -486,13 +556,13 @@ class HerrDerZiegenState(State):
                 pool.extend(hidden.elements())
                 hidden_counts[other] = hidden.total()
         not_dogs = [card for card in pool if card != DOG]
-        rng.shuffle(not_dogs)
+        shuffle(rng, not_dogs)
         for other, count in hidden_counts.items():
             self.hands[other] = list(self.known[other])
             for _ in range(count):
                 self.hands[other].append(not_dogs.pop())
         self.draw = not_dogs + [DOG] * pool.count(DOG)
-        rng.shuffle(self.draw)
+        shuffle(rng, self.draw)
 
     def clone(self) -> HerrDerZiegenState:
         """A copy sharing no mutable state with this one (much faster than deepcopy)."""
@@ -528,6 +598,12 @@ def cards_in_play(players: int) -> list[str]:
     return goats + [DOG] * setup["dogs"] + milk
 
 
+@cache
+def deck_in_play(players: int) -> tuple[str, ...]:
+    """:func:`cards_in_play`, made once per player count."""
+    return tuple(cards_in_play(players))
+
+
 def stall_cell(row: int, column: int, size: int) -> int:
     """The cell index of a stall given as in STALLS (LAST for the last index)."""
     last = size - 1
@@ -554,6 +630,7 @@ def track_cell(position: int, size: int) -> int:
     return row * size + column
 
 
+@cache
 def start_position(stall: int, size: int) -> int:
     """The first track position (clockwise from the top left) beside a stall."""
     return next(p for p in range(4 * size) if track_cell(p, size) == stall)
@@ -572,6 +649,34 @@ def track_lines(size: int) -> tuple[tuple[int, ...], ...]:
     return tuple(lines)
 
 
+def take_actions(size: int) -> tuple[dict[str, list[int]], ...]:
+    """Per cell of a pasture of ``size``, the action taking its card."""
+    return tuple({"take": list(divmod(cell, size))} for cell in range(size * size))
+
+
+@cache
+def closer_in_line(stall: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """Per cell, the other cells of its row and column nearer to ``stall``, in index order.
+
+    Nearer counts in steps along rows and columns; these are where a dog may drive the
+    cell's card for the stall's seat.
+    """
+    stall_row, stall_column = divmod(stall, size)
+
+    def distance(cell: int) -> int:
+        row, column = divmod(cell, size)
+        return abs(row - stall_row) + abs(column - stall_column)
+
+    return tuple(
+        tuple(
+            target
+            for target in line_cells(*divmod(source, size), size)
+            if target != source and distance(target) < distance(source)
+        )
+        for source in range(size * size)
+    )
+
+
 def line_cells(row: int, column: int, size: int) -> list[int]:
     """The cells of a cell's row and column together, in index order."""
     cells = {row * size + other for other in range(size)}
@@ -583,6 +688,13 @@ def display_sum(display: list[str], kind: str) -> int:
     """The sum of a display's cards of one goat type."""
     return sum(CARD_VALUE[card] for card in display if CARD_TYPE.get(card) == kind)
 
+
+PASTURE_SIZES = sorted({setup["size"] for setup in SETUP.values()})
+TRACK_LINES = {size: track_lines(size) for size in PASTURE_SIZES}
+"""Per pasture size, :func:`track_lines` (looked up on every play)."""
+TAKE_ACTIONS = {size: take_actions(size) for size in PASTURE_SIZES}
+"""Per pasture size, the take action of each cell, made once: actions are never changed
+in place, so every state offers the same values."""
 
 CELL_WIDTH = 6
 MARGIN = 5
