@@ -90,6 +90,14 @@ CARD_TYPE: dict[str, str] = {f"{kind}{value}": kind for kind in TYPES for value 
 """The goat type of each goat card; dogs and milk have none."""
 CARD_KIND: dict[str, str] = {**dict.fromkeys(CARD_VALUE, ""), **CARD_TYPE}
 """The goat type of every card, "" for dogs and milk (a lookup that needs no default)."""
+KIND_CARDS: dict[str, frozenset[str]] = {
+    kind: frozenset(f"{kind}{value}" for value in GOAT_VALUES) for kind in TYPES
+}
+"""The five cards of each goat type."""
+KIND_CARDS_HIGH_FIRST: dict[str, tuple[str, ...]] = {
+    kind: tuple(f"{kind}{value}" for value in sorted(GOAT_VALUES, reverse=True)) for kind in TYPES
+}
+"""The five cards of each goat type, highest value first."""
 PLAY_ACTIONS: dict[str, dict[str, str]] = {card: {"play": card} for card in CARD_VALUE}
 """The action playing each card, made once: action values are never changed in place."""
 
@@ -202,7 +210,15 @@ class HerrDerZiegenState(State):
             raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
         action = legal[index]
         self._legal = None
-        self._apply(action)
+        # _apply's two common cases inline: a call less on nearly every decision.
+        phase = self.phase
+        if phase is _PLAY:
+            self._play(action["play"])
+        elif phase is _TAKE:
+            row, column = action["take"]
+            self._take(row * self.size + column)
+        else:
+            self._apply(action)
         self.history.append(action)
         return action
 
@@ -229,8 +245,7 @@ class HerrDerZiegenState(State):
         """The drives open to the active seat as actions, then "pass"."""
         size = self.size
         actions: list[Action] = [
-            {"drive": [list(divmod(source, size)), list(divmod(target, size))]}
-            for source, target in self.drives()
+            drive_action(source, target, size) for source, target in self.drives()
         ]
         actions.append("pass")
         return actions
@@ -287,7 +302,8 @@ class HerrDerZiegenState(State):
         self.known[self.seat].append(card)
         if self.draw:
             self.cards[cell] = entered = self.draw.pop()
-            if CARD_KIND[entered]:
+            kind = CARD_KIND[entered]
+            if kind and (kind in self.owners or entered in self.fifth):
                 self._on_enter(cell)
         else:
             self.cards[cell] = None
@@ -329,13 +345,14 @@ class HerrDerZiegenState(State):
         """Majority, else fourth card; either closes the type and clears it from displays."""
         sums = []
         count = 0
-        kinds, values = CARD_KIND, CARD_VALUE
+        values = CARD_VALUE
+        # filter runs the membership test in C: displays are scanned on every take.
+        of_kind = KIND_CARDS[kind].__contains__
         for display in self.displays:
             total = 0
-            for card in display:
-                if kinds[card] == kind:
-                    total += values[card]
-                    count += 1
+            for card in filter(of_kind, display):
+                total += values[card]
+                count += 1
             sums.append(total)
         if sums[self.seat] >= MAJORITY:
             self.owners[kind] = self.seat
@@ -358,12 +375,15 @@ class HerrDerZiegenState(State):
 
     def _available_of_type(self, kind: str) -> list[int]:
         """Available pasture cells holding the type, highest value first."""
-        cells = [
-            cell
-            for cell, card in enumerate(self.cards)
-            if card is not None and CARD_TYPE.get(card) == kind and self.marks[cell] is NO_MARK
-        ]
-        return sorted(cells, key=lambda cell: -CARD_VALUE[self.cards[cell] or ""])
+        cards, marks = self.cards, self.marks
+        cells = []
+        # Every goat card exists once: look each of the type's five up (in C).
+        for card in KIND_CARDS_HIGH_FIRST[kind]:
+            if card in cards:
+                cell = cards.index(card)
+                if marks[cell] is NO_MARK:
+                    cells.append(cell)
+        return cells
 
     # -- phase 5: the dog ----------------------------------------------------------------
 
@@ -372,9 +392,9 @@ class HerrDerZiegenState(State):
         seat, marks, stalls, refused = self.seat, self.marks, self.stall_seat, self.refused
         closer = closer_in_line(self.stalls[seat], self.size)
         found = []
-        for source, mark in enumerate(marks):
-            if mark != seat:
-                continue
+        source = -1
+        for _ in range(marks.count(seat)):
+            source = marks.index(seat, source + 1)
             for target in closer[source]:
                 if (
                     marks[target] != seat
@@ -647,6 +667,12 @@ def track_lines(size: int) -> tuple[tuple[int, ...], ...]:
         else:
             lines.append(tuple(row * size + index for row in range(size)))
     return tuple(lines)
+
+
+@cache
+def drive_action(source: int, target: int, size: int) -> dict[str, list[list[int]]]:
+    """The action driving the card at ``source`` to ``target`` (one value per drive)."""
+    return {"drive": [list(divmod(source, size)), list(divmod(target, size))]}
 
 
 def take_actions(size: int) -> tuple[dict[str, list[int]], ...]:
