@@ -39,6 +39,7 @@ import random
 from collections import Counter
 from enum import StrEnum
 from functools import cache
+from itertools import filterfalse
 from typing import Any
 
 from goatarena.errors import IllegalAction
@@ -193,7 +194,17 @@ class HerrDerZiegenState(State):
         if legal is None:
             phase = self.phase
             if phase is _PLAY:
-                legal = [PLAY_ACTIONS[card] for card in sorted(set(self.hands[self.seat]))]
+                hand = self.hands[self.seat]
+                if len(hand) == 2:  # nearly always: a turn plays one card and takes one
+                    first, second = hand
+                    if first == second:
+                        legal = [PLAY_ACTIONS[first]]
+                    elif first < second:
+                        legal = [PLAY_ACTIONS[first], PLAY_ACTIONS[second]]
+                    else:
+                        legal = [PLAY_ACTIONS[second], PLAY_ACTIONS[first]]
+                else:
+                    legal = [PLAY_ACTIONS[card] for card in sorted(set(hand))]
             elif phase is _OVER:
                 legal = []
             else:
@@ -283,11 +294,10 @@ class HerrDerZiegenState(State):
         # The faced line's available cards (as available_in_line), and at once the take
         # choices legal_actions would find.
         cards, marks, takes = self.cards, self.marks, TAKE_ACTIONS[size]
-        legal = [
-            takes[cell]
-            for cell in TRACK_LINES[size][position]
-            if cards[cell] is not None and marks[cell] is NO_MARK
-        ]
+        legal = []
+        for cell in TRACK_LINES[size][position]:
+            if cards[cell] is not None and marks[cell] is NO_MARK:
+                legal.append(takes[cell])
         if legal:
             self.phase = _TAKE
             self._legal = legal
@@ -298,10 +308,12 @@ class HerrDerZiegenState(State):
         card = self.cards[cell]
         if card is None:
             raise IllegalAction("an empty cell cannot be taken")
-        self.hands[self.seat].append(card)
-        self.known[self.seat].append(card)
-        if self.draw:
-            self.cards[cell] = entered = self.draw.pop()
+        seat = self.seat
+        self.hands[seat].append(card)
+        self.known[seat].append(card)
+        draw = self.draw
+        if draw:
+            self.cards[cell] = entered = draw.pop()
             kind = CARD_KIND[entered]
             if kind and (kind in self.owners or entered in self.fifth):
                 self._on_enter(cell)
@@ -371,7 +383,7 @@ class HerrDerZiegenState(State):
             return
         self.closed.add(kind)
         for display in self.displays:
-            display[:] = [card for card in display if CARD_KIND[card] != kind]
+            display[:] = filterfalse(of_kind, display)
 
     def _available_of_type(self, kind: str) -> list[int]:
         """Available pasture cells holding the type, highest value first."""
