@@ -475,16 +475,13 @@ class HerrDerZiegenState(State):
 
     def tied_cells(self, seat: int) -> set[int]:
         """Cells of ``seat``'s marked cards tied to its stall (doubled at the end)."""
-        size = self.size
-        stall_row, stall_column = divmod(self.stalls[seat], size)
+        marks = self.marks
         tied = set()
-        for step_row, step_column in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            row, column = stall_row + step_row, stall_column + step_column
-            while 0 <= row < size and 0 <= column < size:
-                if self.marks[row * size + column] != seat:
+        for ray in stall_rays(self.stalls[seat], self.size):
+            for cell in ray:
+                if marks[cell] != seat:
                     break
-                tied.add(row * size + column)
-                row, column = row + step_row, column + step_column
+                tied.add(cell)
         return tied
 
     def pasture_points(self, seat: int) -> int:
@@ -516,14 +513,18 @@ class HerrDerZiegenState(State):
     def scores(self) -> list[int]:
         """Pasture points plus milk bonus per seat, as if the game ended now."""
         scores = self.milk_bonus()
-        tied: set[int] = set()
+        cards, marks, values = self.cards, self.marks, CARD_VALUE
         for seat in range(self.players):
-            tied |= self.tied_cells(seat)
-        cards = self.cards
-        for cell, mark in enumerate(self.marks):
-            if mark is not NO_MARK:
-                value = CARD_VALUE[cards[cell] or ""]
-                scores[mark] += 2 * value if cell in tied else value
+            # The seat's marked cells, found by C-level scans (most cells are unmarked).
+            count = marks.count(seat)
+            if not count:
+                continue
+            tied = self.tied_cells(seat)
+            cell = -1
+            for _ in range(count):
+                cell = marks.index(seat, cell + 1)
+                value = values[cards[cell] or ""]
+                scores[seat] += 2 * value if cell in tied else value
         return scores
 
     def marked_count(self, seat: int) -> int:
@@ -679,6 +680,21 @@ def track_lines(size: int) -> tuple[tuple[int, ...], ...]:
         else:
             lines.append(tuple(row * size + index for row in range(size)))
     return tuple(lines)
+
+
+@cache
+def stall_rays(stall: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """The cells going out from a stall up, down, left and right, nearest first."""
+    stall_row, stall_column = divmod(stall, size)
+    rays = []
+    for step_row, step_column in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        ray = []
+        row, column = stall_row + step_row, stall_column + step_column
+        while 0 <= row < size and 0 <= column < size:
+            ray.append(row * size + column)
+            row, column = row + step_row, column + step_column
+        rays.append(tuple(ray))
+    return tuple(rays)
 
 
 @cache
