@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import subprocess
+import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -78,12 +81,32 @@ def _positive(value: float) -> bool:
     return isinstance(value, int | float) and math.isfinite(value) and value > 0
 
 
-def test_cpu_time_is_read_for_live_processes_only():
-    first = bench_split.cpu_ns(os.getpid())
-    sum(range(200_000))  # some work of this process
-    assert first is not None and bench_split.cpu_ns(os.getpid()) > first
-    assert bench_split.cpu_ns(2**22 + 1) is None  # beyond pid_max: no such process
-    assert bench_split.total_cpu_ns([os.getpid(), 2**22 + 1]) is None
+WORKER = """
+import sys
+for line in sys.stdin:
+    sum(range(int(line)))
+    print("done", flush=True)
+"""
+
+
+def test_cpu_time_is_read_for_other_processes_and_grows_with_their_work():
+    # A process waiting for input has its CPU time fully accounted (a running one lags).
+    with subprocess.Popen(
+        [sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as worker:
+        assert worker.stdin is not None and worker.stdout is not None
+        used = []
+        for count in (10, 3_000_000):
+            worker.stdin.write(f"{count}\n".encode())
+            worker.stdin.flush()
+            assert worker.stdout.readline() == b"done\n"
+            time.sleep(0.05)  # back in its read, descheduled
+            used.append(bench_split.cpu_ns(worker.pid))
+        worker.stdin.close()
+    assert used[0] is not None and used[1] is not None
+    assert used[1] - used[0] > 5_000_000  # summing three million numbers takes > 5 ms
+    assert bench_split.cpu_ns(2**22 + 1) is None  # beyond any pid_max: no such process
+    assert bench_split.total_cpu_ns([worker.pid, 2**22 + 1]) is None
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
