@@ -51,25 +51,14 @@ def engine_and_encoding_s(
 ) -> tuple[float, float]:
     """CPU seconds per decision of (engine, encoding) as the referee spends them.
 
-    The same seeded random games are played twice, without and with the encoding; CPU
-    time (not wall time) over each whole pass keeps other load on the machine out.
+    Random games seeded 0, 1, 2... are played until ``decisions`` are made, each decision
+    doing what :mod:`goatarena.referee.match` asks of the game; then the requests those
+    decisions make are encoded (and a reply decoded per decision). CPU time over each
+    whole pass, not wall time, keeps other load on the machine out.
     """
-    engine = _referee_work(info, players, decisions, time_ms=time_ms, encoding=False)
-    both = _referee_work(info, players, decisions, time_ms=time_ms, encoding=True)
-    return engine, max(0.0, both - engine)
-
-
-def _referee_work(
-    info: GameInfo, players: int, decisions: int, *, time_ms: int, encoding: bool
-) -> float:
-    """CPU seconds per decision of random games played as the referee plays them.
-
-    Games seeded 0, 1, 2... are played until ``decisions`` are made; each decision does
-    what :mod:`goatarena.referee.match` does for it, the encoding only if asked.
-    """
-    encode, decode = protocol.encode, protocol.parse_bot_message
     made = seed = 0
     chooser = random.Random(0)
+    requests: list[protocol.Decide] = []
     started = time.process_time()
     while made < decisions:
         state = info.new_state(players, seed)
@@ -77,23 +66,27 @@ def _referee_work(
         events: list[protocol.Event] = []
         while (number := state.to_act) is not None:
             actions = state.legal_actions()
-            observation = state.observation(number)
-            if encoding:
-                request = protocol.Decide(
+            requests.append(
+                protocol.Decide(
                     decision=made,
-                    observation=observation,
+                    observation=state.observation(number),
                     actions=actions,
                     time_ms=time_ms,
                     events=events[-players:],
                 )
-                encode(request)
-                decode(REPLY)
+            )
             index = chooser.randrange(len(actions))
             action = state.public_action(number, actions[index])
             state.apply_index(index)
             events.append(protocol.Event(seat=number, action=action))
             made += 1
-    return (time.process_time() - started) / made
+    engine = (time.process_time() - started) / made
+    encode, decode = protocol.encode, protocol.parse_bot_message
+    started = time.process_time()
+    for request in requests:
+        encode(request)
+        decode(REPLY)
+    return engine, (time.process_time() - started) / made
 
 
 class CpuWatch:
