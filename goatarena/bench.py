@@ -152,8 +152,8 @@ class Sizes:
     tournament_deals: int
     tournament_repeats: int = 1
     concurrency: tuple[int, ...] = (1, 2)
-    split_decisions: int = 3000
-    """Decisions timed in process per game for the engine and encoding shares."""
+    split_decisions: int = 1000
+    """Decisions timed in process per game and round for the engine and encoding shares."""
 
 
 FULL = Sizes(
@@ -362,6 +362,8 @@ class _Rounds:
     """CPU seconds per decision of (the referee, the minimal bots), per round."""
     cpu: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     """CPU seconds per decision of (the referee, the random bots), per game and round."""
+    split: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    """CPU seconds per decision of (engine, encoding) in process, per game and round."""
 
 
 async def measure_rounds(sizes: Sizes, games: Sequence[GameInfo], say: _Say) -> _Rounds:
@@ -414,6 +416,11 @@ async def _one_round(
         rounds.decision[info.name].append(cost)
         rounds.decisions_per_game[info.name] = made / played
         _add(rounds.cpu.setdefault(info.name, []), watch.per(made))
+        # In the same round and on the same CPU, so that the shares compare with the rest.
+        split = engine_and_encoding_s(
+            info, table_size(info), sizes.split_decisions, time_ms=BENCH_TIME.move_ms
+        )
+        rounds.split.setdefault(info.name, []).append(split)
 
 
 def _add(samples: list[tuple[float, float]], sample: tuple[float, float] | None) -> None:
@@ -593,13 +600,9 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
     machine = describe_machine()
     games = list(GAMES.values())
     playouts = {}
-    split = {}
     for info in games:
         say(f"engine: {info.name}")
         playouts[info.name] = playouts_per_second(info, table_size(info), sizes.playout_s)
-        split[info.name] = engine_and_encoding_s(
-            info, table_size(info), sizes.split_decisions, time_ms=BENCH_TIME.move_ms
-        )
     rounds = trio.run(measure_rounds, sizes, games, say)
     say("bot start-up")
     spawn = trio.run(spawn_times, sizes.spawn_samples)
@@ -610,7 +613,7 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
         for concurrency in sizes.concurrency:
             say(f"tournament {number + 1}/{sizes.tournament_repeats} at concurrency {concurrency}")
             rates[str(concurrency)].append(tournament_rates(sizes, concurrency))
-    report = _report(sizes, rounds, playouts, split, spawn, overshoots, rates, machine)
+    report = _report(sizes, rounds, playouts, spawn, overshoots, rates, machine)
     return msgspec.structs.replace(report, seconds=round(time.perf_counter() - started, 1))
 
 
@@ -618,7 +621,6 @@ def _report(
     sizes: Sizes,
     rounds: _Rounds,
     playouts: dict[str, tuple[float, float]],
-    split: dict[str, tuple[float, float]],
     spawn: list[float],
     overshoots: list[float],
     rates: dict[str, list[tuple[float, float]]],
@@ -626,7 +628,7 @@ def _report(
 ) -> BenchReport:
     floor = min(rounds.floor)
     games = {
-        name: _game_bench(name, samples, floor, rounds, playouts[name], split[name])
+        name: _game_bench(name, samples, floor, rounds, playouts[name])
         for name, samples in rounds.decision.items()
     }
     bench_game = games[BENCH_GAME]
@@ -676,11 +678,12 @@ def _game_bench(
     floor: float,
     rounds: _Rounds,
     playouts: tuple[float, float],
-    split: tuple[float, float],
 ) -> GameBench:
     """One game's measurements, with the decision's CPU time split into its shares."""
     decision = min(samples)
-    engine, encoding = split
+    splits = rounds.split[name]
+    engine = min(engine for engine, _ in splits)
+    encoding = min(encoding for _, encoding in splits)
     cpu = _best_cpu(rounds.cpu.get(name, []))
     floor_cpu = _best_cpu(rounds.floor_cpu)
     shares: dict[str, float | None] = dict.fromkeys(
