@@ -553,11 +553,12 @@ class HerrDerZiegenState(State):
             "played": self.played,
             "hand": sorted(self.hands[seat]),
             "size": size,
-            "pasture": [self.cards[row * size : (row + 1) * size] for row in range(size)],
-            "marks": [self.marks[row * size : (row + 1) * size] for row in range(size)],
+            # Rows sliced in C: the referee builds an observation for every decision.
+            "pasture": list(map(self.cards.__getitem__, ROW_SLICES[size])),
+            "marks": list(map(self.marks.__getitem__, ROW_SLICES[size])),
             "stalls": [list(divmod(cell, size)) for cell in self.stalls],
             "goats": list(self.goats),
-            "facing": [list(track_side(position, size)) for position in self.goats],
+            "facing": [list(TRACK_SIDES[size][position]) for position in self.goats],
             "displays": [sorted(display) for display in self.displays],
             "owners": dict(sorted(self.owners.items())),
             "fifth_cards": dict(sorted(self.fifth.items())),
@@ -749,6 +750,16 @@ TRACK_LINES = {size: track_lines(size) for size in PASTURE_SIZES}
 TAKE_ACTIONS = {size: take_actions(size) for size in PASTURE_SIZES}
 """Per pasture size, the take action of each cell, made once: actions are never changed
 in place, so every state offers the same values."""
+ROW_SLICES = {
+    size: tuple(slice(row * size, (row + 1) * size) for row in range(size))
+    for size in PASTURE_SIZES
+}
+"""Per pasture size, the slice of each row in the flat cell lists."""
+TRACK_SIDES = {
+    size: tuple(track_side(position, size) for position in range(4 * size))
+    for size in PASTURE_SIZES
+}
+"""Per pasture size, :func:`track_side` of every track position."""
 
 CELL_WIDTH = 6
 MARGIN = 5
