@@ -739,11 +739,6 @@ def line_cells(row: int, column: int, size: int) -> list[int]:
     return sorted(cells)
 
 
-def display_sum(display: list[str], kind: str) -> int:
-    """The sum of a display's cards of one goat type."""
-    return sum(CARD_VALUE[card] for card in display if CARD_TYPE.get(card) == kind)
-
-
 PASTURE_SIZES = sorted({setup["size"] for setup in SETUP.values()})
 TRACK_LINES = {size: track_lines(size) for size in PASTURE_SIZES}
 """Per pasture size, :func:`track_lines` (looked up on every play)."""
