@@ -33,6 +33,7 @@ import itertools
 import random
 from enum import StrEnum
 from functools import cache
+from itertools import compress
 from typing import Any
 
 from goatarena.errors import IllegalAction
@@ -183,8 +184,7 @@ class GoatNGoatState(State):
             row = self.row
             return take_actions(sorted(row), min(self.take_count, len(row)))
         if phase is DISCARD:
-            hand = self.hands[self.seat]
-            return [DISCARD_ACTIONS[card] for card, count in enumerate(hand) if count]
+            return list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
         return [*self._trade_choices(), DECLINE]
 
     def _trade_choices(self) -> list[Action]:
@@ -223,9 +223,9 @@ class GoatNGoatState(State):
         else:
             self._trade(*move)
 
-    def _play(self, move: tuple[tuple[int, ...], int, tuple[int, ...], tuple[str, ...]]) -> None:
+    def _play(self, move: PlayMove) -> None:
         """Cards of one number onto their flocks; a lower number retires the old flock."""
-        cards, number, colours, codes = move
+        cards, number, per_colour, codes = move
         seat = self.seat
         hand, known = self.hands[seat], self.known[seat]
         for card in cards:
@@ -233,12 +233,13 @@ class GoatNGoatState(State):
             if known[card]:
                 known[card] -= 1
         flocks = self.flocks[seat]
-        for colour in colours:
+        for colour, count in per_colour:
             flock = flocks[colour]
             if flock and number < flock[-1]:
-                self.penalty_public[seat].extend(card_type(colour, n) for n in flock)
+                first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
+                self.penalty_public[seat] += [first + n for n in flock]
                 flock.clear()
-            flock.extend(number for card in cards if card // _STRIDE == colour)
+            flock += [number] * count
         self.played = list(codes)
         self.take_count = number
         if self.row:
@@ -282,19 +283,22 @@ class GoatNGoatState(State):
     def _after_take(self) -> None:
         if sum(self.hands[self.seat]) > HAND_LIMIT:
             self.phase = DISCARD
+        elif self._can_trade():
+            self.phase = MOUNTAIN
         else:
-            self._offer_trade()
+            self._end_turn()
 
     def _discard(self, card: int) -> None:
         """One card from hand face down to the penalty pile; others learn only that."""
         seat = self.seat
-        self.hands[seat][card] -= 1
+        hand = self.hands[seat]
+        hand[card] -= 1
         self.penalty_hidden[seat].append(card)
         # Any known card may be the one discarded, so each known count drops by one.
         known = self.known[seat]
-        if any(known):
-            self.known[seat] = [count - 1 if count else 0 for count in known]
-        if sum(self.hands[seat]) <= HAND_LIMIT:
+        for known_card in compress(CARD_RANGE, known):
+            known[known_card] -= 1
+        if sum(hand) <= HAND_LIMIT:
             self._offer_trade()
 
     def _offer_trade(self) -> None:
@@ -306,7 +310,8 @@ class GoatNGoatState(State):
     def _trade(self, colour: int, value: int) -> None:
         """A whole flock to the discard pile for a face-up mountain of its colour."""
         flock = self.flocks[self.seat][colour]
-        self.discard.extend(card_type(colour, number) for number in flock)
+        first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
+        self.discard += [first + number for number in flock]
         flock.clear()
         self.mountains[colour].remove(value)
         self.held[self.seat][colour].append(value)
@@ -476,6 +481,7 @@ _PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple({}
 _TAKE_OF: dict[tuple[int, ...], Action] = {}
 """Per sorted choice of row cards: its take action (at most 15,504 choices of 1 to 5)."""
 _NONE_HELD = (0, 0, 0)
+CARD_RANGE = tuple(range(len(CARD_TYPES)))
 _STRIDE = len(NUMBERS)
 
 
@@ -484,9 +490,7 @@ def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
     actions = []
     for codes in plays_of_one_number(number, held):
         action = {"play": list(codes)}
-        cards = tuple(CODE_INDEX[code] for code in codes)
-        colours = tuple(sorted({card // _STRIDE for card in cards}))
-        _MOVES[id(action)] = (action, (cards, number, colours, codes))
+        _MOVES[id(action)] = (action, play_move(codes))
         actions.append(action)
     _PLAYS_OF[number - 1][held] = plays = tuple(actions)
     return plays
@@ -511,19 +515,37 @@ def _take_of(chosen: tuple[int, ...]) -> Action:
 
 def take_actions(row: list[int], size: int) -> list[Action]:
     """Every take of ``size`` cards from a sorted row, in the engine's order."""
+    if size == 1:  # the commonest take: one of each distinct card
+        return [_TAKE_ONE[card] for card in dict.fromkeys(row)]
     take_of = _TAKE_OF.get
+    if size == len(row):
+        chosen = tuple(row)
+        return [take_of(chosen) or _take_of(chosen)]
     return [
         take_of(chosen) or _take_of(chosen)
         for chosen in dict.fromkeys(itertools.combinations(row, size))
     ]
 
 
+_TAKE_ONE = tuple(_take_of((card,)) for card in range(len(CARD_TYPES)))
+
+
+PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, int], ...], tuple[str, ...]]
+"""A play: its cards, their number, (colour, count) per colour played in colour order, names."""
+
+
+def play_move(codes: tuple[str, ...]) -> PlayMove:
+    """What playing the cards named ``codes`` (all of one number) does."""
+    cards = tuple(CODE_INDEX[code] for code in codes)
+    colours = sorted({card // _STRIDE for card in cards})
+    per_colour = tuple((c, sum(1 for card in cards if card // _STRIDE == c)) for c in colours)
+    return (cards, CARD_TYPES[cards[0]][1], per_colour, codes)
+
+
 def parse_move(phase: Phase, action: Action) -> Any:
     """What a legal action that is not a shared table object (a decoded one) does."""
     if phase is PLAY:
-        cards = tuple(CODE_INDEX[code] for code in action["play"])
-        colours = tuple(sorted({card // len(NUMBERS) for card in cards}))
-        return (cards, CARD_TYPES[cards[0]][1], colours, tuple(action["play"]))
+        return play_move(tuple(action["play"]))
     if phase is TAKE:
         return tuple(CODE_INDEX[code] for code in action["take"])
     if phase is DISCARD:
