@@ -8,6 +8,12 @@ one matching card or ``"yield"``, and a side without a matching card loses at on
 
 Hidden information: the hands of the other seats and the draw order.
 
+Speed: every action offered is a shared object built once (``BIRTH``, ``DUEL``, ...; never
+change an offered action in place), found again by identity when applied; a hand's births
+and discards are computed once per distinct hand; the shuffles draw exactly what
+``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`), so seeds give the same
+games as before.
+
 Actions (card names are the short ids of ``CARDS``)::
 
     {"birth": "ninja"}              two Goat Ninjas, or one wild such as "lord", as a pile

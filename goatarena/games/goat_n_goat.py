@@ -21,6 +21,11 @@ ends: a turn that is not the last takes at least one card from a full row, so th
 draws at least one card; the draw pile is finite and is rebuilt at most once, so the
 final run-out always comes. Should every seat ever hold no card, the game ends too.
 
+Speed: every action offered is a shared object built once (the tables at the end of the
+module; never change an offered action in place), found again by identity when applied, so
+a decision builds no dicts; the shuffles draw exactly what ``random.Random.shuffle`` draws
+(:mod:`goatarena.games.chance`), so seeds give the same games as before.
+
 Hidden information: the hands, the cards discarded into penalty piles (face down) and the
 draw order. Cards a seat took from the row are public until that seat plays or discards
 cards that might be them; :meth:`GoatNGoatState._resample_hidden` keeps those cards in
@@ -563,11 +568,6 @@ def _distinct(values: tuple[int, ...]) -> tuple[int, ...]:
 def distinct_values(values: list[int]) -> tuple[int, ...]:
     """The distinct values of a list, ascending."""
     return _distinct(tuple(values))
-
-
-def subsets(cards: list[int], size: int) -> list[list[int]]:
-    """The distinct sub-multisets of ``cards`` with ``size`` cards, each sorted."""
-    return [list(chosen) for chosen in dict.fromkeys(itertools.combinations(sorted(cards), size))]
 
 
 @cache
