@@ -50,6 +50,7 @@ draw pile holds only cards that were on the discard pile).
 from __future__ import annotations
 
 import random
+from itertools import chain
 from typing import Any
 
 from goatarena.errors import ConfigError, IllegalAction
@@ -90,6 +91,7 @@ WILDS = tuple(index for index, goat in enumerate(IS_GOAT) if not goat)
 DECK = tuple(index for index, card in enumerate(CARDS) for _ in range(card[2]))
 NO_KIND = -1
 """The kind of a pile made only of wilds."""
+_value = VALUES.__getitem__
 
 YIELD = "yield"
 GOATINI, LORD = WILDS
@@ -114,6 +116,11 @@ RESTOCK_ORDER = tuple(
 """Per player count and active seat: the seats in restocking order, the active one first."""
 NEXT_SEATS = tuple(tuple(order[1:] + order[:1] for order in orders) for orders in RESTOCK_ORDER)
 """Per player count and active seat: the seats that may play next, in order."""
+OTHERS = tuple(
+    tuple(tuple(other for other in range(players) if other != seat) for seat in range(players))
+    for players in range(MAX_PLAYERS + 1)
+)
+"""Per player count and seat: the other seats in seat order (the duel targets' order)."""
 # What each offered action does, found by the object's identity: (move, card, target).
 BIRTH_MOVE, ASSISTED_MOVE, DISCARD_MOVE, DUEL_MOVE, PLAY_MOVE, YIELD_MOVE = range(6)
 _MOVES: dict[int, tuple[int, int, int]] = {id(YIELD): (YIELD_MOVE, -1, -1)}
@@ -263,8 +270,9 @@ class GoatLordsState(State):
         herds = self.herds
         if herds[seat]:
             wilds = choices[2]
-            for target, herd in enumerate(herds):
-                if len(herd) < 2 or target == seat:
+            for target in OTHERS[self.players][seat]:
+                herd = herds[target]
+                if len(herd) < 2:
                     continue
                 duel = DUEL[target]
                 kind = herd[-1][0]
@@ -371,7 +379,7 @@ class GoatLordsState(State):
 
     def herd_value(self, seat: int) -> int:
         """The points of every card in ``seat``'s herd: the round score so far."""
-        return sum(VALUES[card] for pile in self.herds[seat] for card in pile)
+        return sum(map(_value, chain.from_iterable(self.herds[seat])))
 
     def _result(self) -> Result:
         return Result(
