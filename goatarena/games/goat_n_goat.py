@@ -286,12 +286,17 @@ class GoatNGoatState(State):
         return self.draw.pop()
 
     def _after_take(self) -> None:
-        if sum(self.hands[self.seat]) > HAND_LIMIT:
+        seat = self.seat
+        if sum(self.hands[seat]) > HAND_LIMIT:
             self.phase = DISCARD
-        elif self._can_trade():
-            self.phase = MOUNTAIN
-        else:
-            self._end_turn()
+            return
+        mountains = self.mountains  # _can_trade, inlined: this runs every turn
+        for colour, flock in enumerate(self.flocks[seat]):
+            values = mountains[colour]
+            if values and min(values) <= len(flock):
+                self.phase = MOUNTAIN
+                return
+        self._end_turn()
 
     def _discard(self, card: int) -> None:
         """One card from hand face down to the penalty pile; others learn only that."""
@@ -521,15 +526,14 @@ def _take_of(chosen: tuple[int, ...]) -> Action:
 def take_actions(row: list[int], size: int) -> list[Action]:
     """Every take of ``size`` cards from a sorted row, in the engine's order."""
     if size == 1:  # the commonest take: one of each distinct card
-        return [_TAKE_ONE[card] for card in dict.fromkeys(row)]
-    take_of = _TAKE_OF.get
-    if size == len(row):
-        chosen = tuple(row)
-        return [take_of(chosen) or _take_of(chosen)]
-    return [
-        take_of(chosen) or _take_of(chosen)
-        for chosen in dict.fromkeys(itertools.combinations(row, size))
-    ]
+        return list(map(_TAKE_ONE.__getitem__, dict.fromkeys(row)))
+    # dict.fromkeys drops repeated choices and keeps the first-seen order; the lookups
+    # run in C, and a choice not seen before is made on the way.
+    choices = dict.fromkeys(itertools.combinations(row, size))
+    try:
+        return list(map(_TAKE_OF.__getitem__, choices))
+    except KeyError:
+        return [_TAKE_OF.get(chosen) or _take_of(chosen) for chosen in choices]
 
 
 _TAKE_ONE = tuple(_take_of((card,)) for card in range(len(CARD_TYPES)))
