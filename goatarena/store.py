@@ -126,7 +126,14 @@ class Store:
         spelling of the path finds the same lock.
         """
         real = Path(os.path.realpath(self.path))
-        lock = open(real.with_name(real.name + ".lock"), "a")  # noqa: SIM115
+        lock_path = real.with_name(real.name + ".lock")
+        try:
+            lock = open(lock_path, "a")  # noqa: SIM115
+        except OSError as error:
+            # A read-only folder (or a stray folder of that name): one line, not a traceback.
+            raise StoreError(
+                f"{self.path} cannot be locked for a run: {lock_path}: {error.strerror or error}"
+            ) from None
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

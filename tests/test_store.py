@@ -239,3 +239,17 @@ def test_a_command_that_cannot_start_is_never_asked_to_write(tmp_path):
     config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": "/no/such/bot"})
     _, keys = run_tournament(config, tmp_path / "t.sqlite")
     assert len(keys) == 2
+
+
+def test_a_run_lock_that_cannot_be_made_is_one_line_even_with_fresh(tmp_path):
+    # A lock file that cannot be opened (here a folder in its place; a read-only folder
+    # does the same for a user without root) stops `run --fresh` before anything moves.
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT})
+    db = tmp_path / "t.sqlite"
+    open_store(db).close()
+    (tmp_path / "t.sqlite.lock").mkdir()
+    result = CliRunner().invoke(main, ["run", str(config), "--db", str(db), "--fresh"])
+    assert result.exit_code == 2, result.output
+    assert "cannot be locked for a run" in result.output
+    assert "Traceback" not in result.output
+    assert db.exists()  # nothing was put aside
