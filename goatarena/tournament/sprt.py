@@ -192,7 +192,7 @@ def describe(status: SprtStatus) -> str:
     test = (
         f"SPRT {status.challenger} vs {status.baseline}: H0 elo <= {status.elo0:g},"
         f" H1 elo >= {status.elo1:g} (alpha {status.alpha:g}, beta {status.beta:g});"
-        f" LLR {status.llr:.2f} in bounds ({status.lower:.2f}, {status.upper:.2f})"
+        f" LLR {status.llr:.2f}, bounds ({status.lower:.2f}, {status.upper:.2f})"
         f" after {status.pairs} pairs {status.pentanomial}"
     )
     if status.verdict == "H1":
