@@ -61,6 +61,9 @@ def test_a_missing_bot_stops_the_run_before_anything_is_written(tmp_path):
     assert "bots/rnadom_bot.py" in result.output  # its command
     assert "No such file or directory" in result.output  # its stderr
     assert "'alpha'" not in result.output
+    # A typo'd path names nothing beside the file and so stays relative to the working
+    # folder: the message says where paths are meant to be.
+    assert f"bot paths are relative to {tmp_path.resolve()}" in result.output
     assert not db.parent.exists()
 
 

@@ -12,7 +12,7 @@ import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
-from goatarena.errors import BotError, StoreError
+from goatarena.errors import BotError, StoreError, user_error_in
 from goatarena.interrupt import Interrupted, run_trio
 from goatarena.standings import compute_standings, render_tables
 from goatarena.store import open_store
@@ -86,10 +86,15 @@ def run_command(
                     limits=config.limits,
                 )
             )
-        except BotError as error:
+        except (BotError, BaseExceptionGroup) as error:
+            # trio hands the failure back wrapped in an exception group: unwrap it, or
+            # the hint below is lost.
+            found = user_error_in(error)
+            if not isinstance(found, BotError):
+                raise
             folder = file.parent.resolve()
             raise BotError(
-                f"{error} (bot paths are relative to {folder}, the file's folder)"
+                f"{found} (bot paths are relative to {folder}, the file's folder)"
             ) from None
     if fresh:
         put_aside(db)
