@@ -51,14 +51,13 @@ def select(
         if game is not None and result.game != game:
             continue
         if violations and not any(
-            _seat_violations(stored, seat) for seat in range(len(result.players))
+            _seat_violations(stored.result, seat) for seat in range(len(result.players))
         ):
             continue
         yield number, stored
 
 
-def _seat_violations(stored: StoredGame, seat: int) -> list[str]:
-    result = stored.result
+def _seat_violations(result: MatchResult, seat: int) -> list[str]:
     if seat < len(result.all_violations):
         return [str(violation.cause) for violation in result.all_violations[seat]]
     violation = result.violations[seat]
@@ -68,19 +67,24 @@ def _seat_violations(stored: StoredGame, seat: int) -> list[str]:
 def summary_row(number: int, stored: StoredGame) -> list[Any]:
     """One game as a list row: number, key, game, players, result, violations."""
     result = stored.result
-    found = [
-        f"{result.players[seat]}: {', '.join(causes)}"
-        for seat in range(len(result.players))
-        if (causes := _seat_violations(stored, seat))
-    ]
     return [
         number,
         stored.key,
         result.game,
         " ".join(result.players),
         outcome(result),
-        "; ".join(found) or "-",
+        violations_note(result) or "-",
     ]
+
+
+def violations_note(result: MatchResult) -> str:
+    """Who broke a rule and how (``slow: timeout; crasher: crash``), or ``""``."""
+    found = [
+        f"{result.players[seat]}: {', '.join(causes)}"
+        for seat in range(len(result.players))
+        if (causes := _seat_violations(result, seat))
+    ]
+    return "; ".join(found)
 
 
 def outcome(result: MatchResult) -> str:
@@ -126,7 +130,7 @@ def csv_lines(games: Iterable[StoredGame]) -> Iterator[str]:
                     bot,
                     result.ranks[seat],
                     result.scores[seat],
-                    ";".join(_seat_violations(stored, seat)),
+                    ";".join(_seat_violations(stored.result, seat)),
                     "" if latency is None else latency.median_ms,
                     "" if latency is None else latency.max_ms,
                     result.duration_s,

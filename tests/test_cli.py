@@ -222,3 +222,11 @@ def test_play_quiet_prints_the_result_in_one_line_and_takes_rule_options():
     assert wrong.exit_code == 2 and "option 'rounds' must be int" in wrong.output
     unknown = CliRunner().invoke(group, [*args, "--option", "speed=3"])
     assert unknown.exit_code == 2 and "has no option 'speed'" in unknown.output
+
+
+def test_play_quiet_names_a_seat_that_broke_a_rule():
+    args = ["play", "goat-lords", "--bot", misbehaving("exit", 3), "--bot", RANDOM_BOT]
+    quiet = CliRunner().invoke(main, [*args, "--seed", "1", "--quiet"])
+    assert quiet.exit_code == 0, quiet.output
+    (line,) = quiet.output.splitlines()
+    assert line.endswith("(violations: exit: crash)"), line

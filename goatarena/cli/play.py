@@ -13,7 +13,7 @@ from tabulate import tabulate
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
 from goatarena.errors import ConfigError
-from goatarena.export import outcome
+from goatarena.export import outcome, violations_note
 from goatarena.games import GAMES, find_game
 from goatarena.interrupt import run_trio
 from goatarena.protocol import unique_names
@@ -212,7 +212,9 @@ def play_command(
     result = run_trio(main_task)
     if quiet:
         if not as_json:
-            click.echo(outcome(result))
+            # A forfeit must show even here: the scores alone hide it.
+            note = violations_note(result)
+            click.echo(outcome(result) + (f" (violations: {note})" if note else ""))
     else:
         click.echo(describe_match(result))
     if as_json:
