@@ -217,7 +217,9 @@ class _Checker:
                 name = await self.bot.handshake()
         except trio.TooSlowError:
             raise CheckFailure(
-                f"{prefix}no hello within {self.settings.startup_ms} ms (the start-up limit)"
+                f"{prefix}no hello within {self.settings.startup_ms} ms (the start-up limit);"
+                " a bot that runs but never answers often buffers its input or output"
+                " (mawk needs -W interactive; see docs/bots.md)"
             ) from None
         except BotViolation as violation:
             # The end of its stderr says why (a traceback, a syntax error), not just the last line.
