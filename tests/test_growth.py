@@ -223,3 +223,13 @@ def test_a_swiss_given_more_rounds_plays_only_the_new_rounds(tmp_path):
     after = rows(db)
     assert len(after) == 6 and all(after[key] == before[key] for key in before)
     assert all("/s3/" in key for key in set(after) - set(before))
+
+
+def test_a_refusal_offers_a_new_bot_name_only_when_a_command_changed(tmp_path):
+    db = tmp_path / "t.sqlite"
+    config = write_config(tmp_path / "t.toml")
+    assert run("run", str(config), "--db", str(db), "--quiet").exit_code == 0
+    write_config(tmp_path / "t.toml", extra="memory_mb = 512")
+    refused = run("run", str(config), "--db", str(db), "--quiet")
+    assert refused.exit_code == 2 and "memory_mb: 1024 -> 512" in refused.output
+    assert "--fresh" in refused.output and "new name" not in refused.output

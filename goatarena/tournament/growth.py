@@ -108,11 +108,18 @@ def _fields(prefix: str, old: msgspec.Struct, new: msgspec.Struct) -> list[str]:
 
 def refusal(path: str, tournament: str, changes: list[str]) -> str:
     """The message refusing a change, naming each changed field and the ways out."""
+    # Renaming is a way out only for a changed command: it is no help for a time control.
+    renaming = any(change.startswith("bots.") and ": command " in change for change in changes)
     return (
         f"{path} holds games of tournament {tournament!r} that no longer compare with this"
         f" file: {'; '.join(changes)}. Undo the change, or pass --fresh to put this"
-        " database aside and start a new one, or keep the old bot and add the changed one"
-        " under a new name, so that both versions play"
+        " database aside and start a new one"
+        + (
+            ", or keep the old bot and add the changed one under a new name, so that both"
+            " versions play"
+            if renaming
+            else ""
+        )
     )
 
 
