@@ -205,6 +205,7 @@ def test_every_commands_help_ends_with_an_example(command):
     start = len(description) - 1 - description[::-1].index("Example:")
     assert start >= len(description) - 3 and "" not in description[start:], text
     assert description[start + 1].startswith("goatarena " + command)
+    assert "``" not in text  # docstring markup means nothing on a terminal
 
 
 def test_play_quiet_prints_the_result_in_one_line_and_takes_rule_options():

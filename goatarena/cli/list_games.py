@@ -27,7 +27,7 @@ from goatarena.store import open_store
 def list_command(db: Path | None, bot: str | None, game: str | None, violations: bool) -> None:
     """List the stored games: number, key, game, players by seat, result and violations.
 
-    The number or the key of a game is what ``goatarena replay`` takes.
+    The number or the key of a game is what 'goatarena replay' takes.
 
     \b
     Example:

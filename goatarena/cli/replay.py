@@ -33,7 +33,7 @@ from goatarena.store import open_store
 def replay_command(game_key: str, db: Path | None, seat: int | None, as_json: bool) -> None:
     """Replay a stored game: GAME_KEY is its key, or its number in finishing order (1 first).
 
-    ``goatarena list`` shows both.
+    'goatarena list' shows both.
 
     \b
     Example:
