@@ -101,3 +101,11 @@ def test_the_overall_table_has_no_mean_score_across_games(db):
     table = run("standings", "--db", str(db)).stdout
     overall = table.split("\noverall\n")[1].splitlines()[2:]
     assert overall and all(" - " in line for line in overall)
+
+
+def test_standings_of_a_game_with_nothing_stored_say_so_in_one_line(db):
+    result = run("standings", "--db", str(db), "--game", "herr-der-ziegen")
+    assert result.exit_code == 0
+    assert result.output == "t: no herr-der-ziegen games stored\n"
+    stored = run("standings", "--db", str(db), "--game", "goat-lords")
+    assert "goat-lords" in stored.output and "alpha" in stored.output

@@ -75,6 +75,9 @@ def standings_command(db: Path | None, game: str | None, output_format: str, cro
         click.echo(msgspec.json.encode(data).decode())
     elif output_format == "csv":
         click.echo(render_csv(standings), nl=False)
+    elif game is not None and not stored:
+        # Not an empty table under a header that reads like the whole tournament.
+        click.echo(f"{standings.tournament}: no {game} games stored")
     else:
         click.echo(render_tables(standings, game=game))
         if cross:
