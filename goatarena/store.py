@@ -13,6 +13,7 @@ database read-only and never create or alter a file.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import sqlite3
@@ -131,6 +132,9 @@ class Store:
             lock = open(lock_path, "a")  # noqa: SIM115
         except OSError as error:
             # A read-only folder (or a stray folder of that name): one line, not a traceback.
+            if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                message = f"{self.path} cannot be written: its folder is read-only"
+                raise StoreError(message) from None
             raise StoreError(
                 f"{self.path} cannot be locked for a run: {lock_path}: {error.strerror or error}"
             ) from None
