@@ -280,6 +280,10 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
     except OSError as error:
         raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
     try:
+        path.exists()
+    except OSError as error:  # SQLite would only say "unable to open database file"
+        raise StoreError(f"{path} cannot be opened: {error.strerror or error}") from None
+    try:
         connection = sqlite3.connect(
             path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
@@ -313,9 +317,14 @@ def _open_to_read(path: Path) -> Store:
     read as immutable, which needs no side files; with one, a run may be writing, and
     SQLite's read-only mode uses the side files that run made (or, where they cannot be
     used, such as in a read-only folder, the database is read as immutable after all)."""
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+        size = path.stat().st_size if is_file else 0
+    except OSError as error:  # a name too long, a folder we may not enter, ...
+        raise StoreError(f"{path}: cannot be read: {error.strerror or error}") from None
+    if not is_file:
         raise StoreError(f"{path}: no such results database")
-    if path.stat().st_size == 0:
+    if size == 0:
         raise StoreError(f"{path} is not a goatarena results database (an empty file)")
     wal = path.with_name(path.name + "-wal").exists()
     try:

@@ -253,3 +253,17 @@ def test_a_run_lock_that_cannot_be_made_is_one_line_even_with_fresh(tmp_path):
     assert "cannot be locked for a run" in result.output
     assert "Traceback" not in result.output
     assert db.exists()  # nothing was put aside
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["list"], ["standings"], ["export"], ["run", "CONFIG"], ["run", "CONFIG", "--fresh"]],
+)
+def test_a_database_name_too_long_for_the_file_system_is_one_line(tmp_path, command):
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT})
+    db = tmp_path / ("x" * 300 + ".sqlite")
+    args = [str(config) if word == "CONFIG" else word for word in command]
+    result = CliRunner().invoke(main, [*args, "--db", str(db)])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("goatarena: error: ") and "File name too long" in result.output
+    assert "Traceback" not in result.output

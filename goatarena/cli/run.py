@@ -152,8 +152,11 @@ def run_command(
 
 def put_aside(db: Path) -> None:
     """Rename an existing database (and its WAL files) out of the way, saying where."""
-    if not db.exists():
-        return
+    try:
+        if not db.exists():
+            return
+    except OSError as error:  # a name too long, a folder we may not enter, ...
+        raise StoreError(f"{db} cannot be opened: {error.strerror or error}") from None
     store = open_store(db, create=False)
     try:
         store.lock_for_run()  # never move a database a run is writing to
