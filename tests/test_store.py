@@ -7,7 +7,11 @@ create or alter a file.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -168,6 +172,49 @@ def test_the_run_lock_follows_the_file_through_a_symlink(tmp_path):
         second.lock_for_run()
     second.close()
     first.close()
+
+
+HOLD_RUN_LOCK = """
+import sys
+from pathlib import Path
+from goatarena.store import open_store
+store = open_store(Path(sys.argv[1]))
+store.lock_for_run()
+print("locked", flush=True)
+sys.stdin.read()
+store.close()
+"""
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_OFD_SETLK"), reason="needs open-file-description locks")
+def test_the_run_lock_follows_the_file_through_a_hard_link(tmp_path):
+    """A hard link in another folder resolves to another path, yet is the same file: a
+    second runner through it would write the database through a second WAL file."""
+    db = tmp_path / "t.sqlite"
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "elsewhere" / "t.sqlite"
+    open_store(db).close()
+    os.link(db, link)
+    # The first run is another process, as it would be (SQLite refuses to open one file
+    # under two names in one process).
+    first = subprocess.Popen(
+        [sys.executable, "-c", HOLD_RUN_LOCK, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stdout is not None and first.stdout.readline() == "locked\n"
+        second = open_store(link)
+        with pytest.raises(StoreError, match="in use by another goatarena run"):
+            second.lock_for_run()
+        second.close()
+    finally:
+        first.communicate("", timeout=30)
+    assert first.returncode == 0
+    free = open_store(link)
+    free.lock_for_run()  # free again once the first run is over
+    free.close()
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
