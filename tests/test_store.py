@@ -111,23 +111,57 @@ def test_a_database_locked_mid_run_stops_it_in_one_line_and_resume_completes_it(
 
 
 def test_a_lock_held_for_a_while_does_not_freeze_the_games(tmp_path):
-    """Writes wait for the lock in a worker thread: the games go on meanwhile, and no
-    decision waits for the disk (a 300 ms move would time out on a frozen loop)."""
-    config = write_config(tmp_path / "t.toml", extra="deals = 2")
+    """Writes wait for the lock in a worker thread: the games go on meanwhile, and the
+    event loop that plays them never waits for the disk."""
+    # One referee, in the runner's own event loop: the loop a blocking write would freeze.
+    config = write_config(tmp_path / "t.toml", extra="deals = 2", concurrency=1)
     config.write_text(config.read_text().replace("move_ms = 2000", "move_ms = 300"))
     db = tmp_path / "t.sqlite"
-    open_store(db).close()
-    taken = threading.Event()
-    holder = hold_lock(db, 1.0, taken=taken)
-    taken.wait()
+    # Opened and bound first, so that the run's first write is a game's.
     store = open_store(db, busy_timeout_s=20)
+    store.claim(tournament="t", fingerprint=load_config(config).fingerprint(), config_json="{}")
+    taken, release = threading.Event(), threading.Event()
+    holder = hold_lock(db, 120.0, taken=taken, release=release)
+    taken.wait()
+    add_game = store.add_game
+    writes: list[str] = []
+
+    def add_game_after_the_lock(key, *args):
+        # The first write meets the lock, held 1.5 s more, however late the write comes.
+        if not writes:
+            threading.Timer(1.5, release.set).start()
+        writes.append(key)
+        add_game(key, *args)
+
+    store.add_game = add_game_after_the_lock  # type: ignore[method-assign]
     runner = Runner(load_config(config), store)
-    trio.run(runner.run)
-    holder.join()
+    gaps: list[float] = []
+
+    async def run_and_watch_the_loop() -> None:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                last = trio.current_time()
+                while True:
+                    await trio.sleep(0.01)
+                    now = trio.current_time()
+                    gaps.append(now - last)
+                    last = now
+
+            nursery.start_soon(watch)
+            await runner.run()
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(run_and_watch_the_loop)
+    finally:
+        release.set()
+        holder.join()
     results = [stored.result for stored in store.games()]
     store.close()
     assert len(results) == 12
     assert all(violation is None for result in results for violation in result.violations)
+    assert max(gaps) < 0.6  # a write on the loop would have stopped it for 1.5 s
 
 
 def test_a_full_disk_stops_the_run_keeping_what_was_stored(tmp_path):
