@@ -52,7 +52,7 @@ def hold_lock(
     release: threading.Event | None = None,
 ) -> threading.Thread:
     """Another process's writer: an exclusive transaction on ``db`` for ``seconds``, or
-    until ``release`` is set if that comes first."""
+    until ``release`` is set when one is given (``seconds`` then only bounds the wait)."""
 
     def hold() -> None:
         connection = sqlite3.connect(db, isolation_level=None)
@@ -88,8 +88,7 @@ def test_a_database_locked_mid_run_stops_it_in_one_line_and_resume_completes_it(
     store = open_store(db, busy_timeout_s=0.2)
     store.claim(tournament="t", fingerprint=config.fingerprint(), config_json="{}")
     taken, release = threading.Event(), threading.Event()
-    # Held until the run has failed: however slowly a loaded machine plays the first
-    # game, its write finds the lock (a fixed hold could end before it).
+    # Held until the run has given up, however slowly a loaded machine starts its bots.
     holder = hold_lock(db, 120.0, taken=taken, release=release)
     taken.wait()
     try:
@@ -97,8 +96,8 @@ def test_a_database_locked_mid_run_stops_it_in_one_line_and_resume_completes_it(
             trio.run(Runner(config, store).run)
     finally:
         release.set()
+        store.close()
         holder.join()
-    store.close()
     error = caught.value
     while isinstance(error, BaseExceptionGroup):
         error = error.exceptions[0]
