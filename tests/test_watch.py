@@ -16,7 +16,7 @@ def test_watch_draws_the_start_and_a_board_after_every_decision():
     outcome = json.loads(result.output.strip().splitlines()[-1])
     boards = result.output.count("Goat Lords  round")
     assert boards == len(outcome["decisions"]) + 1
-    assert result.output.startswith("Goat Lords, seed 3")
+    assert result.output.startswith("Goat Lords (Simple Version), seed 3")
     for number in (0, len(outcome["decisions"]) - 1):
         assert f"> [{number}] seat " in result.output
     assert "game over" in result.output and "\x1b" not in result.output
