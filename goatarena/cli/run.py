@@ -14,6 +14,7 @@ from goatarena.cli._common import make_log_dir, reports_errors
 from goatarena.standings import compute_standings, render_tables
 from goatarena.store import open_store
 from goatarena.tournament.config import load_config
+from goatarena.tournament.leaderboard import Leaderboard
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.runner import Runner
 
@@ -49,6 +50,8 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
         total, stored = runner.expected_games(), store.count()
         progress = Progress(total, done=stored)
         progress.enabled = not quiet
+        if not quiet:
+            progress.leaderboard = Leaderboard(game.result for game in store.games())
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""

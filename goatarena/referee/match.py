@@ -134,8 +134,9 @@ async def play_match(
 
     ``policy`` (default :class:`ViolationPolicy`: forfeit on everything) decides what a
     violation costs. ``watch``, if given, is awaited after every decision with the state,
-    the seat that chose and its action, outside every bot's clock. Every connection is left open; one that can no longer be trusted to
-    be in step with the conversation is marked broken.
+    the seat that chose and its action, outside every bot's clock. Every connection is
+    left open; one that can no longer be trusted to be in step with the conversation is
+    marked broken.
     """
     started = time.perf_counter()
     control = time_control or TimeControl()

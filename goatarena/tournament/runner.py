@@ -126,7 +126,7 @@ class Runner:
         self.finished.add(scheduled.key)
         self.played += 1
         if self.progress is not None:
-            self.progress.advance()
+            self.progress.advance(result=result)
 
     async def _play_swiss(self, index: int) -> None:
         entry = self.config.games[index]
