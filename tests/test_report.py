@@ -1,0 +1,113 @@
+"""The HTML report: one self-contained file with standings, plots, games and replays."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import random
+import re
+
+from click.testing import CliRunner
+
+from goatarena.cli import main
+from goatarena.games import GAMES, find_game
+from goatarena.referee.match import MatchResult, Violation
+from goatarena.render.view import observation_of
+from goatarena.report import build_report
+from goatarena.report.replays import choose_replays
+from goatarena.store import StoredGame, open_store
+from goatarena.testing import random_playout
+
+BOTS = ["alpha", "bravo", "charlie", "delta"]
+
+
+def stored_games(per_game: int = 2, players: int = 3) -> list[StoredGame]:
+    """Random games of every game type between the BOTS, the last one with a timeout."""
+    games = []
+    for kind, name in enumerate(GAMES):
+        for number in range(per_game):
+            seed = 100 * kind + number
+            state = random_playout(find_game(name).new_state(players, seed), random.Random(seed))
+            outcome = state.result()
+            seating = [BOTS[(number + seat) % len(BOTS)] for seat in range(players)]
+            late = Violation(cause="timeout", decision=3, detail="no answer in 1000 ms")
+            violations = [
+                late if kind == 3 and number == 0 and seat == 1 else None for seat in range(players)
+            ]
+            result = MatchResult(
+                game=name,
+                seed=seed,
+                players=seating,
+                scores=outcome.scores,
+                ranks=outcome.ranks,
+                violations=violations,
+                decisions=state.history,
+                all_violations=[[v] if v else [] for v in violations],
+            )
+            games.append(StoredGame(key=f"{name}/{number}", round=number, result=result))
+    return games
+
+
+def embedded(page: str, element: str) -> dict:
+    match = re.search(rf'<script type="application/json" id="{element}">(.*?)</script>', page, re.S)
+    assert match, element
+    return json.loads(match.group(1))
+
+
+def test_the_report_is_self_contained_and_holds_every_part():
+    games = stored_games()
+    page = build_report("demo", games)
+    # Nothing is fetched: no external URL anywhere, a policy that forbids connections.
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "default-src 'none'" in page
+    for part in ('id="standings"', 'class="heat"', 'class="violations"', 'class="history"'):
+        assert part in page
+    assert page.count('<table class="standings"') == 1 + len(GAMES)
+    assert ">timeout</th>" in page  # violations by bot and cause
+    listed = embedded(page, "report-data")["list"]
+    assert len(listed["rows"]) == len(games) and set(listed["bots"]) == set(BOTS)
+    replays = embedded(page, "report-replays")
+    assert set(replays) == {game.key for game in games}
+
+
+def test_a_replay_holds_the_engines_observations_at_every_step():
+    game = stored_games(per_game=1)[1]
+    packed = embedded(build_report("demo", [game]), "report-replays")[game.key]
+    replay = json.loads(gzip.decompress(base64.b64decode(packed)))
+    state = find_game(game.result.game).new_state(3, game.result.seed)
+    assert len(replay["steps"]) == len(game.result.decisions)
+    for (actor, action, _shown, view), decision in zip(replay["steps"], game.result.decisions):
+        assert actor == state.to_act and action == decision
+        for seat in range(3):
+            assert observation_of(view, seat) == state.observation(seat)
+        state.apply(action)
+    assert replay["end"]["to_act"] is None and replay["ranks"] == game.result.ranks
+
+
+def test_big_tournaments_embed_a_bounded_share_of_replays_of_every_game():
+    games = stored_games(per_game=10)
+    chosen = choose_replays(games, 8)
+    kinds = [game.result.game for game in chosen]
+    assert len(chosen) == 8 and all(kinds.count(name) == 2 for name in GAMES)
+    assert "herr-der-ziegen/0" in {game.key for game in chosen}  # the one with a violation
+    assert choose_replays(games, 100) == games
+
+
+def test_report_command_writes_the_file_and_says_where(tmp_path):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    for game in stored_games(per_game=1):
+        store.add_game(game.key, game.round, game.result)
+    store.close()
+    out = tmp_path / "sub" / "r.html"
+    result = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert str(out) in result.output and "4 games" in result.output
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    assert not list(out.parent.glob(".*.tmp"))
+    missing = CliRunner().invoke(main, ["report", "--db", str(tmp_path / "none.sqlite")])
+    assert missing.exit_code != 0 and "no such results database" in missing.output
+    blocked = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(db / "x.html")])
+    assert blocked.exit_code != 0 and "cannot write" in blocked.output
+    assert "Traceback" not in blocked.output
