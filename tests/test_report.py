@@ -111,3 +111,27 @@ def test_report_command_writes_the_file_and_says_where(tmp_path):
     blocked = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(db / "x.html")])
     assert blocked.exit_code != 0 and "cannot write" in blocked.output
     assert "Traceback" not in blocked.output
+
+
+def test_an_empty_tournament_still_makes_a_page():
+    page = build_report("empty", [])
+    assert "No games yet" in page and embedded(page, "report-data")["list"]["rows"] == []
+
+
+def test_hostile_bot_names_cannot_break_out_of_the_page():
+    hostile = '</script><img src=x onerror="alert(1)">'
+    games = stored_games(per_game=1)
+    renamed = [
+        StoredGame(
+            key=game.key,
+            round=game.round,
+            result=MatchResult(**{
+                **{f: getattr(game.result, f) for f in game.result.__struct_fields__},
+                "players": [hostile, *game.result.players[1:]],
+            }),
+        )
+        for game in games
+    ]  # fmt: skip
+    page = build_report(hostile, renamed)
+    assert hostile not in page and "<img" not in page.split('id="report-data">')[0]
+    assert embedded(page, "report-data")["list"]["bots"][0] == hostile
