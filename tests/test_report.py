@@ -135,3 +135,17 @@ def test_hostile_bot_names_cannot_break_out_of_the_page():
     page = build_report(hostile, renamed)
     assert hostile not in page and "<img" not in page.split('id="report-data">')[0]
     assert embedded(page, "report-data")["list"]["bots"][0] == hostile
+
+
+def test_the_rating_history_ends_at_each_bots_games_and_the_full_fit():
+    from goatarena.ratings import fit_ratings
+    from goatarena.report.data import rating_history
+
+    results = [game.result for game in stored_games(per_game=3)]
+    history = rating_history(results, checkpoints=5)
+    final = fit_ratings([dict(zip(r.players, r.ranks)) for r in results])
+    for bot, points in history.items():
+        games = sum(bot in result.players for result in results)
+        assert points[-1][0] == games and points[-1][1] == final[bot].elo
+        assert [p[0] for p in points] == sorted(p[0] for p in points)
+        assert all(lo <= elo <= hi for _, elo, lo, hi in points)

@@ -60,7 +60,7 @@ def rating_history(
     start = 0
     for end in ends:
         for table in tables[start:end]:
-            played.update(table)
+            played.update(table.keys())
         start = end
         for bot, rating in fit_ratings(tables[:end]).items():
             history[bot].append((played[bot], rating.elo, rating.lo, rating.hi))
