@@ -106,7 +106,19 @@ def open_replay(page, game: str) -> int:
 
 def test_the_report_opens_with_standings_plots_and_the_games_list(page):
     assert page.locator("table.standings").count() == 1 + len(GAMES)
-    assert page.locator("svg.bar").count() > 0 and page.locator("svg.history polyline").count() == 4
+    assert page.locator("svg.bar").count() > 0
+    assert page.locator("#history .plot:visible svg.history polyline").count() == 4  # 4 bots
+    page.select_option("#history-table", value="goat-lords")
+    visible = page.locator("#history .plot:visible")
+    assert visible.count() == 1 and visible.get_attribute("data-table") == "goat-lords"
+    lords = {
+        bot
+        for g in stored_games(per_game=2)
+        if g.result.game == "goat-lords"
+        for bot in g.result.players
+    }
+    assert visible.locator("polyline").count() == len(lords)  # the bots that played it
+    page.select_option("#history-table", value="overall")
     assert page.locator("table.heat td[title]").count() > 0
     assert page.locator("#games-table tbody tr").count() == 2 * len(GAMES)
     page.select_option("#filter-bot", label="delta")

@@ -70,7 +70,13 @@ def build_report(
         "STANDINGS": html.standings_section(standings, order, colours),
         "HEATMAP": html.heat_map(overall or bots, cells),
         "VIOLATIONS": html.violations_table(data.violations_by_cause(results)),
-        "HISTORY": html.history_plot(data.rating_history(results), colours),
+        "HISTORY": html.history_section(
+            {
+                name: data.rating_history([r for r in results if name == OVERALL or r.game == name])
+                for name in order
+            },
+            colours,
+        ),
     }
     page = _asset("template.html")
     for name, value in sections.items():

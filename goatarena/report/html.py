@@ -124,7 +124,8 @@ def history_plot(
     """Each bot's Elo (with its interval as a band) against the games it had played."""
     if not history:
         return "<p>No games yet.</p>"
-    width, height, left, right, top, bottom = 760, 320, 56, 150, 12, 34
+    width, left, right, top, bottom = 760, 56, 150, 12, 34
+    height = max(320, top + bottom + 16 * len(history))  # room for every legend line
     most = max(point[0] for points in history.values() for point in points) or 1
     low = min(point[2] for points in history.values() for point in points)
     high = max(point[3] for points in history.values() for point in points)
@@ -165,6 +166,22 @@ def history_plot(
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def history_section(
+    histories: Mapping[str, Mapping[str, Sequence[tuple[int, float, float, float]]]],
+    colours: Mapping[str, str],
+) -> str:
+    """One history plot per table (overall first, shown) and a choice between them."""
+    options = "".join(
+        f'<option value="{escape(name)}">{escape(name)}</option>' for name in histories
+    )
+    plots = "".join(
+        f'<div class="plot" data-table="{escape(name)}"{" hidden" if index else ""}>'
+        f"{history_plot(history, colours)}</div>"
+        for index, (name, history) in enumerate(histories.items())
+    )
+    return f'<label>table <select id="history-table">{options}</select></label>{plots}'
 
 
 def seat_colour_css() -> str:

@@ -374,8 +374,18 @@
     "herr-der-ziegen": drawHerrDerZiegen,
   };
 
+  // The rating history shown: overall, or one game's.
+  function wireHistory() {
+    const choice = $("history-table");
+    if (!choice) return;
+    choice.addEventListener("change", () => {
+      for (const plot of document.querySelectorAll("#history .plot")) plot.hidden = plot.dataset.table !== choice.value;
+    });
+  }
+
   fillFilters();
   drawList();
+  wireHistory();
   wireControls();
   window.goatarenaReport = { openReplay, go, steps: () => (viewer.replay ? viewer.replay.steps.length : 0) };
 })();
