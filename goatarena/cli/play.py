@@ -25,6 +25,7 @@ from goatarena.referee import (
 )
 from goatarena.referee.lineup import open_lineup
 from goatarena.render.live import LiveBoard
+from goatarena.render.style import wants_colour
 from goatarena.replay import describe_match, result_summary
 
 PENALTIES = [penalty.value for penalty in Penalty]
@@ -180,7 +181,7 @@ def play_command(
             [str(bot) for bot in bots],
             sys.stdout,
             delay_s=delay_ms / 1000,
-            colour=terminal,
+            colour=wants_colour(sys.stdout),
             in_place=terminal,
         )
 

@@ -12,6 +12,7 @@ from goatarena.cli import main
 from goatarena.cli._common import only_database, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.render import Style
+from goatarena.render.style import wants_colour
 from goatarena.replay import check_decision, picture_match
 from goatarena.store import open_store
 
@@ -59,5 +60,5 @@ def replay_command(
         click.echo(msgspec.json.encode(stored).decode())
     else:
         click.echo(f"{stored.key} (round {stored.round})")
-        style = Style(colour=sys.stdout.isatty())
+        style = Style(colour=wants_colour(sys.stdout))
         click.echo(picture_match(stored.result, seat=seat, at=at, style=style))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from typing import TextIO
+
 SEAT_COLOURS = ("red", "blue", "green", "yellow", "magenta", "cyan")
 """The colour of each seat, the same in the terminal and the HTML report."""
 
@@ -63,3 +66,8 @@ def strip(text: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def wants_colour(stream: TextIO) -> bool:
+    """Colour for a terminal, unless the NO_COLOR convention asks for none."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
