@@ -8,6 +8,7 @@ a browser build of Playwright's own. Screenshots go to ``test-artifacts/report/`
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -171,8 +172,26 @@ def test_the_seat_view_hides_the_other_seats_hands(page, game):
             assert hand.get_attribute("data-hidden") == "0" and facedown == 0
         else:
             assert hand.get_attribute("data-hidden") == "1" and faceup == 0
-    # Another seat's hand is face down at every step of the game, the end included.
-    page.click("#last")
-    assert page.locator("#board svg .hand[data-seat='0'] .card.faceup").count() == 0
+    # At every step to the end: the other hands face down, and of the other seats' moves
+    # only what the engine made public (a face-down discard stays face down).
+    page.click("#first")
+    seen = page.evaluate(
+        """(count) => Array.from({length: count + 1}, (_, step) => {
+            if (step) document.getElementById("next").click();
+            const svg = document.querySelector("#board svg");
+            return [svg.querySelectorAll(".hand:not([data-seat='1']) .card.faceup").length,
+                    document.getElementById("caption").textContent];
+        })""",
+        decisions,
+    )
+    assert all(faceup == 0 for faceup, _ in seen)
+    key = page.evaluate("document.body.dataset.replay")
+    stored = next(g for g in stored_games(per_game=2) if g.key == key)
+    state = GAMES[game].new_state(3, stored.result.seed)
+    for (_, caption), action in zip(seen, stored.result.decisions):
+        actor = state.to_act
+        shown = action if actor == 1 else state.public_action(actor, action)
+        assert caption.endswith(" chose " + json.dumps(shown, separators=(",", ":")))
+        state.apply(action)
     page.locator("#slider").fill(str(decisions // 3))
     shoot(page, f"seat-view-{game}", selector="#viewer")
