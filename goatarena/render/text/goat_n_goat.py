@@ -17,8 +17,9 @@ def _card(style: Style, code: str) -> str:
 
 
 def _numbers(style: Style, colour: str, numbers: Sequence[int]) -> str:
-    text = "".join(map(str, numbers))
-    return style.paint(text, colour) if text else style.paint("-", "grey")
+    """A flock: its colour's letter and its numbers bottom to top ("g114"), "g-" if none."""
+    text = colour[0] + ("".join(map(str, numbers)) or "-")
+    return style.paint(text, colour) if numbers else style.paint(text, "grey")
 
 
 def render(view: dict[str, Any], style: Style, names: Sequence[str] | None = None) -> list[str]:
