@@ -149,3 +149,20 @@ def test_the_rating_history_ends_at_each_bots_games_and_the_full_fit():
         assert points[-1][0] == games and points[-1][1] == final[bot].elo
         assert [p[0] for p in points] == sorted(p[0] for p in points)
         assert all(lo <= elo <= hi for _, elo, lo, hi in points)
+
+
+def test_a_record_its_engine_cannot_replay_is_listed_without_a_replay():
+    games = stored_games(per_game=1)
+    bad = games[0].result
+    broken = MatchResult(
+        **{
+            **{f: getattr(bad, f) for f in bad.__struct_fields__},
+            "decisions": [*bad.decisions[:3], {"birth": "no-such-card"}],
+        }
+    )
+    games[0] = StoredGame(key=games[0].key, round=0, result=broken)
+    page = build_report("demo", games)
+    rows = embedded(page, "report-data")["list"]["rows"]
+    assert [row[-1] for row in rows] == [False, True, True, True]
+    assert games[0].key not in embedded(page, "report-replays")
+    assert f"1 could not be replayed ({games[0].key}: " in page

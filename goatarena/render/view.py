@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from goatarena.errors import IllegalAction
 from goatarena.games import Action, GameRecord, State, find_game
 
 View = dict[str, Any]
@@ -71,13 +72,14 @@ class Step(msgspec.Struct, frozen=True):
 def replay_steps(record: GameRecord) -> Iterator[Step]:
     """The steps of a stored game, replayed through its engine from seed and decisions.
 
-    The game's final view is :func:`final_view` of the same record.
+    The game's final view is :func:`final_view` of the same record. A record its engine
+    cannot replay raises :class:`IllegalAction`.
     """
     state = _new_state(record)
     for number, action in enumerate(record.decisions):
         actor = state.to_act
         if actor is None:
-            raise ValueError(f"the record has more decisions than its game allows ({number})")
+            raise IllegalAction(f"the game was over before decision {number} of the record")
         yield Step(
             number=number,
             actor=actor,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from goatarena.errors import ConfigError
+from goatarena.errors import ConfigError, IllegalAction
 from goatarena.games import GAMES
 from goatarena.render.style import SEAT_COLOURS
 from goatarena.report import data, html
@@ -53,19 +53,27 @@ def build_report(
     colours = html.bot_colours(overall)
     bots, cells = data.head_to_head(results)
     chosen = choose_replays(games, replays)
+    packed: dict[str, str] = {}
+    broken: list[str] = []
+    for game in chosen:
+        try:
+            packed[game.key] = encode_replay(game)
+        except IllegalAction as error:
+            # A record its engine cannot replay: the page says so rather than failing.
+            broken.append(f"{game.key}: {error}")
     payload = {
         "tournament": tournament,
-        "list": data.game_rows(games, {game.key for game in chosen}),
+        "list": data.game_rows(games, set(packed)),
         "titles": {name: info.title for name, info in GAMES.items()},
         "seatColours": list(SEAT_COLOURS),
     }
-    packed = {game.key: encode_replay(game) for game in chosen}
     sections = {
         "TITLE": escape(f"{tournament}: goatarena report"),
         "TOURNAMENT": escape(tournament),
         "SUMMARY": escape(
             f"{len(games)} games, {len(bots)} bots, {len(order) - 1} game types;"
-            f" {len(chosen)} replays embedded"
+            f" {len(packed)} replays embedded"
+            + (f"; {len(broken)} could not be replayed ({'; '.join(broken[:3])})" if broken else "")
         ),
         "STANDINGS": html.standings_section(standings, order, colours),
         "HEATMAP": html.heat_map(overall or bots, cells),
