@@ -59,6 +59,6 @@ def replay_command(
     if as_json:
         click.echo(msgspec.json.encode(stored).decode())
     else:
-        click.echo(f"{stored.key} (round {stored.round})")
         style = Style(colour=wants_colour(sys.stdout))
-        click.echo(picture_match(stored.result, seat=seat, at=at, style=style))
+        picture = picture_match(stored.result, seat=seat, at=at, style=style)
+        click.echo(f"{stored.key} (round {stored.round})\n{picture}")
