@@ -151,6 +151,8 @@ def test_each_games_replay_steps_from_the_first_decision_to_the_last(page, game)
     assert "game over" in (board.text_content() or "")
     page.click("#first")
     assert board.get_attribute("data-step") == "0"
+    page.locator("#moves li").nth(decisions - 1).click()  # the move list jumps too
+    assert board.get_attribute("data-step") == str(decisions - 1)
     page.locator("#slider").fill(str(decisions // 2))
     assert board.get_attribute("data-step") == str(decisions // 2)
     shoot(page, f"replay-{game}", selector="#viewer")
@@ -185,6 +187,10 @@ def test_the_seat_view_hides_the_other_seats_hands(page, game):
         decisions,
     )
     assert all(faceup == 0 for faceup, _ in seen)
+    listed = page.locator("#moves li").all_inner_texts()[:-1]
+    assert [text.split(": ", 1)[1] for text in listed] == [
+        c.split(" chose ", 1)[1] for _, c in seen[:-1]
+    ]
     key = page.evaluate("document.body.dataset.replay")
     stored = next(g for g in stored_games(per_game=2) if g.key == key)
     state = GAMES[game].new_state(3, stored.result.seed)

@@ -83,6 +83,7 @@
     $("slider").max = String(replay.steps.length);
     for (const tr of $("games-table").tBodies[0].rows) tr.classList.toggle("current", tr.dataset.key === key);
     document.body.dataset.replay = key;
+    listMoves();
     show();
     $("viewer").scrollIntoView({ block: "start" });
   }
@@ -90,6 +91,24 @@
   function seatView(view, seat) {
     if (seat === null) return view;
     return { ...view, seat, hands: view.hands.map((hand, s) => (s === seat ? hand : null)) };
+  }
+
+  // The list of decisions beside the board, each as the chosen seat's view tells it.
+  function listMoves() {
+    const replay = viewer.replay;
+    const items = replay.steps.map(([actor, action, shown], n) => {
+      const li = document.createElement("li");
+      const seen = viewer.seat === null || viewer.seat === actor || shown === null ? action : shown;
+      li.textContent = `${replay.players[actor]}: ${JSON.stringify(seen)}`;
+      li.style.color = SEAT[actor % 6];
+      li.title = li.textContent;
+      li.onclick = () => go(n);
+      return li;
+    });
+    const end = document.createElement("li");
+    end.textContent = "end";
+    end.onclick = () => go(replay.steps.length);
+    $("moves").replaceChildren(...items, end);
   }
 
   function show() {
@@ -114,6 +133,14 @@
     svg.dataset.step = String(n);
     svg.dataset.seat = viewer.seat === null ? "" : String(viewer.seat);
     $("board").replaceChildren(svg);
+    const moves = $("moves").children;
+    for (const li of moves) li.classList.remove("current");
+    if (moves[n]) {
+      moves[n].classList.add("current");
+      const list = $("moves");
+      const top = moves[n].offsetTop - list.offsetTop;
+      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - 20) list.scrollTop = top - list.clientHeight / 2;
+    }
   }
 
   function go(step) {
@@ -142,7 +169,11 @@
     $("last").onclick = () => go(viewer.replay.steps.length);
     $("play").onclick = play;
     $("slider").oninput = () => go(Number($("slider").value));
-    $("seat").onchange = () => { viewer.seat = $("seat").value === "" ? null : Number($("seat").value); show(); };
+    $("seat").onchange = () => {
+      viewer.seat = $("seat").value === "" ? null : Number($("seat").value);
+      listMoves();
+      show();
+    };
     document.addEventListener("keydown", (event) => {
       if (!viewer.replay || event.target.tagName === "SELECT") return;
       if (event.key === "ArrowRight") go(viewer.step + 1);
