@@ -88,6 +88,8 @@ def picture_match(
         action = step.action if seat in (None, step.actor) else step.shown
         label = style.seat(step.actor, f"seat {step.actor} {names[step.actor]}")
         lines.append(f"{style.paint('>', 'bold')} [{step.number}] {label}: {_json(action)}")
+        if step.number == at:
+            break
     if at is None or at == count:
         view = final_view(record)
         lines.append(_rule(style, "final"))
