@@ -130,3 +130,30 @@ def test_a_pipe_gets_a_standings_line_now_and_then(monkeypatch):
     assert (
         2 <= len(standings) <= 4 and "1. alpha" in standings[0] and "\x1b" not in stream.getvalue()
     )
+
+
+def test_a_slow_fit_is_done_less_often_so_it_never_costs_the_run_much(monkeypatch):
+    from goatarena.tournament import leaderboard as board_module
+    from goatarena.tournament.leaderboard import Leaderboard
+
+    clock = [100.0]
+    fit_s = 0.1  # ten times the share allowed at a 3 s interval
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: clock[0])
+    fits = []
+    real_fit = board_module.fit_ratings
+
+    def slow_fit(games):
+        fits.append(clock[0])
+        clock[0] += fit_s
+        return real_fit(games)
+
+    monkeypatch.setattr(board_module, "fit_ratings", slow_fit)
+    progress = Progress(1000, stream=Terminal())
+    progress.leaderboard = Leaderboard()
+    for _ in range(40):  # a game every half second for 20 s
+        progress.advance(result=result(["alpha", "beta"], [1, 2]))
+        clock[0] += 0.5
+    wait = fit_s / progress_module.FIT_SHARE
+    gaps = [later - earlier for earlier, later in zip(fits, fits[1:])]
+    assert len(fits) == 2 and all(gap >= wait for gap in gaps)

@@ -20,6 +20,9 @@ PLAIN_BOARD_INTERVAL_S = 30.0
 """How often a pipe gets a line of interim standings."""
 BOARD_ROWS = 8
 """Bots shown per table under the bar."""
+FIT_SHARE = 0.01
+"""The most of the run's time the interim fits may take: after a fit that took t
+seconds the next waits at least t / FIT_SHARE (tens of thousands of games take ~0.1 s)."""
 
 
 class Progress:
@@ -38,6 +41,7 @@ class Progress:
         """Interim standings to show, if set; fed by :meth:`advance` with each result."""
         self._board: list[str] = []
         self._board_fitted = -float("inf")
+        self._board_wait = BOARD_INTERVAL_S
         self._board_next = 0
         self._board_games = -1
         self._drawn = 0
@@ -85,13 +89,16 @@ class Progress:
         now = time.monotonic()
         if board is None or not board.games:
             return []
-        if refit or now - self._board_fitted >= BOARD_INTERVAL_S:
-            self._board_fitted = now
+        if refit or now - self._board_fitted >= self._board_wait:
             names = board.names()
             # With several games, show the overall table and each game's in turn.
             table = names[self._board_next % len(names)]
             self._board_next += 1
+            started = time.perf_counter()
             self._board = board_lines(table, board.rows(table), BOARD_ROWS)
+            took = time.perf_counter() - started
+            self._board_fitted = time.monotonic()
+            self._board_wait = max(BOARD_INTERVAL_S, took / FIT_SHARE)
         return self._board
 
     def _plain_board(self, refit: bool) -> str:
