@@ -162,7 +162,7 @@ def history_plot(
             f' fill="{colour}" opacity="0.12"/><polyline points="{line}" fill="none"'
             f' stroke="{colour}" stroke-width="2"/></g>'
             f'<text class="legend" x="{width - right + 10}" y="{top + 14 + index * 16}"'
-            f' fill="{colour}">{escape(bot)} {points[-1][1]:.0f}</text>'
+            f' fill="{colour}" data-bot="{escape(bot)}">{escape(bot)} {points[-1][1]:.0f}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

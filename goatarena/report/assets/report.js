@@ -405,8 +405,16 @@
     "herr-der-ziegen": drawHerrDerZiegen,
   };
 
-  // The rating history shown: overall, or one game's.
+  // The rating history shown: overall, or one game's; pointing at a legend entry
+  // brings that bot's line forward.
   function wireHistory() {
+    for (const svg of document.querySelectorAll("svg.history")) {
+      for (const legend of svg.querySelectorAll(".legend")) {
+        const series = [...svg.querySelectorAll(".series")].filter((g) => g.dataset.bot === legend.dataset.bot);
+        legend.addEventListener("mouseenter", () => { svg.classList.add("focus"); series.forEach((g) => g.classList.add("on")); });
+        legend.addEventListener("mouseleave", () => { svg.classList.remove("focus"); series.forEach((g) => g.classList.remove("on")); });
+      }
+    }
     const choice = $("history-table");
     if (!choice) return;
     choice.addEventListener("change", () => {
