@@ -106,6 +106,8 @@ def test_report_command_writes_the_file_and_says_where(tmp_path):
     assert str(out) in result.output and "4 games" in result.output
     assert out.read_text().startswith("<!DOCTYPE html>")
     assert not list(out.parent.glob(".*.tmp"))
+    bare = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out), "--replays", "0"])
+    assert bare.exit_code == 0 and embedded(out.read_text(), "report-replays") == {}
     missing = CliRunner().invoke(main, ["report", "--db", str(tmp_path / "none.sqlite")])
     assert missing.exit_code != 0 and "no such results database" in missing.output
     blocked = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(db / "x.html")])
