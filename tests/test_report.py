@@ -92,6 +92,7 @@ def test_big_tournaments_embed_a_bounded_share_of_replays_of_every_game():
     assert len(chosen) == 8 and all(kinds.count(name) == 2 for name in GAMES)
     assert "herr-der-ziegen/0" in {game.key for game in chosen}  # the one with a violation
     assert choose_replays(games, 100) == games
+    assert choose_replays(games, 0) == [] and len(choose_replays(games, 3)) == 3
 
 
 def test_report_command_writes_the_file_and_says_where(tmp_path):

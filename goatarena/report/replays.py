@@ -33,8 +33,8 @@ def choose_replays(games: Sequence[StoredGame], limit: int) -> list[StoredGame]:
     for game in games:
         by_type[game.result.game].append(game)
     chosen: list[StoredGame] = []
-    share = max(limit // len(by_type), 1)
-    for group in by_type.values():
+    for index, group in enumerate(by_type.values()):
+        share = limit // len(by_type) + (index < limit % len(by_type))
         flagged = [g for g in group if any(g.result.violations)][: share // 2]
         rest = [g for g in group if g not in flagged]
         wanted = min(share - len(flagged), len(rest))
