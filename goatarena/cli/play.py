@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 import msgspec
-import trio
 from tabulate import tabulate
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
 from goatarena.games import GAMES, find_game
+from goatarena.interrupt import run_trio
 from goatarena.protocol import unique_names
 from goatarena.referee import (
     BotLimits,
@@ -205,7 +205,7 @@ def play_command(
                 info, lineup, seed=seed, time_control=control, policy=policy, watch=live
             )
 
-    result = trio.run(main_task)
+    result = run_trio(main_task)
     if live is not None:
         click.echo("\n" + result_summary(result))
     elif not quiet:

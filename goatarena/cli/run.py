@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 import msgspec
-import trio
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.interrupt import Interrupted, run_trio
 from goatarena.standings import compute_standings, render_tables
 from goatarena.store import open_store
 from goatarena.tournament.config import load_config
@@ -60,17 +60,15 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
                 err=True,
             )
         try:
-            trio.run(runner.run)
-        except (KeyboardInterrupt, BaseExceptionGroup) as error:
-            if not _is_interrupt(error):
-                raise
+            run_trio(runner.run)
+        except Interrupted as interrupted:
             progress.finish()
             click.echo(
-                f"\ninterrupted: {store.count()} finished games are kept in {db};"
+                f"\n{interrupted.verb}: {store.count()} finished games are kept in {db};"
                 f" run the same command again to resume",
                 err=True,
             )
-            sys.exit(130)
+            sys.exit(interrupted.exit_status)
         progress.finish()
         standings = compute_standings(
             config.name, [g.result for g in store.games()], disqualified=store.disqualified()
@@ -78,11 +76,3 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
         click.echo(render_tables(standings))
     finally:
         store.close()
-
-
-def _is_interrupt(error: BaseException) -> bool:
-    if isinstance(error, KeyboardInterrupt):
-        return True
-    if isinstance(error, BaseExceptionGroup):
-        return any(_is_interrupt(inner) for inner in error.exceptions)
-    return False
