@@ -15,6 +15,25 @@ def main() -> None:
 
 
 # The command modules register themselves on ``main``; imported last on purpose.
-from goatarena.cli import bench, check_bot, play, replay, report, run, standings  # noqa: E402
+from goatarena.cli import (  # noqa: E402
+    bench,
+    check_bot,
+    play,
+    replay,
+    report,
+    run,
+    standings,
+    worker,
+)
 
-__all__ = ["bench", "check_bot", "main", "play", "replay", "report", "run", "standings"]
+__all__ = [
+    "bench",
+    "check_bot",
+    "main",
+    "play",
+    "replay",
+    "report",
+    "run",
+    "standings",
+    "worker",
+]
