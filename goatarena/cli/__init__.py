@@ -11,13 +11,20 @@ import click
 @click.group()
 @click.version_option(package_name="goatarena")
 def main() -> None:
-    """goatarena: tournaments between bots for four goat games."""
+    """goatarena: tournaments between bots for four goat games.
+
+    \b
+    Example:
+        goatarena run tournaments/demo.toml
+    """
 
 
 # The command modules register themselves on ``main``; imported last on purpose.
 from goatarena.cli import (  # noqa: E402
     bench,
     check_bot,
+    export,
+    list_games,
     play,
     replay,
     report,
@@ -29,6 +36,8 @@ from goatarena.cli import (  # noqa: E402
 __all__ = [
     "bench",
     "check_bot",
+    "export",
+    "list_games",
     "main",
     "play",
     "replay",

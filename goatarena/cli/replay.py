@@ -44,7 +44,12 @@ def replay_command(
 ) -> None:
     """Replay a stored game: GAME_KEY is its key, or its number in finishing order (1 first).
 
-    Draws the board before every decision and the choice made (in colour on a terminal).
+    ``goatarena list`` shows both. Draws the board before every decision and the choice
+    made (in colour on a terminal).
+
+    \b
+    Example:
+        goatarena replay 3 --db results/demo.sqlite --seat 0 --at 10
     """
     store = open_store(db or only_database(), create=False)
     try:

@@ -45,6 +45,8 @@ class Progress:
         self._board_next = 0
         self._board_games = -1
         self._drawn = 0
+        self.note = ""
+        """Said after the counts (an SPRT's LLR and bounds, say)."""
 
     def advance(self, games: int = 1, *, result: MatchResult | None = None) -> None:
         """Count finished games (and ``result`` into the leaderboard); report if it is time."""
@@ -62,7 +64,8 @@ class Progress:
         rate = (self.done - self._resumed) / elapsed
         left = max(self.total - self.done, 0)
         eta = f"{left / rate:.0f}s" if rate > 0 else "?"
-        return f"{self.done}/{self.total} games  {rate:.1f} games/s  ETA {eta}"
+        line = f"{self.done}/{self.total} games  {rate:.1f} games/s  ETA {eta}"
+        return f"{line}  {self.note}" if self.note else line
 
     def report(self, *, refit: bool = False) -> None:
         """Write the progress now (``refit``: the standings too, whatever the timer says)."""
