@@ -37,7 +37,12 @@ from goatarena.store import open_store
 @reports_errors
 def report_command(db: Path | None, output: Path, replays: int) -> None:
     """Write an HTML report: standings, head to head, violations, rating history, games
-    and replays. It needs nothing but a browser (no network)."""
+    and replays. It needs nothing but a browser (no network).
+
+    \b
+    Example:
+        goatarena report --db results/demo.sqlite -o demo.html
+    """
     store = open_store(db or only_database(), create=False)
     try:
         games = list(store.games())

@@ -49,13 +49,15 @@ def standings_table(title: str, rows: Sequence[Row], colours: Mapping[str, str])
             f' stroke="{colour}" stroke-width="4" stroke-linecap="round" opacity="0.45"/>'
             f'<circle cx="{x(row.elo):.1f}" cy="7" r="4.5" fill="{colour}"/></svg>'
         )
+        # Scores of different games are not comparable: the overall table has none.
+        score = "-" if row.avg_score is None else f"{row.avg_score:.1f}"
         violations = ", ".join(f"{cause} {count}" for cause, count in row.violations.items())
         if row.disqualified:
             violations = (violations + "; " if violations else "") + "disqualified"
         lines.append(
             f"<tr><td>{place}</td><td class=bot>{escape(row.bot)}</td><td>{row.elo:.0f}</td>"
             f"<td class=num>{row.lo:.0f} .. {row.hi:.0f}</td><td>{bar}</td><td>{row.games}</td>"
-            f"<td>{row.wins}</td><td>{row.avg_rank:.2f}</td><td>{row.avg_score:.1f}</td>"
+            f"<td>{row.wins}</td><td>{row.avg_rank:.2f}</td><td>{score}</td>"
             f"<td>{escape(violations) or '-'}</td></tr>"
         )
     lines.append("</table>")
