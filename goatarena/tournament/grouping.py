@@ -10,8 +10,9 @@ fewest rematches always win). Two solvers share one entry point, :func:`group_ta
 - otherwise an **iterated local search**: from the seeded split, descend by giving each
   player in turn its best swap with a player at another table or its best move from a
   larger to a smaller table, until a sweep improves nothing; then kick the split (players
-  caught in the costliest pairs are swapped at random) and descend again, keeping the best split seen. The random kicks
-  come from a generator seeded by the caller, so the result is deterministic.
+  caught in the costliest pairs are swapped at random) and descend again, keeping the
+  best split seen. The random kicks come from a generator seeded by the caller, so the
+  result is deterministic.
 """
 
 from __future__ import annotations

@@ -258,7 +258,7 @@ def _pair_two_player(ranked: list[SwissPlayer], seed: int) -> list[tuple[str, ..
         matching = _max_matching(cost, big, n, n)
     if matching is None:
         raise AssertionError("the matching on a complete graph came out imperfect")
-    tables = []
+    tables: list[tuple[str, ...]] = []
     for i, j in sorted(tuple(sorted(edge)) for edge in matching):
         high, low = ranked[i], ranked[j]
         coin = lot(seed, "seat", high.name, low.name)
