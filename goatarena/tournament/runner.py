@@ -17,7 +17,7 @@ import msgspec
 import trio
 
 from goatarena.games import find_game
-from goatarena.ratings import points_from_ranks
+from goatarena.ratings import fit_ratings, points_from_ranks
 from goatarena.referee.match import play_match
 from goatarena.store import Store
 from goatarena.tournament.config import TournamentConfig
@@ -137,7 +137,7 @@ class Runner:
             players = self._swiss_standings(
                 entry.name, label, round_number, bots, byes, entry.players
             )
-            pairing = swiss_round(players, entry.players)
+            pairing = swiss_round(players, entry.players, seed=self.config.seed)
             for name in pairing.byes:
                 byes[name] += 1
             games = []
@@ -172,26 +172,40 @@ class Runner:
         points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
         met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
         seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
+        history: dict[str, list[tuple[int, int, int]]] = {name: [] for name in bots}
+        earlier = []
         for stored in self.store.games(game=game):
             if stored.round >= round_number or not stored.key.startswith(label + "/"):
                 continue
             result = stored.result
+            earlier.append(dict(zip(result.players, result.ranks)))
+            deal = _deal_number(stored.key)
             for seat, (name, gained) in enumerate(
                 zip(result.players, points_from_ranks(result.ranks))
             ):
                 points[name] += gained
                 seats[name][seat] += 1
+                history[name].append((stored.round, deal, seat))
                 for other in result.players:
                     if other != name:
                         met[name][other] += 1
+        # The fitted rating breaks ties in points (it weighs whom each bot met).
+        ratings = fit_ratings(earlier) if earlier else {}
         return [
             SwissPlayer(
                 name=name,
                 points=points[name],
-                rating=0.0,
+                rating=ratings[name].elo if name in ratings else 0.0,
                 opponents=dict(met[name]),
                 seats=seats[name],
                 byes=byes[name],
+                seat_history=[seat for _, _, seat in sorted(history[name])],
             )
             for name in bots
         ]
+
+
+def _deal_number(key: str) -> int:
+    """The deal of a Swiss game from its key (``.../d<deal>``); 0 if the key has none."""
+    last = key.rsplit("/", 1)[-1]
+    return int(last[1:]) if last[:1] == "d" and last[1:].isdigit() else 0
