@@ -11,8 +11,9 @@ import trio
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
-from goatarena.standings import compute_standings, render_tables
+from goatarena.standings import render_tables
 from goatarena.store import open_store
+from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.config import load_config
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.runner import Runner
@@ -69,9 +70,7 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
             )
             sys.exit(130)
         progress.finish()
-        standings = compute_standings(
-            config.name, [g.result for g in store.games()], disqualified=store.disqualified()
-        )
+        standings = standings_from_store(store)
         click.echo(render_tables(standings))
     finally:
         store.close()
