@@ -25,6 +25,7 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/goatarena bench
+	$(BIN)/goatarena bench --swiss
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache
