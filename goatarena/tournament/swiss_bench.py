@@ -58,13 +58,15 @@ def _accuracy_table(events: int, say: _Say) -> str:
         "bots  seats  rounds   swiss τ  random τ     gain  rematches/event",
     ]
     for bots, seats in itertools.product((16, 32, 64), (2, 3, 4, 6)):
-        rounds = default_swiss_rounds(bots, seats)
-        say(f"accuracy: {bots} bots, {seats} seats, {rounds} rounds")
-        result = accuracy(bots, seats, rounds, events)
-        lines.append(
-            f"{bots:4d}  {seats:5d}  {rounds:6d}  {result.swiss_tau:8.3f}  {result.random_tau:8.3f}"
-            f"  {result.swiss_tau - result.random_tau:+7.3f}  {result.swiss_rematches:15.1f}"
-        )
+        depth = default_swiss_rounds(bots, seats) - 2  # ceil(log_k N)
+        for rounds in (depth + 2, 2 * depth + 2):
+            say(f"accuracy: {bots} bots, {seats} seats, {rounds} rounds")
+            result = accuracy(bots, seats, rounds, events)
+            lines.append(
+                f"{bots:4d}  {seats:5d}  {rounds:6d}  {result.swiss_tau:8.3f}"
+                f"  {result.random_tau:8.3f}  {result.swiss_tau - result.random_tau:+7.3f}"
+                f"  {result.swiss_rematches:15.1f}"
+            )
     return "\n".join(lines)
 
 
