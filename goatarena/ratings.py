@@ -36,7 +36,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-import networkx as nx
+from goatarena.linalg import cholesky, solve
+from goatarena.linalg import inverse as invert
+from goatarena.rating_graph import check_finite, groups_of
 
 Game = Mapping[str, int]
 """One game: bot name -> finishing rank (1 is best; equal ranks are a tie)."""
@@ -190,9 +192,9 @@ def fit(
     if seat_keys is not None and len(seat_keys) != len(games):
         raise ValueError(f"{len(seat_keys)} seat keys for {len(games)} games")
     names = _names(games)
-    groups = _groups(names, games)
+    groups = groups_of(names, games)
     if not prior_draws:
-        _check_finite(names, games, groups)
+        check_finite(names, games, groups)
     families = _families(games, seat_keys)
     blocks = [(0, len(names))]
     start = len(names)
@@ -335,54 +337,6 @@ def _tally(
     return counts
 
 
-def _groups(names: Sequence[str], games: Sequence[Game]) -> tuple[tuple[str, ...], ...]:
-    """The bots connected by games, largest group first (then by first name)."""
-    graph: nx.Graph = nx.Graph()
-    graph.add_nodes_from(names)
-    for game in games:
-        bots = list(game)
-        graph.add_edges_from((bots[0], other) for other in bots[1:])
-    groups = [tuple(sorted(group)) for group in nx.connected_components(graph)]
-    return tuple(sorted(groups, key=lambda group: (-len(group), group)))
-
-
-def _check_finite(
-    names: Sequence[str], games: Sequence[Game], groups: Sequence[Sequence[str]]
-) -> None:
-    """Say why the plain maximum-likelihood ratings do not exist, if they do not.
-
-    They exist exactly when the games connect all bots and every bot can be reached from
-    every other by a chain of "scored a point against" (a win or a tie): otherwise some
-    group of bots scored every point against the rest, and its ratings run off to infinity.
-    """
-    if len(groups) > 1:
-        listed = " | ".join(", ".join(group) for group in groups)
-        raise ValueError(
-            f"the games do not connect all bots: {len(groups)} groups never met ({listed});"
-            " fit with prior_draws > 0"
-        )
-    scored: nx.DiGraph = nx.DiGraph()
-    scored.add_nodes_from(names)
-    for game in games:
-        for a, rank_a in game.items():
-            for b, rank_b in game.items():
-                if a != b and rank_a <= rank_b:
-                    scored.add_edge(a, b)
-    if len(names) < 2 or nx.is_strongly_connected(scored):
-        return
-    condensed = nx.condensation(scored)
-    members = condensed.graph["mapping"]
-    top = [c for c in condensed if condensed.in_degree(c) == 0]
-    winners = sorted(name for name in names if members[name] in top)
-    if len(winners) == 1:
-        reason = f"{winners[0]} never lost a point"
-    else:
-        reason = f"{', '.join(winners)} never lost a point to the other bots"
-    raise ValueError(
-        f"the ratings are infinite without the prior: {reason}; fit with prior_draws > 0"
-    )
-
-
 def _pair_weight(k: int) -> float:
     """The weight of one pairwise result from a table of ``k`` bots: ``3 / (k + 1)``.
 
@@ -497,7 +451,7 @@ def _maximise(
     value = _objective(theta, pairs, prior)
     for iteration in range(1, _MAX_ITERATIONS + 1):
         grad, hess = _derivatives(theta, pairs, prior, blocks)
-        step = _solve(_cholesky(hess), [-g for g in grad])
+        step = solve(cholesky(hess), [-g for g in grad])
         slope = sum(g * d for g, d in zip(grad, step, strict=True))
         t = 1.0
         while True:
@@ -546,7 +500,7 @@ def _result(
     if size == 0:
         return RatingFit(names=(), ratings={}, covariance=(), iterations=0)
     _, hess = _derivatives(theta, pairs, prior, blocks)
-    inverse = _inverse(hess)
+    inverse = invert(hess)
     covariance = tuple(tuple(row) for row in _centred_block(inverse, 0, size))
     ratings = {}
     for i, (name, elo) in enumerate(zip(names, _to_elo(theta[:size]), strict=True)):
@@ -590,52 +544,6 @@ def _result(
 def _to_elo(theta: Sequence[float]) -> list[float]:
     mean = sum(theta) / len(theta)
     return [BASE_ELO + ELO_PER_NATURAL_LOG * (t - mean) for t in theta]
-
-
-# --- internals: small dense linear algebra ---------------------------------------------
-
-
-def _cholesky(matrix: list[list[float]]) -> list[list[float]]:
-    """The lower factor ``L`` of a symmetric positive definite matrix, ``A = L·Lᵀ``."""
-    size = len(matrix)
-    floor = 1e-12 * max(matrix[i][i] for i in range(size))
-    lower = [[0.0] * size for _ in range(size)]
-    for j in range(size):
-        row_j = lower[j]
-        pivot = matrix[j][j] - sum(x * x for x in row_j[:j])
-        if pivot <= floor:
-            raise ValueError(
-                "the games do not determine the ratings (a seat or a bot's rating cannot "
-                "be told apart from the others'); fit with prior_draws > 0"
-            )
-        diagonal = math.sqrt(pivot)
-        row_j[j] = diagonal
-        for i in range(j + 1, size):
-            row_i = lower[i]
-            row_i[j] = (
-                matrix[i][j] - sum(a * b for a, b in zip(row_i[:j], row_j[:j], strict=True))
-            ) / diagonal
-    return lower
-
-
-def _solve(lower: list[list[float]], rhs: list[float]) -> list[float]:
-    """Solve ``L·Lᵀ·x = rhs`` by forward and back substitution."""
-    size = len(lower)
-    y = [0.0] * size
-    for i in range(size):
-        y[i] = (rhs[i] - sum(lower[i][k] * y[k] for k in range(i))) / lower[i][i]
-    x = [0.0] * size
-    for i in reversed(range(size)):
-        x[i] = (y[i] - sum(lower[k][i] * x[k] for k in range(i + 1, size))) / lower[i][i]
-    return x
-
-
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
-    """The inverse of a symmetric positive definite matrix, column by column."""
-    lower = _cholesky(matrix)
-    size = len(matrix)
-    columns = [_solve(lower, [1.0 if r == c else 0.0 for r in range(size)]) for c in range(size)]
-    return [[columns[c][r] for c in range(size)] for r in range(size)]
 
 
 # --- internals: small helpers ----------------------------------------------------------

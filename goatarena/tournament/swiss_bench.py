@@ -7,9 +7,9 @@
   round's split is checked by an exact branch and bound for the fewest rematches
   possible, and every rematch beyond that counts as *avoidable* (a round whose proof
   runs out of its node budget is counted as unproven).
-- **Seats**: two-player events: the largest seat difference, bots that sat in one seat
-  three games running, and the share of seat 0 for the alphabetically first and second
-  halves of the field (a name bias would show here).
+- **Seats**: two- and four-player events: the largest spread of a bot's seat counts,
+  bots that sat in one seat three games running, and the share of seat 0 for the
+  alphabetically first and second halves of the field (a name bias would show here).
 - **Time**: the slowest round when pairing 256 bots, per table size.
 """
 
@@ -105,21 +105,21 @@ def _rematch_table(events: int, say: _Say) -> str:
 
 def _seat_table(events: int, say: _Say) -> str:
     lines = [
-        f"two-player seats ({events} events each): the largest seat difference, bots in one"
-        " seat three games running, seat 0 share of the first and second half by name",
-        "bots  rounds  max |difference|  three running  seat 0 (first half)  (second half)",
+        f"seats ({events} events each): the largest spread of a bot's seat counts, bots in one"
+        " seat three games running, seat 0's share for the first and second half by name",
+        "bots  seats  rounds  max spread  three running  seat 0 (first half)  (second half)",
     ]
-    for bots in (16, 32):
-        rounds = default_swiss_rounds(bots, 2)
-        say(f"seats: {bots} bots")
+    for bots, seats in ((16, 2), (32, 2), (16, 4), (32, 4)):
+        rounds = default_swiss_rounds(bots, seats)
+        say(f"seats: {bots} bots, {seats} seats")
         worst = runs = 0
         first = second = total_first = total_second = 0
         for seed in range(events):
-            event = run_swiss(bots, 2, rounds, seed)
+            event = run_swiss(bots, seats, rounds, seed)
             names = sorted(event.names)
             for index, name in enumerate(names):
-                counts = event.seats.get(name, [0, 0])
-                worst = max(worst, abs(counts[0] - counts[1]))
+                counts = event.seats.get(name, [0] * seats)
+                worst = max(worst, max(counts) - min(counts))
                 history = event.history[name]
                 runs += any(len(set(history[i : i + 3])) == 1 for i in range(len(history) - 2))
                 if index < len(names) // 2:
@@ -127,7 +127,7 @@ def _seat_table(events: int, say: _Say) -> str:
                 else:
                     second, total_second = second + counts[0], total_second + sum(counts)
         lines.append(
-            f"{bots:4d}  {rounds:6d}  {worst:16d}  {runs:13d}"
+            f"{bots:4d}  {seats:5d}  {rounds:6d}  {worst:10d}  {runs:13d}"
             f"  {first / total_first:19.3f}  {second / total_second:13.3f}"
         )
     return "\n".join(lines)
