@@ -23,9 +23,9 @@ def bench_command(quick: bool, as_json: bool, swiss: bool) -> None:
     """Measure the referee: pipe floor, cost per decision, start-up, throughput, deadlines."""
     if swiss:
         say = lambda message: click.echo(f"  {message}", err=True)  # noqa: E731
-        click.echo(
-            swiss_bench.run_swiss_bench(swiss_bench.QUICK if quick else swiss_bench.FULL, say)
-        )
+        swiss_sizes = swiss_bench.QUICK if quick else swiss_bench.FULL
+        for section in swiss_bench.run_swiss_bench(swiss_sizes, say):
+            click.echo(section + "\n")
         return
     sizes = bench.QUICK if quick else bench.FULL
     report = bench.run_bench(sizes, say=lambda message: click.echo(f"  {message}", err=True))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from goatarena.tournament.pairing import default_swiss_rounds, swiss_depth, swiss_round
@@ -40,16 +40,12 @@ FULL = SwissBenchSizes(accuracy_events=20, rematch_events=6, seat_events=20)
 QUICK = SwissBenchSizes(accuracy_events=6, rematch_events=3, seat_events=8)
 
 
-def run_swiss_bench(sizes: SwissBenchSizes, say: _Say) -> str:
-    """Run every Swiss measurement; the report as text."""
-    return "\n\n".join(
-        [
-            _accuracy_table(sizes.accuracy_events, say),
-            _rematch_table(sizes.rematch_events, say),
-            _seat_table(sizes.seat_events, say),
-            _timing_table(say),
-        ]
-    )
+def run_swiss_bench(sizes: SwissBenchSizes, say: _Say) -> Iterator[str]:
+    """Run every Swiss measurement; each section's report as text, as it finishes."""
+    yield _rematch_table(sizes.rematch_events, say)
+    yield _seat_table(sizes.seat_events, say)
+    yield _timing_table(say)
+    yield _accuracy_table(sizes.accuracy_events, say)
 
 
 def _accuracy_table(events: int, say: _Say) -> str:
@@ -156,8 +152,8 @@ def _rematches(event: Event, tables: Sequence[Sequence[str]]) -> int:
     )
 
 
-NODE_LIMIT = 200_000
-"""How many partial splits the exact rematch count may visit before giving up."""
+NODE_LIMIT = 3_000_000
+"""How many candidate tables the exact rematch count may weigh before giving up."""
 
 
 def min_rematches(
@@ -177,9 +173,6 @@ def min_rematches(
 
     def extend(free: list[int], left: list[int], so_far: int) -> bool:
         nonlocal best, nodes
-        nodes += 1
-        if nodes > NODE_LIMIT:
-            return False
         if not free:
             best = min(best, so_far)
             return True
@@ -188,6 +181,9 @@ def min_rematches(
             remaining = list(left)
             remaining.remove(size)
             for others in itertools.combinations(rest, size - 1):
+                nodes += 1
+                if nodes > NODE_LIMIT:
+                    return False
                 members = (first, *others)
                 added = sum(clash[a][b] for a, b in itertools.combinations(members, 2))
                 if so_far + added >= best:
