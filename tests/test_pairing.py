@@ -369,11 +369,13 @@ def test_multiplayer_prefers_near_scores_when_history_is_equal() -> None:
 
 
 def table_cost(table: tuple[str, ...], by_name: dict[str, SwissPlayer]) -> float:
-    """The design's cost of one table: Σ over pairs of 1000·meetings² + (Δpoints)²."""
+    """The design's cost of one table, its terms in strict order by their weights:
+    rematched pairs, then Σ meetings², then Σ (Δpoints)² (below 10⁵ in these events)."""
     total = 0.0
     for a, b in itertools.combinations(table, 2):
         pa, pb = by_name[a], by_name[b]
-        total += 1000 * pa.opponents.get(b, 0) ** 2 + (pa.points - pb.points) ** 2
+        met = pa.opponents.get(b, 0)
+        total += 10**9 * (met > 0) + 10**5 * met**2 + (pa.points - pb.points) ** 2
     return total
 
 

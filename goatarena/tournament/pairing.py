@@ -8,20 +8,21 @@ section of design/ratings.md:
 - **Standings order** for a Swiss round: points, then the fitted rating, then a lot drawn
   from the tournament seed (never the names).
 - **Swiss, two players** (:func:`swiss_round` with ``table_size == 2``): a minimum-cost
-  perfect matching (networkx's blossom ``max_weight_matching``, exact for any number of
-  players). The cost of a pair is, in strict order of importance: how often the two
-  already met (squared), so that a rematch only happens when no pairing without one
-  exists; whether both *must* have the same seat (:mod:`.seating`: a seat difference
+  perfect matching (networkx's blossom ``max_weight_matching``; among pairs at most
+  :data:`PAIRING_WINDOW` places apart first, all pairs if those cannot pair everyone).
+  The cost of a pair is, in strict order of importance: whether the two met before, so
+  that a rematch only happens when no pairing without one exists; how often they met
+  (squared); whether both *must* have the same seat (:mod:`.seating`: a seat difference
   past 2, or a third game running in one seat); the squared difference of their points;
   whether both prefer the same seat; the squared distance of their places in the
   standings, so that within a score group neighbours meet (1–2, 3–4, Monrad style). With
   an odd number of players the lowest-ranked player with the fewest byes sits out (the
   runner scores a bye as a win).
 - **Swiss, 3–6 players**: tables of :func:`swiss_table_sizes` (``ceil(N / k)`` tables,
-  sizes as even as possible) split to minimise the sum over pairs at the same table of
-  ``W · meetings² + (Δpoints)²``, with ``W`` larger than any total of the point terms,
-  so the fewest rematches (then the nearest scores) win: exactly for small fields, by an
-  iterated local search otherwise (:mod:`.grouping`). Byes are only needed when the game
+  sizes as even as possible) split to minimise, in strict order, the number of pairs at
+  a table that met before, the sum of their squared meetings, and the sum of squared
+  point differences: exactly for small fields, by an iterated local search otherwise
+  (:mod:`.grouping`). Byes are only needed when the game
   needs more players per table than the split gives (``min_table_size``); they go to the
   lowest-ranked players with the fewest byes. Seats within a table: :mod:`.seating`.
 """
@@ -248,13 +249,14 @@ def _pair_two_player(ranked: list[SwissPlayer], seed: int) -> list[tuple[str, ..
     if n == 0:
         return []
     half = n // 2
-    terms: dict[tuple[int, int], tuple[int, int, int, int, int]] = {}
+    terms: dict[tuple[int, int], tuple[int, ...]] = {}
     for i, j in itertools.combinations(range(n), 2):
         a, b = ranked[i], ranked[j]
         must, prefer = seat_conflict(a, b)
-        terms[i, j] = (_meetings(a, b) ** 2, must, _point_cost(a, b), prefer, (i - j) ** 2)
-    weights = [1] * 5
-    for level in range(3, -1, -1):
+        met = _meetings(a, b)
+        terms[i, j] = (int(met > 0), met**2, must, _point_cost(a, b), prefer, (i - j) ** 2)
+    weights = [1] * 6
+    for level in range(len(weights) - 2, -1, -1):
         below = max(
             (sum(w * t for w, t in zip(weights[level + 1 :], term[level + 1 :], strict=True))
              for term in terms.values()),
@@ -293,14 +295,19 @@ def _max_matching(
 
 
 def _split_tables(ranked: list[SwissPlayer], sizes: list[int], seed: int) -> list[tuple[str, ...]]:
-    """Tables of ``sizes`` with the fewest rematches, then the nearest scores, seated."""
+    """Tables of ``sizes`` with the fewest rematched pairs, then the fewest repeated
+    meetings (squared, so that no pair meets a third time while others could meet a
+    second), then the nearest scores, seated."""
     points = [[_point_cost(a, b) if a is not b else 0 for b in ranked] for a in ranked]
+    met = [[_meetings(a, b) for b in ranked] for a in ranked]
     pairs_seated = sum(size * (size - 1) // 2 for size in sizes)
-    rematch = pairs_seated * max((max(row) for row in points), default=0) + 1
+    again = pairs_seated * max((max(row) for row in points), default=0) + 1
+    most = max((max(row) for row in met), default=0)
+    rematch = pairs_seated * (again * most**2 + again) + 1
     cost = [
-        [rematch * _meetings(a, b) ** 2 + points[i][j] if i != j else 0
-         for j, b in enumerate(ranked)]
-        for i, a in enumerate(ranked)
+        [rematch * (met[i][j] > 0) + again * met[i][j] ** 2 + points[i][j] if i != j else 0
+         for j in range(len(ranked))]
+        for i in range(len(ranked))
     ]  # fmt: skip
     names = "+".join(sorted(p.name for p in ranked))
     rng = random.Random(lot(seed, "split", names))
