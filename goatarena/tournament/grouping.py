@@ -54,6 +54,7 @@ def group_tables(
     *,
     good_enough: int = 1,
     exact: bool | None = None,
+    kicks: int | None = None,
 ) -> list[list[int]]:
     """The cheapest split found of players ``0..n-1`` into tables of ``sizes``.
 
@@ -63,13 +64,16 @@ def group_tables(
     ``exact`` forces (True) or forbids (False) the exact solver; by default it is used
     when there are at most :data:`EXACT_LIMIT` splits. The local search stops kicking
     once a split costs less than ``good_enough`` (the Swiss pairing passes the cost of one
-    rematch: a split without rematches is kept as the first descent leaves it).
+    rematch: a split without rematches is kept as the first descent leaves it); ``kicks``
+    overrides its budget of kick-and-descend rounds.
     """
     if sum(sizes) != len(cost):
         raise ValueError(f"table sizes {list(sizes)} do not seat {len(cost)} players")
     if exact is None:
         exact = split_count(sizes) <= EXACT_LIMIT
-    tables = _exact(cost, sizes) if exact else _LocalSearch(cost, sizes, rng).run(good_enough)
+    tables = (
+        _exact(cost, sizes) if exact else _LocalSearch(cost, sizes, rng).run(good_enough, kicks)
+    )
     return sorted((sorted(table) for table in tables), key=lambda table: table[0])
 
 
@@ -147,11 +151,12 @@ class _LocalSearch:
                          for p in range(self.n)]  # fmt: skip
         self.total = split_cost(cost, self.tables)
 
-    def run(self, good_enough: int) -> list[list[int]]:
+    def run(self, good_enough: int, kicks: int | None = None) -> list[list[int]]:
         """Descend, then kick and descend again; the best split seen."""
         self._descend()
         best, best_total = [list(t) for t in self.tables], self.total
-        kicks = max(40, KICKS_PER_PLAYER * self.n)
+        if kicks is None:
+            kicks = max(40, KICKS_PER_PLAYER * self.n)
         for _ in range(kicks):
             if best_total < good_enough or len(self.tables) < 2:
                 break
