@@ -10,9 +10,13 @@ from math import comb
 import pytest
 
 from goatarena.tournament.pairing import (
+    PAIRING_WINDOW,
     SwissPlayer,
     SwissRound,
+    _max_matching,
+    _pair_costs,
     default_swiss_rounds,
+    rank_players,
     round_robin_tables,
     seat_rotations,
     swiss_depth,
@@ -537,3 +541,20 @@ def test_sixty_four_players_pair_without_rematches(k: int) -> None:
         assert_valid_round(rnd, sim.names)
         sim.play(rnd)
     assert sim.repeats == 0
+
+
+@pytest.mark.parametrize(("n", "seed"), [(40, 1), (48, 2)])
+def test_two_player_window_loses_nothing_against_the_whole_graph(n: int, seed: int) -> None:
+    # The matching first looks only at pairs PAIRING_WINDOW places apart; on real Swiss
+    # standings that finds a pairing exactly as cheap as the one on all pairs.
+    sim = Sim(n, 2, seed)
+    for _ in range(default_swiss_rounds(n, 2)):
+        ranked = rank_players(sim.players())
+        cost, big = _pair_costs(ranked)
+        windowed = _max_matching(cost, big, n, PAIRING_WINDOW)
+        complete = _max_matching(cost, big, n, n)
+        assert windowed is not None and complete is not None
+        assert sum(cost[min(e), max(e)] for e in windowed) == sum(
+            cost[min(e), max(e)] for e in complete
+        )
+        sim.play(sim.pair())

@@ -248,6 +248,25 @@ def _pair_two_player(ranked: list[SwissPlayer], seed: int) -> list[tuple[str, ..
     n = len(ranked)
     if n == 0:
         return []
+    cost, big = _pair_costs(ranked)
+    matching = _max_matching(cost, big, n, PAIRING_WINDOW)
+    if matching is None:
+        matching = _max_matching(cost, big, n, n)
+    if matching is None:
+        raise AssertionError("the matching on a complete graph came out imperfect")
+    tables: list[tuple[str, ...]] = []
+    for i, j in sorted(tuple(sorted(edge)) for edge in matching):
+        high, low = ranked[i], ranked[j]
+        coin = lot(seed, "seat", high.name, low.name)
+        tables.append(
+            (high.name, low.name) if seat_pair(high, low, coin) else (low.name, high.name)
+        )
+    return tables
+
+
+def _pair_costs(ranked: list[SwissPlayer]) -> tuple[dict[tuple[int, int], int], int]:
+    """The integer cost of every pair (i < j, places in the standings), and ``big``."""
+    n = len(ranked)
     half = n // 2
     terms: dict[tuple[int, int], tuple[int, ...]] = {}
     for i, j in itertools.combinations(range(n), 2):
@@ -266,19 +285,7 @@ def _pair_two_player(ranked: list[SwissPlayer], seed: int) -> list[tuple[str, ..
     cost = {edge: sum(w * t for w, t in zip(weights, term, strict=True))
             for edge, term in terms.items()}  # fmt: skip
     big = half * max(cost.values()) + 1 + max(cost.values())
-    matching = _max_matching(cost, big, n, PAIRING_WINDOW)
-    if matching is None:
-        matching = _max_matching(cost, big, n, n)
-    if matching is None:
-        raise AssertionError("the matching on a complete graph came out imperfect")
-    tables: list[tuple[str, ...]] = []
-    for i, j in sorted(tuple(sorted(edge)) for edge in matching):
-        high, low = ranked[i], ranked[j]
-        coin = lot(seed, "seat", high.name, low.name)
-        tables.append(
-            (high.name, low.name) if seat_pair(high, low, coin) else (low.name, high.name)
-        )
-    return tables
+    return cost, big
 
 
 def _max_matching(
