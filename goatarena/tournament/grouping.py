@@ -26,8 +26,11 @@ from collections.abc import Sequence
 EXACT_LIMIT = 20_000
 """The largest number of distinct splits the exact solver enumerates."""
 
-KICKS_PER_PLAYER = 6
-"""How many kick-and-descend rounds the local search makes per player (at least 40)."""
+KICKS_PER_PLAYER = 30
+"""How many kick-and-descend rounds the local search makes per player (at least 40) ..."""
+
+SEARCH_WORK = 4_000_000
+"""... unless that would weigh more than this many swaps in all (a sweep weighs n²)."""
 
 Matrix = Sequence[Sequence[int]]
 
@@ -156,7 +159,7 @@ class _LocalSearch:
         self._descend()
         best, best_total = [list(t) for t in self.tables], self.total
         if kicks is None:
-            kicks = max(40, KICKS_PER_PLAYER * self.n)
+            kicks = max(40, min(KICKS_PER_PLAYER * self.n, SEARCH_WORK // self.n**2))
         for _ in range(kicks):
             if best_total < good_enough or len(self.tables) < 2:
                 break
