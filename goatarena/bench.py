@@ -45,6 +45,7 @@ import goatarena
 from goatarena import protocol
 from goatarena.errors import GoatArenaError
 from goatarena.games import GAMES, GameInfo
+from goatarena.isolation import worst_beside_hostile
 from goatarena.referee.bot import BotProcess, BotViolation, open_bot
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.lineup import open_lineup
@@ -209,6 +210,8 @@ class BenchReport(msgspec.Struct, frozen=True):
     sizes: str
     rounds: int
     seconds: float
+    beside_hostile_ms: float = 0.0
+    """The slowest decision of a game played beside a hostile bot's (:mod:`goatarena.isolation`)."""
 
 
 # -- the floor -----------------------------------------------------------------------------
@@ -559,13 +562,16 @@ def run_bench(sizes: Sizes, *, say: _Say | None = None) -> BenchReport:
     spawn = trio.run(spawn_times, sizes.spawn_samples)
     say("deadline accuracy")
     overshoots = trio.run(deadline_overshoots, sizes.deadline_samples, sizes.deadline_ms)
+    say("a game beside a hostile bot")
+    beside_hostile, _ = trio.run(worst_beside_hostile, python_command(RANDOM_BOT))
     rates: dict[str, list[tuple[float, float]]] = {str(key): [] for key in sizes.concurrency}
     for number in range(sizes.tournament_repeats):
         for concurrency in sizes.concurrency:
             say(f"tournament {number + 1}/{sizes.tournament_repeats} at concurrency {concurrency}")
             rates[str(concurrency)].append(tournament_rates(sizes, concurrency))
     report = _report(sizes, rounds, playouts, spawn, overshoots, rates, machine)
-    return msgspec.structs.replace(report, seconds=round(time.perf_counter() - started, 1))
+    seconds = round(time.perf_counter() - started, 1)
+    return msgspec.structs.replace(report, seconds=seconds, beside_hostile_ms=beside_hostile)
 
 
 def _report(
@@ -667,6 +673,7 @@ def render_report(report: BenchReport) -> str:
             f"{report.deadline_overshoot_ms['median']:.2f} ms",
             f"max {report.deadline_overshoot_ms['max']:.2f} ms",
         ),
+        ("slowest decision beside a hostile bot", f"{report.beside_hostile_ms:.1f} ms", "1 s move"),
     ]
     per_game = [
         (

@@ -17,13 +17,18 @@ The conversation::
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from typing import Any
 
 import msgspec
 
 PROTOCOL_VERSION = 1
-MAX_LINE_BYTES = 1 << 20
-"""The default cap on one line a bot may write (1 MiB)."""
+MAX_LINE_BYTES = 64 << 10
+"""The default cap on one line a bot may write (64 KiB; replies are well under 1 KiB)."""
+MAX_DEPTH = 64
+"""The default cap on how deeply a bot's line may nest arrays and objects."""
+MAX_BRACKETS = 1024
+"""The most opening brackets a bot's line may hold, nested or not (see :func:`decode_reply`)."""
 
 
 class TimeInfo(msgspec.Struct, frozen=True):
@@ -111,12 +116,20 @@ class Action(msgspec.Struct, tag="action", tag_field="type", frozen=True, omit_d
     """A bot's choice: ``index`` into the offered actions, or the ``action`` value itself.
 
     ``decision`` may echo the request's number; the referee then discards a stale reply
-    to an earlier request instead of taking it for the current one.
+    to an earlier request instead of taking it for the current one. A decoded ``action``
+    is kept as its raw JSON: it is decoded only to be compared with the legal actions,
+    and only when it is small enough to be one of them (some numbers, such as ``1e300``,
+    cost msgspec tens of microseconds each); empty when absent.
     """
 
     index: int | None = None
-    action: Any = None
+    action: msgspec.Raw = msgspec.Raw()
     decision: int | None = None
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the reply names its choice by value (an ``action`` other than null)."""
+        return len(self.action) > 0 and bytes(self.action) != b"null"
 
 
 BotMessage = BotHello | Action
@@ -159,6 +172,78 @@ def encode(message: msgspec.Struct) -> bytes:
 def parse_bot_message(line: bytes) -> BotHello | Action:
     """Decode a line from a bot; raises :class:`msgspec.DecodeError` when it is not valid."""
     return _bot_decoder.decode(line)
+
+
+class MalformedLine(ValueError):
+    """Raised by :func:`decode_reply` for a line that is not a valid bot message."""
+
+
+_ONLY_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+_SAME_BRACKETS = bytes.maketrans(b"{}", b"[]")
+
+
+def decode_reply(line: bytes, *, max_depth: int = MAX_DEPTH) -> BotHello | Action:
+    """Decode a line from a bot at a cost bounded by its length, whatever it holds.
+
+    The one boundary where untrusted bytes become messages: every failure of any kind is
+    a :class:`MalformedLine` with a short detail. Nesting is refused before decoding,
+    counting brackets inside strings too: a line with at most ``max_depth`` opening
+    brackets cannot nest deeper (the common case, found from its length or from two
+    counts in C); one with more than :data:`MAX_BRACKETS` is refused outright, and one
+    in between is measured.
+    """
+    # A line shorter than the cap cannot hold too many brackets: a typical reply is.
+    if len(line) > max_depth and (opening := line.count(b"[") + line.count(b"{")) > max_depth:
+        if opening > MAX_BRACKETS:
+            raise MalformedLine(f"more than {MAX_BRACKETS} brackets in one line")
+        if nests_deeper(line, max_depth):
+            raise MalformedLine(f"nested more than {max_depth} deep")
+    try:
+        return _bot_decoder.decode(line)
+    except Exception as error:  # any failure of a decoder fed hostile bytes
+        # The decoder's message may quote the line (an unknown type, say): keep it printable.
+        raise MalformedLine(f"{_short(printable(str(error), limit=200))}: {line[:60]!r}") from None
+
+
+def nests_deeper(line: bytes, max_depth: int) -> bool:
+    """Whether the brackets of ``line`` nest more than ``max_depth`` deep (brackets inside
+    strings count too; unbalanced ones count as nested, as such a line is malformed).
+
+    Innermost pairs are removed a level at a time, at most ``max_depth`` times: the cost
+    is bounded by ``max_depth`` times the number of brackets.
+    """
+    brackets = line.translate(_SAME_BRACKETS, _ONLY_BRACKETS)
+    for _ in range(max_depth):
+        shorter = brackets.replace(b"[]", b"")
+        if not shorter:
+            return False
+        if len(shorter) == len(brackets):
+            return True  # unbalanced
+        brackets = shorter
+    return True
+
+
+def decode_action_value(raw: msgspec.Raw, *, max_bytes: int) -> Any:
+    """The value of a raw ``action``, or :class:`MalformedLine` if it is longer than
+    ``max_bytes`` or not valid JSON: the caller bounds the cost of decoding it."""
+    if len(raw) > max_bytes:
+        raise MalformedLine(f"an action value of {len(raw)} bytes")
+    try:
+        return msgspec.json.decode(raw)
+    except Exception as error:  # any failure of a decoder fed hostile bytes
+        raise MalformedLine(_short(printable(str(error), limit=200))) from None
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def printable(text: str, *, limit: int = 64) -> str:
+    """``text`` without control or format characters (newlines, escapes, bidirectional
+    overrides), cut to ``limit`` characters: safe to print on one line of a terminal,
+    such as a bot's name, which the bot chooses itself."""
+    kept = (char for char in text[: limit * 4] if unicodedata.category(char)[0] != "C")
+    return "".join(kept)[:limit]
 
 
 def parse_referee_message(line: bytes) -> Hello | Start | Decide | End | Quit | None:

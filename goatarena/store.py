@@ -4,14 +4,22 @@ Every finished game is one row written in its own transaction, so a game is stor
 completely or not at all, and a run killed at any moment loses nothing that finished.
 A database belongs to one tournament: the file's fingerprint must match the
 configuration that opens it.
+
+Every ``sqlite3`` error becomes a :class:`StoreError` of one line that names the file and
+tells apart the causes a user can act on: locked by another process, read-only, full
+disk, not a goatarena database, corrupt. Readers (``standings``, ``replay``) open a
+database read-only and never create or alter a file.
 """
 
 from __future__ import annotations
 
 import fcntl
+import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,6 +30,31 @@ from goatarena.referee.match import MatchResult
 
 APPLICATION = "goatarena"
 SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 30.0
+"""How long a write waits for another process's lock on the database before failing."""
+
+_CAUSES = {
+    "SQLITE_BUSY": "is locked by another process",
+    "SQLITE_LOCKED": "is locked by another process",
+    "SQLITE_READONLY": "is read-only",
+    "SQLITE_FULL": "cannot be written: the disk is full",
+    "SQLITE_IOERR": "cannot be read or written: disk I/O error",
+    "SQLITE_CORRUPT": "is corrupt (the database disk image is malformed)",
+    "SQLITE_NOTADB": "is not a goatarena results database (not an SQLite file)",
+    "SQLITE_CANTOPEN": "cannot be opened",
+    "SQLITE_PERM": "cannot be opened: permission denied",
+}
+"""What each SQLite error class means to a user (extended codes fall in their class)."""
+
+
+def explain_sqlite_error(error: sqlite3.Error) -> str:
+    """What went wrong, in words a user can act on: locked, read-only, full, corrupt..."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    for prefix, cause in _CAUSES.items():
+        if name == prefix or name.startswith(prefix + "_"):
+            return f"{cause} ({error})" if prefix == "SQLITE_CANTOPEN" else cause
+    return f"database error: {error}"
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,12 +87,25 @@ _decode_result = msgspec.json.Decoder(MatchResult).decode
 
 
 class Store:
-    """An open results database. Use :func:`open_store`."""
+    """An open results database. Use :func:`open_store`.
+
+    A store may be used from one thread at a time, any thread: a run writes from a
+    worker thread so that a slow disk or a lock never holds up the games.
+    """
 
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
         self.path = path
         self._lock: IO[str] | None = None
+
+    @contextmanager
+    def _errors(self, doing: str = "") -> Iterator[None]:
+        """Turn any ``sqlite3`` error into a one-line :class:`StoreError` naming the file."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            what = f" ({doing})" if doing else ""
+            raise StoreError(f"{self.path} {explain_sqlite_error(error)}{what}") from None
 
     def close(self) -> None:
         """Close the database (and release the run lock, if held)."""
@@ -69,8 +115,13 @@ class Store:
             self._lock = None
 
     def lock_for_run(self) -> None:
-        """Make sure no other process is running games into this database."""
-        lock = open(self.path.with_name(self.path.name + ".lock"), "a")  # noqa: SIM115
+        """Make sure no other process is running games into this database.
+
+        The lock follows the file, not the name it was given: a symbolic link or another
+        spelling of the path finds the same lock.
+        """
+        real = Path(os.path.realpath(self.path))
+        lock = open(real.with_name(real.name + ".lock"), "a")  # noqa: SIM115
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -80,14 +131,15 @@ class Store:
 
     def meta(self, key: str) -> str | None:
         """A metadata value (tournament name, fingerprint, ...)."""
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self._errors():
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def claim(self, *, tournament: str, fingerprint: str, config_json: str) -> None:
         """Bind the database to a tournament, or refuse one it does not belong to."""
         stored = self.meta("fingerprint")
         if stored is None:
-            with self._db:
+            with self._errors("binding it to the tournament"), self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                     [
@@ -107,11 +159,12 @@ class Store:
 
     def finished_keys(self) -> set[str]:
         """The schedule keys of every stored game."""
-        return {row[0] for row in self._db.execute("SELECT key FROM games")}
+        with self._errors():
+            return {row[0] for row in self._db.execute("SELECT key FROM games")}
 
     def add_game(self, key: str, round_number: int, result: MatchResult) -> None:
         """Store one finished game in its own transaction."""
-        with self._db:
+        with self._errors(f"storing game {key}"), self._db:
             self._db.execute(
                 "INSERT INTO games (key, game, round, seed, players, result, finished_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -133,70 +186,140 @@ class Store:
         if game is not None:
             query += " WHERE game = ?"
             params = (game,)
-        for key, round_number, result in self._db.execute(query + " ORDER BY rowid", params):
+        with self._errors():
+            rows = self._db.execute(query + " ORDER BY rowid", params).fetchall()
+        for key, round_number, result in rows:
             yield StoredGame(key=key, round=round_number, result=_decode_result(result))
 
     def find_game(self, key: str) -> StoredGame:
         """A stored game by its key, or by its 1-based number in finishing order."""
-        row = self._db.execute(
-            "SELECT key, round, result FROM games WHERE key = ?", (key,)
-        ).fetchone()
-        if row is None and key.isdigit() and int(key) > 0:
+        with self._errors():
             row = self._db.execute(
-                "SELECT key, round, result FROM games ORDER BY rowid LIMIT 1 OFFSET ?",
-                (int(key) - 1,),
+                "SELECT key, round, result FROM games WHERE key = ?", (key,)
             ).fetchone()
+            if row is None and key.isdigit() and 0 < int(key) < 1 << 62:
+                row = self._db.execute(
+                    "SELECT key, round, result FROM games ORDER BY rowid LIMIT 1 OFFSET ?",
+                    (int(key) - 1,),
+                ).fetchone()
         if row is None:
             raise StoreError(f"{self.path} has no game {key!r} ({self.count()} games stored)")
         return StoredGame(key=row[0], round=row[1], result=_decode_result(row[2]))
 
     def count(self) -> int:
         """The number of stored games."""
-        return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        with self._errors():
+            return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
     def disqualify(self, bot: str, reason: str) -> None:
         """Record that ``bot`` is out of the tournament."""
-        with self._db:
+        with self._errors(f"disqualifying {bot}"), self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO disqualified (bot, reason) VALUES (?, ?)", (bot, reason)
             )
 
     def disqualified(self) -> dict[str, str]:
         """Disqualified bots with the reason."""
-        return dict(self._db.execute("SELECT bot, reason FROM disqualified").fetchall())
+        with self._errors():
+            return dict(self._db.execute("SELECT bot, reason FROM disqualified").fetchall())
 
 
-def open_store(path: Path, *, create: bool = True) -> Store:
-    """Open (or create) a results database; a foreign or corrupt file is a :class:`StoreError`."""
-    if not create and not path.exists():
-        raise StoreError(f"{path}: no such results database")
+def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S) -> Store:
+    """Open a results database: to run into (``create``: made if missing) or to read.
+
+    Opened to read (``create=False``), the file is never created or altered, not even
+    by SQLite's side files. A foreign, corrupt, locked or unreadable file is a
+    :class:`StoreError` saying which.
+    """
+    if not create:
+        return _open_to_read(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(path, timeout=30, isolation_level=None)
-    except (OSError, sqlite3.Error) as error:
-        raise StoreError(f"{path}: cannot open: {error}") from None
+    except OSError as error:
+        raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
+    try:
+        connection = sqlite3.connect(
+            path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as error:
+        raise StoreError(f"{path} {_explain_opening(error, path)}") from None
     connection.isolation_level = "DEFERRED"
     try:
         _prepare(connection, path)
-    except sqlite3.DatabaseError as error:
+    except sqlite3.Error as error:
         connection.close()
-        raise StoreError(f"{path}: not a goatarena results database ({error})") from None
+        raise StoreError(f"{path} {_explain_opening(error, path)}") from None
     except StoreError:
         connection.close()
         raise
     return Store(connection, path)
 
 
+def _explain_opening(error: sqlite3.Error, path: Path) -> str:
+    """Why a database cannot be opened to write; a read-only folder is the usual cause of
+    a valid database that cannot be opened (SQLite must create its side files there)."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")) and not os.access(
+        path.resolve().parent, os.W_OK
+    ):
+        return "cannot be written: its folder is read-only"
+    return explain_sqlite_error(error)
+
+
+def _open_to_read(path: Path) -> Store:
+    """Open read-only. Without a ``-wal`` file nobody has the database open, so it is
+    read as immutable, which needs no side files; with one, a run may be writing, and
+    SQLite's read-only mode uses the side files that run made (or, where they cannot be
+    used, such as in a read-only folder, the database is read as immutable after all)."""
+    if not path.is_file():
+        raise StoreError(f"{path}: no such results database")
+    if path.stat().st_size == 0:
+        raise StoreError(f"{path} is not a goatarena results database (an empty file)")
+    wal = path.with_name(path.name + "-wal").exists()
+    try:
+        try:
+            connection = _connect_to_read(path, immutable=not wal)
+        except sqlite3.Error as error:
+            name = getattr(error, "sqlite_errorname", "")
+            if not wal or not name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+                raise
+            connection = _connect_to_read(path, immutable=True)
+    except sqlite3.Error as error:
+        raise StoreError(f"{path} {explain_sqlite_error(error)}") from None
+    return Store(connection, path)
+
+
+def _connect_to_read(path: Path, *, immutable: bool) -> sqlite3.Connection:
+    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"
+    connection = sqlite3.connect(
+        uri + ("&immutable=1" if immutable else ""), uri=True, check_same_thread=False
+    )
+    try:
+        _check(connection, path)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _check(connection: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database that goatarena did not write (or that a newer one did)."""
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    if "meta" not in tables:
+        detail = "foreign tables" if tables else "no tables"
+        raise StoreError(f"{path} is not a goatarena results database ({detail})")
+    rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    if rows.get("application") != APPLICATION:
+        raise StoreError(f"{path} is not a goatarena results database")
+    schema = str(rows.get("schema", "0"))
+    if not schema.isdigit() or int(schema) > SCHEMA_VERSION:
+        raise StoreError(f"{path}: written by a newer goatarena (schema {schema!r})")
+
+
 def _prepare(connection: sqlite3.Connection, path: Path) -> None:
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
-    if tables and "meta" not in tables:
-        raise StoreError(f"{path}: not a goatarena results database (foreign tables)")
-    if "meta" in tables:
-        rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
-        if rows.get("application") != APPLICATION:
-            raise StoreError(f"{path}: not a goatarena results database")
-        if int(rows.get("schema", 0)) > SCHEMA_VERSION:
-            raise StoreError(f"{path}: written by a newer goatarena (schema {rows['schema']})")
+    if tables:
+        _check(connection, path)
     # WAL with synchronous=NORMAL survives a killed process (not a power cut) and keeps
     # commits cheap enough to store every game the moment it ends.
     connection.execute("PRAGMA journal_mode=WAL")

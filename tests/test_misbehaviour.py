@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from goatarena import protocol
 from goatarena.games import find_game
 from goatarena.referee import (
     BotLimits,
@@ -95,8 +96,8 @@ def test_an_endless_line_is_refused_at_the_cap_without_buffering_it():
     finally:
         tracemalloc.stop()
     assert played.violation is not None and played.violation.cause == "malformed"
-    assert "longer than 1048576 bytes" in played.violation.detail
-    assert peak < 8 * MIB  # the line cap (1 MiB) and a read chunk, not the 64 MiB
+    assert f"longer than {protocol.MAX_LINE_BYTES} bytes" in played.violation.detail
+    assert peak < 8 * MIB  # the line cap (64 KiB) and a read chunk, not the 64 MiB
     assert played.elapsed_s < 1.5
     assert group_is_gone(played.pids[0])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import msgspec
 import pytest
 import trio
 import trio.testing
@@ -145,10 +146,11 @@ def test_hanging_bot_that_ignores_sigterm_and_its_child_are_killed():
 def test_choose_index_accepts_index_or_value():
     actions = [{"move": [5]}, {"move": []}]
     assert choose_index(protocol.Action(index=1), actions) == 1
-    assert choose_index(protocol.Action(action={"move": []}), actions) == 1
-    with pytest.raises(BotViolation) as caught:
-        choose_index(protocol.Action(action={"move": [9]}), actions)
-    assert caught.value.cause == Cause.ILLEGAL
+    assert choose_index(protocol.Action(action=msgspec.Raw(b'{"move": []}')), actions) == 1
+    for value in (b'{"move":[9]}', b"[" + b"1e300," * 1000 + b"1]", b'{"move":'):
+        with pytest.raises(BotViolation) as caught:
+            choose_index(protocol.Action(action=msgspec.Raw(value)), actions)
+        assert caught.value.cause == Cause.ILLEGAL
     with pytest.raises(BotViolation) as caught:
         choose_index(protocol.Action(), actions)
     assert caught.value.cause == Cause.MALFORMED

@@ -11,17 +11,23 @@ from typing import Any, TypeVar
 import click
 
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
+from goatarena.interrupt import Interrupted, handling_signals
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def reports_errors(command: F) -> F:
-    """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2."""
+    """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2, and
+    Ctrl-C or SIGTERM into one line and exit status 130 or 143 (see :mod:`goatarena.interrupt`)."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with handling_signals():
+                return command(*args, **kwargs)
+        except Interrupted as interrupted:
+            click.echo(f"goatarena: {interrupted.verb}", err=True)
+            sys.exit(interrupted.exit_status)
         except (GoatArenaError, BaseExceptionGroup) as error:
             found = user_error_in(error)
             if found is None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 
 import click
-import trio
 
 from goatarena.checkbot import CheckSettings, check_bot, check_names, format_result, summary
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
 from goatarena.games import find_game
+from goatarena.interrupt import run_trio
 
 
 @main.command("check-bot")
@@ -66,7 +66,7 @@ def check_bot_command(
         + f", {move_ms} ms per decision"
     )
     width = max(len(name) for name in check_names(settings))
-    results = trio.run(
+    results = run_trio(
         lambda: check_bot(
             command[0] if len(command) == 1 else command,
             settings,

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 import msgspec
-import trio
 from tabulate import tabulate
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
 from goatarena.games import GAMES, find_game
+from goatarena.interrupt import run_trio
 from goatarena.protocol import unique_names
 from goatarena.referee import (
     BotLimits,
@@ -175,7 +175,7 @@ def play_command(
                 bot.name = name
             return await play_match(info, lineup, seed=seed, time_control=control, policy=policy)
 
-    result = trio.run(main_task)
+    result = run_trio(main_task)
     if not quiet:
         click.echo(describe_match(result))
     if as_json:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 import msgspec
-import trio
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.interrupt import Interrupted, run_trio
 from goatarena.standings import render_tables
 from goatarena.store import open_store
 from goatarena.stored_standings import standings_from_store
@@ -58,27 +58,17 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
                 err=True,
             )
         try:
-            trio.run(runner.run)
-        except (KeyboardInterrupt, BaseExceptionGroup) as error:
-            if not _is_interrupt(error):
-                raise
+            run_trio(runner.run)
+        except Interrupted as interrupted:
             progress.finish()
             click.echo(
-                f"\ninterrupted: {store.count()} finished games are kept in {db};"
+                f"\n{interrupted.verb}: {store.count()} finished games are kept in {db};"
                 f" run the same command again to resume",
                 err=True,
             )
-            sys.exit(130)
+            sys.exit(interrupted.exit_status)
         progress.finish()
         standings = standings_from_store(store)
         click.echo(render_tables(standings))
     finally:
         store.close()
-
-
-def _is_interrupt(error: BaseException) -> bool:
-    if isinstance(error, KeyboardInterrupt):
-        return True
-    if isinstance(error, BaseExceptionGroup):
-        return any(_is_interrupt(inner) for inner in error.exceptions)
-    return False

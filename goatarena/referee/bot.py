@@ -21,13 +21,13 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import msgspec
 import trio
 
 from goatarena import protocol
 from goatarena.errors import BotError
+from goatarena.referee.stderr_log import StderrLog
 
 
 class Cause(enum.StrEnum):
@@ -53,13 +53,15 @@ class BotLimits:
     """Resource limits applied to every bot process.
 
     ``max_line_bytes`` caps one line on stdout (a longer line is malformed and ends the
-    conversation); ``stderr_log_bytes`` caps the log kept of stderr, which is read and
+    conversation) and ``max_depth`` its nesting (a deeper line is malformed);
+    ``stderr_log_bytes`` caps the log kept of stderr, which is read and
     discarded beyond that so a chatty bot never blocks; ``memory_bytes`` is the bot's
     ``RLIMIT_DATA`` (None for no limit); the two graces are how long a bot has to exit
     after ``quit``, and after ``SIGTERM`` before its whole process group is killed.
     """
 
     max_line_bytes: int = protocol.MAX_LINE_BYTES
+    max_depth: int = protocol.MAX_DEPTH
     stderr_log_bytes: int = 1 << 20
     memory_bytes: int | None = 1 << 30
     quit_grace_s: float = 0.2
@@ -103,7 +105,7 @@ class BotProcess:
         command: str,
         limits: BotLimits,
         log_path: Path | None,
-        log: BinaryIO | None = None,
+        log: StderrLog | None = None,
     ) -> None:
         self.process = process
         self.command = command
@@ -189,14 +191,15 @@ class BotProcess:
         """Read and decode the next line; a violation for garbage, EOF or an exit.
 
         A line that does not decode leaves the process usable: the line is consumed, so
-        the conversation stays in step and the caller may decide to go on.
+        the conversation stays in step and the caller may decide to go on. Decoding costs
+        at most about a millisecond whatever the line holds (see
+        :func:`~goatarena.protocol.decode_reply`), so it stays on the event loop.
         """
         line = await self.receive_line()
         try:
-            return protocol.parse_bot_message(line)
-        except msgspec.DecodeError as error:
-            shown = line[:80].decode("utf-8", "replace")
-            raise BotViolation(Cause.MALFORMED, f"{error}: {shown!r}") from None
+            return protocol.decode_reply(line, max_depth=self.limits.max_depth)
+        except protocol.MalformedLine as error:
+            raise BotViolation(Cause.MALFORMED, str(error)) from None
 
     async def receive_line(self) -> bytes:
         """The next line the bot writes, without its newline.
@@ -277,7 +280,7 @@ class BotProcess:
         assert code is not None, "the process has exited"
         detail = f"exited with signal {-code}" if code < 0 else f"exited with code {code}"
         tail = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
-        return f"{detail}: {tail[-1][:200]}" if tail else detail
+        return f"{detail}: {protocol.printable(tail[-1], limit=200)}" if tail else detail
 
     async def handshake(self) -> str:
         """Greet the bot and return the name it gives; deadline is the caller's."""
@@ -285,8 +288,9 @@ class BotProcess:
         reply = await self.receive()
         if not isinstance(reply, protocol.BotHello):
             raise self._fail(BotViolation(Cause.MALFORMED, "expected a hello message"))
-        self.name = reply.name
-        return reply.name
+        # The bot chooses its name: keep it to one printable line wherever it is shown.
+        self.name = protocol.printable(reply.name)
+        return self.name
 
     async def greet(self, startup_s: float) -> str | None:
         """Handshake within ``startup_s`` seconds; None (and the process broken) on failure."""
@@ -314,33 +318,22 @@ class BotProcess:
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
         assert stream is not None
-        room = self.limits.stderr_log_bytes
-        log = self._log
+        log, pid = self._log, self.process.pid
         try:
             while data := await stream.receive_some(READ_CHUNK):
                 self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
-                if log is not None and room > 0:
-                    room = self._write_log(log, data, room)
+                if log is not None:
+                    log.write(pid, data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
             self._stderr_done.set()
-            if log is not None:
-                log.close()
 
-    @staticmethod
-    def _write_log(log: BinaryIO, data: bytes | bytearray, room: int) -> int:
-        """Write what fits of ``data``; the room left (none after an error: a full disk
-        costs the log, not the game)."""
-        try:
-            log.write(data[:room])
-            room -= len(data)
-            if room <= 0:
-                log.write(b"\n[goatarena: log truncated]\n")
-            log.flush()
-        except OSError:
-            return 0
-        return room
+    def mark_game(self, game: str) -> None:
+        """Say in the bot's log that this process now plays ``game`` (a key and a seat):
+        its next output there is preceded by a line naming it."""
+        if self._log is not None:
+            self._log.mark_game(self.process.pid, game)
 
     # -- shutting down ---------------------------------------------------------------------
 
@@ -378,18 +371,21 @@ async def open_bot(
     *,
     limits: BotLimits | None = None,
     log_path: Path | None = None,
+    log: StderrLog | None = None,
 ) -> AsyncIterator[BotProcess]:
     """Start a bot process and own it: it is always stopped and reaped on leaving.
 
-    Raises :class:`BotError` when the command cannot be started at all.
+    Its stderr goes to ``log`` (shared with the bot's other processes, under one cap), or
+    to a log of its own at ``log_path``. Raises :class:`BotError` when the command cannot
+    be started at all.
     """
     limits = limits or BotLimits()
     argv = parse_command(command)
     shown = command if isinstance(command, str) else shlex.join(command)
-    try:
-        log = log_path.open("ab") if log_path else None
-    except OSError as error:
-        raise BotError(f"cannot open the log {str(log_path)!r}: {error.strerror}") from None
+    if log is None and log_path is not None:
+        log = StderrLog(log_path, limits.stderr_log_bytes)
+    if log is not None:
+        log.attach()
     try:
         process = await trio.lowlevel.open_process(
             argv,
@@ -401,9 +397,9 @@ async def open_bot(
         )
     except OSError as error:
         if log is not None:
-            log.close()
+            log.detach(0)
         raise BotError(f"cannot start bot {shown!r}: {error.strerror or error}") from None
-    bot = BotProcess(process, shown, limits, log_path, log)
+    bot = BotProcess(process, shown, limits, log.path if log else None, log)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot._drain_stderr)
@@ -423,3 +419,5 @@ async def open_bot(
                 if stream is not None:
                     with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         await stream.aclose()
+            if log is not None:
+                log.detach(process.pid)

@@ -347,20 +347,32 @@ async def _receive_action(
 
 
 def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:
-    """The index a reply names, by index or by value; :class:`BotViolation` if neither fits."""
+    """The index a reply names, by index or by value; :class:`BotViolation` if neither fits.
+
+    A value is decoded only if it is at most twice as long as the longest legal action
+    (plus a little for spacing): a longer one cannot be legal, and decoding it could cost
+    a hostile bot's opponents their time.
+    """
     if reply.index is not None:
         if isinstance(reply.index, bool) or not 0 <= reply.index < len(actions):
-            raise BotViolation(
-                Cause.ILLEGAL, f"index {reply.index} is outside 0..{len(actions) - 1}"
-            )
+            shown = protocol.printable(str(reply.index), limit=24)
+            raise BotViolation(Cause.ILLEGAL, f"index {shown} is outside 0..{len(actions) - 1}")
         return reply.index
-    if reply.action is None:
+    if not reply.has_value:
         raise BotViolation(Cause.MALFORMED, "an action message needs an index or an action")
+    longest = max((len(_encode(action)) for action in actions), default=0)
+    shown = protocol.printable(bytes(reply.action)[:80].decode("utf-8", "replace"), limit=80)
     try:
-        return list(actions).index(reply.action)
-    except ValueError:
-        shown = msgspec.json.encode(reply.action)[:80].decode("utf-8", "replace")
+        value = protocol.decode_action_value(reply.action, max_bytes=2 * longest + 32)
+    except protocol.MalformedLine:
         raise BotViolation(Cause.ILLEGAL, f"{shown} is not among the legal actions") from None
+    try:
+        return list(actions).index(value)
+    except ValueError:
+        raise BotViolation(Cause.ILLEGAL, f"{shown} is not among the legal actions") from None
+
+
+_encode = msgspec.json.encode
 
 
 def _penalise(seat: _Seat, violation: BotViolation, decision: int, policy: ViolationPolicy) -> None:

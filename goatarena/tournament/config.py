@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
 
+from goatarena import protocol
 from goatarena.errors import ConfigError, GoatArenaError
 from goatarena.games import find_game
 from goatarena.referee.bot import BotLimits
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.policy import ViolationPolicy
+
+DEFAULT_LINE_KB = protocol.MAX_LINE_BYTES >> 10
 
 
 class GameEntry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -34,8 +38,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     ``deals`` is, for round-robin, the number of deals each table-set plays (each deal
     once per seat rotation, all rotations on the same seed); for Swiss, the games each
     table plays per round. ``rounds`` (Swiss only) defaults to 2·ceil(log_k N) + 2.
-    ``memory_mb`` limits each bot process's memory; ``policy`` says what each kind of
-    violation costs.
+    ``memory_mb`` limits each bot process's memory, ``line_kb`` the longest line a bot
+    may write and ``log_kb`` each bot's stderr log over the whole tournament (see
+    docs/referee.md); ``policy`` says what each kind of violation costs.
     """
 
     name: str
@@ -47,13 +52,19 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     seed: int = 0
     concurrency: int = 0
     memory_mb: int = 1024
+    line_kb: int = DEFAULT_LINE_KB
+    log_kb: int = 1024
     time: TimeControl = TimeControl()
     policy: ViolationPolicy = ViolationPolicy()
 
     @property
     def limits(self) -> BotLimits:
         """The resource limits of every bot process."""
-        return BotLimits(memory_bytes=self.memory_mb << 20)
+        return BotLimits(
+            memory_bytes=self.memory_mb << 20,
+            max_line_bytes=self.line_kb << 10,
+            stderr_log_bytes=self.log_kb << 10,
+        )
 
     @property
     def workers(self) -> int:
@@ -63,11 +74,15 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how.
 
-        Concurrency is left out: running the same tournament with more or fewer games at
-        once is still the same tournament.
+        Concurrency and the log cap are left out: running the same tournament with more
+        or fewer games at once, or a longer log, is still the same tournament. A line cap
+        at its default is left out too, so files written before it existed still match.
         """
-        canonical = msgspec.json.encode(msgspec.structs.replace(self, concurrency=0))
-        return hashlib.sha256(canonical).hexdigest()[:16]
+        fields = msgspec.to_builtins(msgspec.structs.replace(self, concurrency=0))
+        del fields["log_kb"]
+        if self.line_kb == DEFAULT_LINE_KB:
+            del fields["line_kb"]
+        return hashlib.sha256(msgspec.json.encode(fields)).hexdigest()[:16]
 
 
 def load_config(path: Path) -> TournamentConfig:
@@ -99,10 +114,34 @@ def _readable(message: str) -> str:
     return message
 
 
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A bot's name in a tournament file: letters, digits, ``-``, ``_`` and ``.``, starting
+with a letter or digit, at most 64 characters. It appears in game keys (whose separators
+``/`` and ``+`` it cannot hold, so every key names its table unambiguously), in log file
+names and in printed tables."""
+MAX_NAME_CHARS = 64
+"""The longest tournament name: it names the results file and the log folder."""
+
+
+def check_names(config: TournamentConfig) -> None:
+    """Refuse a tournament or bot name that could not be stored, printed or keyed safely."""
+    name = config.name
+    if not name.strip() or "/" in name or "\\" in name or not name.isprintable():
+        raise ConfigError("name: must be a non-empty, printable name without '/' or '\\'")
+    if len(name) > MAX_NAME_CHARS:
+        raise ConfigError(f"name: at most {MAX_NAME_CHARS} characters, not {len(name)}")
+    for bot in config.bots:
+        if not BOT_NAME.fullmatch(bot):
+            shown = repr(bot[:MAX_NAME_CHARS] + ("..." if len(bot) > MAX_NAME_CHARS else ""))
+            raise ConfigError(
+                f"bots: the name {shown} is not allowed: use at most 64 letters, digits,"
+                " '-', '_' and '.', starting with a letter or digit"
+            )
+
+
 def check_config(config: TournamentConfig) -> None:
-    """Check what the schema cannot: known games, table sizes, enough bots, sane numbers."""
-    if not config.name.strip() or "/" in config.name:
-        raise ConfigError("name: must be a non-empty name without '/'")
+    """Check what the schema cannot: names, known games, table sizes, enough bots, sane numbers."""
+    check_names(config)
     if len(config.bots) < 2:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
@@ -112,6 +151,8 @@ def check_config(config: TournamentConfig) -> None:
         ("rounds", config.rounds, 0),
         ("concurrency", config.concurrency, 0),
         ("memory_mb", config.memory_mb, 16),
+        ("line_kb", config.line_kb, 1),
+        ("log_kb", config.log_kb, 0),
     ):
         if value < least:
             raise ConfigError(f"{field}: must be at least {least}, not {value}")

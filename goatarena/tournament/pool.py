@@ -13,6 +13,7 @@ import trio
 from goatarena import protocol
 from goatarena.errors import BotError, user_error_in
 from goatarena.referee.bot import BotLimits, BotProcess, BotViolation, Cause, open_bot
+from goatarena.referee.stderr_log import StderrLog
 
 MAX_START_FAILURES = 3
 """Consecutive failures to start or greet after which a bot is disqualified."""
@@ -65,6 +66,7 @@ class BotPool:
         self._limits = limits
         self._log_dir = log_dir
         self._idle: dict[str, list[BotProcess]] = defaultdict(list)
+        self._logs: dict[str, StderrLog] = {}
         self._retire: dict[BotProcess, trio.Event] = {}
         self._failures: dict[str, int] = defaultdict(int)
         self.disqualified: dict[str, str] = dict(disqualified or {})
@@ -125,9 +127,18 @@ class BotPool:
             if self._on_disqualify is not None:
                 self._on_disqualify(name, detail)
 
+    def _log(self, name: str) -> StderrLog | None:
+        """The one log of bot ``name`` for the whole tournament: one cap for all its
+        processes, so that restarts get no fresh allowance."""
+        if self._log_dir is None:
+            return None
+        if name not in self._logs:
+            cap = (self._limits or BotLimits()).stderr_log_bytes
+            self._logs[name] = StderrLog(self._log_dir / f"{name}.log", cap)
+        return self._logs[name]
+
     async def _hold(self, name: str, *, task_status: trio.TaskStatus[BotProcess]) -> None:
-        log_path = self._log_dir / f"{name}.log" if self._log_dir else None
-        async with open_bot(self._commands[name], limits=self._limits, log_path=log_path) as bot:
+        async with open_bot(self._commands[name], limits=self._limits, log=self._log(name)) as bot:
             self.started += 1
             await bot.greet(self._startup_s)
             retire = trio.Event()

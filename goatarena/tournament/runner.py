@@ -4,22 +4,30 @@ Rerunning a tournament against its database resumes it: stored games are skipped
 any game that was interrupted is played again from its start (it was never stored).
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
 the interrupted one did.
+
+The store is used from one worker thread at a time, never from the event loop: a disk
+that is slow, full or locked by another process must not hold up the games being played.
+A store that fails stops the run with its :class:`~goatarena.errors.StoreError`; every
+game stored before is kept, and the game that could not be stored is played on resume.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import trio
 
+from goatarena.errors import StoreError
 from goatarena.games import find_game
 from goatarena.ratings import fit_ratings, points_from_ranks
+from goatarena.referee.bot import BotProcess
 from goatarena.referee.match import play_match
-from goatarena.store import Store
+from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
 from goatarena.tournament.pool import BotPool, Connection
@@ -30,6 +38,8 @@ from goatarena.tournament.schedule import (
     entry_label,
     round_robin_schedule,
 )
+
+T = TypeVar("T")
 
 
 class Runner:
@@ -50,7 +60,16 @@ class Runner:
         self.finished = store.finished_keys()
         self.played = 0
         self._limiter = trio.CapacityLimiter(config.workers)
+        self._store_thread = trio.CapacityLimiter(1)
         self._pool: BotPool | None = None
+
+    async def _in_store(self, call: Callable[[], T]) -> T:
+        """Run ``call`` on the store in the store's one worker thread, off the event loop.
+
+        A call that has begun is not abandoned on cancellation: a game is stored whole or
+        not at all, and never twice.
+        """
+        return await trio.to_thread.run_sync(call, limiter=self._store_thread)
 
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
@@ -69,10 +88,12 @@ class Runner:
     async def run(self) -> None:
         """Play every game not yet stored."""
         claim_config = msgspec.json.encode(self.config).decode()
-        self.store.claim(
-            tournament=self.config.name,
-            fingerprint=self.config.fingerprint(),
-            config_json=claim_config,
+        await self._in_store(
+            lambda: self.store.claim(
+                tournament=self.config.name,
+                fingerprint=self.config.fingerprint(),
+                config_json=claim_config,
+            )
         )
         async with trio.open_nursery() as nursery:
             self._pool = BotPool(
@@ -82,7 +103,9 @@ class Runner:
                 limits=self.config.limits,
                 log_dir=self.log_dir,
                 disqualified=self.store.disqualified(),
-                on_disqualify=self.store.disqualify,
+                on_disqualify=lambda name, reason: nursery.start_soon(
+                    self._in_store, lambda: self.store.disqualify(name, reason)
+                ),
             )
             try:
                 if self.config.format == "round-robin":
@@ -106,8 +129,11 @@ class Runner:
             seats: list[Connection] = []
             done = False
             try:
-                for name in scheduled.seating:
-                    seats.append(await self._pool.acquire(name))
+                for number, name in enumerate(scheduled.seating):
+                    seat = await self._pool.acquire(name)
+                    seats.append(seat)
+                    if isinstance(seat, BotProcess):
+                        seat.mark_game(f"game {scheduled.key}, seat {number}")
                 result = await play_match(
                     find_game(scheduled.game),
                     seats,
@@ -117,7 +143,15 @@ class Runner:
                     match_id=scheduled.key,
                     policy=self.config.policy,
                 )
-                self.store.add_game(scheduled.key, scheduled.round, result)
+                try:
+                    await self._in_store(
+                        lambda: self.store.add_game(scheduled.key, scheduled.round, result)
+                    )
+                except StoreError as error:
+                    raise StoreError(
+                        f"{error}; the games stored before are kept: run the same command"
+                        " again to resume"
+                    ) from None
                 done = True
             finally:
                 # A process interrupted mid-game is in an unknown state: never reuse it.
@@ -134,9 +168,8 @@ class Runner:
         bots = list(self.config.bots)
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, self._swiss_rounds(entry.players) + 1):
-            players = self._swiss_standings(
-                entry.name, label, round_number, bots, byes, entry.players
-            )
+            stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
+            players = self._swiss_standings(stored, label, round_number, bots, byes, entry.players)
             pairing = swiss_round(players, entry.players, seed=self.config.seed)
             for name in pairing.byes:
                 byes[name] += 1
@@ -160,7 +193,7 @@ class Runner:
 
     def _swiss_standings(
         self,
-        game: str,
+        games: list[StoredGame],
         label: str,
         round_number: int,
         bots: list[str],
@@ -174,7 +207,7 @@ class Runner:
         seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
         history: dict[str, list[tuple[int, int, int]]] = {name: [] for name in bots}
         earlier = []
-        for stored in self.store.games(game=game):
+        for stored in games:
             if stored.round >= round_number or not stored.key.startswith(label + "/"):
                 continue
             result = stored.result

@@ -1,0 +1,116 @@
+"""Ctrl-C and SIGTERM in every command that runs bots: one line, exit 130 or 143, no
+traceback, and no bot process left (checked by the process ids the bots write down)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT
+
+PIDFILE_BOT = ROOT / "tests" / "bots" / "pidfile.py"
+
+
+def slow_bot(pids: Path) -> str:
+    return f"{shlex.quote(sys.executable)} {PIDFILE_BOT} {pids}"
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def interrupt(args: list[str], pids: Path, signum: int, *, bots: int, cwd: Path) -> tuple:
+    """Start ``goatarena ARGS``, wait until ``bots`` bots are running, send ``signum``."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not (pids.exists() and len(pids.read_text().split()) >= bots):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    time.sleep(0.5)  # mid-game
+    process.send_signal(signum)
+    output, errors = process.communicate(timeout=30)
+    return process.returncode, output, errors, [int(pid) for pid in pids.read_text().split()]
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("command", ["play", "check-bot", "run"])
+def test_a_signal_stops_the_command_in_one_line_with_every_bot_gone(
+    tmp_path, command, signum, status
+):
+    pids = tmp_path / "pids"
+    bot = slow_bot(pids)
+    if command == "play":
+        args, bots = ["play", "mountain-goats", "--bot", bot, "--bot", bot], 2
+    elif command == "check-bot":
+        args, bots = ["check-bot", bot], 1
+    else:
+        config = tmp_path / "t.toml"
+        config.write_text(
+            'name = "t"\nconcurrency = 2\ndeals = 4\n[bots]\n'
+            + "".join(f"{name} = {json.dumps(bot)}\n" for name in ("a", "b", "c"))
+            + '[[games]]\nname = "mountain-goats"\n'
+        )
+        args, bots = ["run", str(config), "--db", str(tmp_path / "t.sqlite"), "--quiet"], 4
+    code, _output, errors, started = interrupt(args, pids, signum, bots=bots, cwd=tmp_path)
+    assert code == status
+    assert "Traceback" not in errors
+    lines = [line for line in errors.splitlines() if line.strip()]
+    verb = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert len(lines) == 1 and verb in lines[0]
+    time.sleep(0.1)
+    assert not [pid for pid in started if alive(pid)]
+
+
+def bots_of(pid: int) -> list[int]:
+    """The live child processes of ``pid`` that run a ``python -c`` program, as the
+    bench's bots do (not, say, the ``ldconfig`` that importing trio runs)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            alive = fields[0] not in ("Z", "X")
+            if int(fields[1]) == pid and alive and b"\x00-c\x00" in command:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+def test_a_signal_stops_bench_in_one_line_with_every_bot_gone(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "bench", "--quick"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (bots := bots_of(process.pid)):  # the bench has started its first bots
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGTERM)
+    _output, errors = process.communicate(timeout=30)
+    assert process.returncode == 143
+    assert "Traceback" not in errors
+    assert errors.splitlines()[-1] == "goatarena: terminated"
+    assert not [pid for pid in bots if alive(pid)]

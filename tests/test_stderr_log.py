@@ -1,0 +1,94 @@
+"""Bots' stderr logs in a tournament: one cap per bot across restarts, game markers."""
+
+from __future__ import annotations
+
+import re
+
+import trio
+
+from goatarena.referee.stderr_log import CUT_LINE, StderrLog
+from goatarena.store import open_store
+from goatarena.tournament.config import load_config
+from goatarena.tournament.runner import Runner
+from tests.helpers import RANDOM_BOT, python_bot
+from tests.test_tournament import write_config
+
+# Writes 40 KiB to stderr at its first request, then exits: a crash every game.
+SPILL_AND_EXIT = python_bot(
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if m['type'] == 'hello':\n"
+    "        print(json.dumps({'type': 'hello', 'name': 'spill'}), flush=True)\n"
+    "    elif m['type'] == 'decide':\n"
+    "        sys.stderr.write('s' * 40960); sys.stderr.flush(); sys.exit(1)\n"
+)
+
+# Says on stderr which game (the key it was told in ``start``) it decides in, then answers.
+CHATTY = python_bot(
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if m['type'] == 'hello':\n"
+    "        print(json.dumps({'type': 'hello', 'name': 'chatty'}), flush=True)\n"
+    "    elif m['type'] == 'start':\n"
+    "        game = m['match']\n"
+    "    elif m['type'] == 'decide':\n"
+    "        print('deciding in', game, file=sys.stderr, flush=True)\n"
+    "        print(json.dumps({'type': 'action', 'index': 0}), flush=True)\n"
+    "    elif m['type'] == 'quit':\n"
+    "        break\n"
+)
+
+
+def run_with_logs(tmp_path, bots, extra: str = "deals = 3"):
+    config = load_config(write_config(tmp_path / "t.toml", bots=bots, extra=extra))
+    store = open_store(tmp_path / "t.sqlite")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    runner = Runner(config, store, log_dir=logs)
+    trio.run(runner.run)
+    keys = store.finished_keys()
+    store.close()
+    return logs, keys
+
+
+def test_a_bot_restarted_after_every_crash_gets_one_cap_for_the_whole_tournament(tmp_path):
+    logs, keys = run_with_logs(
+        tmp_path, {"spill": SPILL_AND_EXIT, "other": RANDOM_BOT}, extra="deals = 4\nlog_kb = 64"
+    )
+    assert len(keys) == 8  # 8 processes of spill, 40 KiB each: 320 KiB written in all
+    log = (logs / "spill.log").read_bytes()
+    assert log.endswith(CUT_LINE) and log.count(CUT_LINE) == 1
+    assert len(log) == (64 << 10) + len(CUT_LINE)
+
+
+def test_interleaved_games_of_one_bot_are_marked_with_game_and_seat(tmp_path):
+    bots = {"chatty": CHATTY, "alpha": RANDOM_BOT, "beta": RANDOM_BOT}
+    logs, keys = run_with_logs(tmp_path, bots)
+    text = (logs / "chatty.log").read_text()
+    markers = re.findall(r"^\[goatarena: game (\S+), seat (\d), pid (\d+)\]$", text, re.M)
+    chatty_games = {key for key in keys if "chatty" in key.split("/")[1]}
+    assert {key for key, _, _ in markers} == chatty_games
+    # Every line the bot wrote comes after the marker of the game it was written in.
+    current = None
+    for line in text.splitlines():
+        if line.startswith("[goatarena: game"):
+            current = line.split()[2].rstrip(",")
+        else:
+            assert line == f"deciding in {current}"
+
+
+def test_markers_count_towards_the_cap_and_a_silent_bot_leaves_an_empty_log(tmp_path):
+    log = StderrLog(tmp_path / "b.log", cap_bytes=100)
+    log.attach()
+    for game in range(50):
+        log.mark_game(7, f"game g{game}, seat 0")  # no output: no marker
+    assert (tmp_path / "b.log").read_bytes() == b""
+    for game in range(10):
+        log.mark_game(7, f"game g{game}, seat 0")
+        log.write(7, b"x\n")
+    log.detach(7)
+    data = (tmp_path / "b.log").read_bytes()
+    assert len(data) == 100 + len(CUT_LINE) and data.endswith(CUT_LINE)
+    assert data.startswith(b"[goatarena: game g0, seat 0, pid 7]\nx\n")

@@ -1,0 +1,227 @@
+"""The results database under failure: locked, full, read-only, foreign, corrupt, linked.
+
+A failing store stops a run in one line naming the cause and the file, keeps every game
+stored before, and the game it could not store is played on resume. Readers never
+create or alter a file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import trio
+from click.testing import CliRunner
+
+from goatarena.cli import main
+from goatarena.errors import StoreError
+from goatarena.store import open_store
+from goatarena.tournament.config import load_config
+from goatarena.tournament.runner import Runner
+from tests.helpers import RANDOM_BOT
+from tests.test_replay import finished_game
+from tests.test_tournament import write_config
+
+
+def run_tournament(config_path: Path, db: Path, **store_options) -> tuple[Runner, list[str]]:
+    """Run (or resume) a tournament into ``db``; the runner and the stored keys after."""
+    store = open_store(db, **store_options)
+    try:
+        runner = Runner(load_config(config_path), store)
+        try:
+            trio.run(runner.run)
+        finally:
+            keys = sorted(store.finished_keys())
+    finally:
+        store.close()
+    return runner, keys
+
+
+def hold_lock(db: Path, seconds: float, *, taken: threading.Event) -> threading.Thread:
+    """Another process's writer: an exclusive transaction on ``db`` for ``seconds``."""
+
+    def hold() -> None:
+        connection = sqlite3.connect(db, isolation_level=None)
+        connection.execute("BEGIN EXCLUSIVE")
+        taken.set()
+        time.sleep(seconds)
+        connection.execute("COMMIT")
+        connection.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    return thread
+
+
+def test_a_database_locked_at_start_is_said_to_be_locked(tmp_path):
+    db = tmp_path / "t.sqlite"
+    open_store(db).close()
+    taken = threading.Event()
+    holder = hold_lock(db, 1.0, taken=taken)
+    taken.wait()
+    with pytest.raises(StoreError) as caught:
+        open_store(db, busy_timeout_s=0.1)
+    holder.join()
+    assert str(caught.value) == f"{db} is locked by another process"
+
+
+def test_a_database_locked_mid_run_stops_it_in_one_line_and_resume_completes_it(tmp_path):
+    config = load_config(write_config(tmp_path / "t.toml", extra="deals = 2"))
+    db = tmp_path / "t.sqlite"
+    store = open_store(db, busy_timeout_s=0.2)
+    store.claim(tournament="t", fingerprint=config.fingerprint(), config_json="{}")
+    taken = threading.Event()
+    holder = hold_lock(db, 2.0, taken=taken)
+    taken.wait()
+    with pytest.raises(BaseException) as caught:
+        trio.run(Runner(config, store).run)
+    store.close()
+    holder.join()
+    error = caught.value
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    assert isinstance(error, StoreError)
+    assert str(error).startswith(f"{db} is locked by another process (storing game 0.")
+    assert "run the same command again to resume" in str(error)
+    assert "\n" not in str(error)
+    _, keys = run_tournament(tmp_path / "t.toml", db)
+    assert len(keys) == 12  # 3 pairs x 2 deals x 2 seatings, each stored once
+
+
+def test_a_lock_held_for_a_while_does_not_freeze_the_games(tmp_path):
+    """Writes wait for the lock in a worker thread: the games go on meanwhile, and no
+    decision waits for the disk (a 300 ms move would time out on a frozen loop)."""
+    config = write_config(tmp_path / "t.toml", extra="deals = 2")
+    config.write_text(config.read_text().replace("move_ms = 2000", "move_ms = 300"))
+    db = tmp_path / "t.sqlite"
+    open_store(db).close()
+    taken = threading.Event()
+    holder = hold_lock(db, 1.0, taken=taken)
+    taken.wait()
+    store = open_store(db, busy_timeout_s=20)
+    runner = Runner(load_config(config), store)
+    trio.run(runner.run)
+    holder.join()
+    results = [stored.result for stored in store.games()]
+    store.close()
+    assert len(results) == 12
+    assert all(violation is None for result in results for violation in result.violations)
+
+
+def test_a_full_disk_stops_the_run_keeping_what_was_stored(tmp_path):
+    config = write_config(tmp_path / "t.toml", extra="deals = 2", concurrency=1)
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    store.add_game("earlier", 0, finished_game("mountain-goats", 2, seed=1))
+    # SQLite's own page limit fails a write as a full disk would (SQLITE_FULL).
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    runner = Runner(load_config(config), store)
+    with pytest.raises(BaseException) as caught:
+        trio.run(runner.run)
+    store.close()
+    error = caught.value
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    assert isinstance(error, StoreError)
+    assert "the disk is full" in str(error) and str(db) in str(error)
+    reader = open_store(db, create=False)
+    assert reader.finished_keys() == {"earlier"}
+    reader.close()
+
+
+def test_a_read_only_database_is_told_apart(tmp_path):
+    db = tmp_path / "t.sqlite"
+    open_store(db).close()
+    reader = open_store(db, create=False)
+    with pytest.raises(StoreError, match="is read-only"):
+        reader.add_game("k", 0, finished_game("mountain-goats", 2, seed=1))
+    reader.close()
+
+
+def test_the_run_lock_follows_the_file_through_a_symlink(tmp_path):
+    db = tmp_path / "t.sqlite"
+    link = tmp_path / "link.sqlite"
+    first = open_store(db)
+    first.lock_for_run()
+    link.symlink_to(db)
+    second = open_store(link)
+    with pytest.raises(StoreError, match="in use by another goatarena run"):
+        second.lock_for_run()
+    second.close()
+    first.close()
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file of ``folder`` with its size and modification time."""
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
+def write_foreign(path: Path) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE people (name TEXT)")
+
+
+def write_corrupt(path: Path) -> None:
+    store = open_store(path)
+    for number in range(40):
+        store.add_game(f"g{number}", 0, finished_game("mountain-goats", 2, seed=number))
+    store.close()
+    data = bytearray(path.read_bytes())
+    data[100:120] = b"\xa5" * 20  # the schema's b-tree page header, past the file header
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda path: path.write_bytes(b""), "is not a goatarena results database (an empty file)"),
+        (lambda path: path.write_bytes(b"hello" * 500), "not an SQLite file"),
+        (write_foreign, "is not a goatarena results database (foreign tables)"),
+        (write_corrupt, "is corrupt"),
+    ],
+    ids=["empty", "junk", "foreign", "corrupt"],
+)
+@pytest.mark.parametrize("command", ["standings", "replay"])
+def test_readers_tell_what_is_wrong_and_never_alter_the_file(tmp_path, make, message, command):
+    db = tmp_path / "x.sqlite"
+    make(db)
+    before = snapshot(tmp_path)
+    args = [command, "--db", str(db)] + (["1"] if command == "replay" else [])
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert snapshot(tmp_path) == before
+
+
+def test_readers_of_a_good_database_leave_no_file_behind(tmp_path):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    store.add_game("g/one", 1, finished_game("mountain-goats", 2, seed=5))
+    store.close()
+    before = snapshot(tmp_path)
+    for args in (["standings"], ["replay", "1"]):
+        result = CliRunner().invoke(main, [*args, "--db", str(db)])
+        assert result.exit_code == 0, result.output
+    assert snapshot(tmp_path) == before
+
+
+def test_a_reader_sees_the_games_of_a_run_that_is_still_writing(tmp_path):
+    db = tmp_path / "t.sqlite"
+    writer = open_store(db)
+    writer.add_game("g/one", 1, finished_game("mountain-goats", 2, seed=5))
+    reader = open_store(db, create=False)
+    writer.add_game("g/two", 1, finished_game("mountain-goats", 2, seed=6))
+    assert reader.count() == 2
+    reader.close()
+    writer.close()
+
+
+def test_a_command_that_cannot_start_is_never_asked_to_write(tmp_path):
+    """A bot that cannot run is a bot problem, not a store one: the store stays usable."""
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": "/no/such/bot"})
+    _, keys = run_tournament(config, tmp_path / "t.sqlite")
+    assert len(keys) == 2
