@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -29,7 +30,12 @@ from goatarena.referee.bot import BotProcess
 from goatarena.referee.match import play_match
 from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
-from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
+from goatarena.tournament.pairing import (
+    SwissPlayer,
+    SwissRound,
+    default_swiss_rounds,
+    swiss_round,
+)
 from goatarena.tournament.pool import BotPool, Connection
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
@@ -169,8 +175,19 @@ class Runner:
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, self._swiss_rounds(entry.players) + 1):
             stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
-            players = self._swiss_standings(stored, label, round_number, bots, byes, entry.players)
-            pairing = swiss_round(players, entry.players, seed=self.config.seed)
+            # The rating fit and the split search take a while on large fields: in a
+            # thread, so that other events' games keep their clocks.
+            pairing = await trio.to_thread.run_sync(
+                partial(
+                    self._pair_round,
+                    stored,
+                    label,
+                    round_number,
+                    bots,
+                    defaultdict(int, byes),
+                    entry.players,
+                )
+            )
             for name in pairing.byes:
                 byes[name] += 1
             games = []
@@ -190,6 +207,19 @@ class Runner:
                         )
                     )
             await self._play_all(games)
+
+    def _pair_round(
+        self,
+        games: list[StoredGame],
+        label: str,
+        round_number: int,
+        bots: list[str],
+        byes: dict[str, int],
+        table_size: int,
+    ) -> SwissRound:
+        """Pair round ``round_number`` from the standings before it."""
+        players = self._swiss_standings(games, label, round_number, bots, byes, table_size)
+        return swiss_round(players, table_size, seed=self.config.seed)
 
     def _swiss_standings(
         self,
