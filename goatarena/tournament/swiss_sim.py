@@ -41,9 +41,10 @@ class Event:
     byes: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     rematches: int = 0
 
-    def players(self) -> list[SwissPlayer]:
-        """The standings as the runner hands them to the pairing."""
-        ratings = fit_ratings(self.games) if self.games else {}
+    def players(self, *, rated: bool = True) -> list[SwissPlayer]:
+        """The standings as the runner hands them to the pairing (``rated=False``: without
+        the fitted ratings, which take long to fit for hundreds of bots)."""
+        ratings = fit_ratings(self.games) if self.games and rated else {}
         return [
             SwissPlayer(
                 name=name,
