@@ -550,11 +550,12 @@ def test_two_player_window_loses_nothing_against_the_whole_graph(n: int, seed: i
     sim = Sim(n, 2, seed)
     for _ in range(default_swiss_rounds(n, 2)):
         ranked = rank_players(sim.players())
-        cost, big = _pair_costs(ranked)
-        windowed = _max_matching(cost, big, n, PAIRING_WINDOW)
-        complete = _max_matching(cost, big, n, n)
+        near, near_big = _pair_costs(ranked, PAIRING_WINDOW)
+        every, every_big = _pair_costs(ranked, n)
+        windowed = _max_matching(near, near_big, n)
+        complete = _max_matching(every, every_big, n)
         assert windowed is not None and complete is not None
-        assert sum(cost[min(e), max(e)] for e in windowed) == sum(
-            cost[min(e), max(e)] for e in complete
+        assert sum(every[min(e), max(e)] for e in windowed) == sum(
+            every[min(e), max(e)] for e in complete
         )
         sim.play(sim.pair())

@@ -248,10 +248,11 @@ def _pair_two_player(ranked: list[SwissPlayer], seed: int) -> list[tuple[str, ..
     n = len(ranked)
     if n == 0:
         return []
-    cost, big = _pair_costs(ranked)
-    matching = _max_matching(cost, big, n, PAIRING_WINDOW)
+    cost, big = _pair_costs(ranked, PAIRING_WINDOW)
+    matching = _max_matching(cost, big, n)
     if matching is None:
-        matching = _max_matching(cost, big, n, n)
+        cost, big = _pair_costs(ranked, n)
+        matching = _max_matching(cost, big, n)
     if matching is None:
         raise AssertionError("the matching on a complete graph came out imperfect")
     tables: list[tuple[str, ...]] = []
@@ -264,12 +265,15 @@ def _pair_two_player(ranked: list[SwissPlayer], seed: int) -> list[tuple[str, ..
     return tables
 
 
-def _pair_costs(ranked: list[SwissPlayer]) -> tuple[dict[tuple[int, int], int], int]:
-    """The integer cost of every pair (i < j, places in the standings), and ``big``."""
+def _pair_costs(ranked: list[SwissPlayer], window: int) -> tuple[dict[tuple[int, int], int], int]:
+    """The integer cost of every pair at most ``window`` places apart (i < j, places in
+    the standings), and ``big``."""
     n = len(ranked)
     half = n // 2
     terms: dict[tuple[int, int], tuple[int, ...]] = {}
     for i, j in itertools.combinations(range(n), 2):
+        if j - i > window:
+            continue
         a, b = ranked[i], ranked[j]
         must, prefer = seat_conflict(a, b)
         met = _meetings(a, b)
@@ -289,14 +293,14 @@ def _pair_costs(ranked: list[SwissPlayer]) -> tuple[dict[tuple[int, int], int], 
 
 
 def _max_matching(
-    cost: dict[tuple[int, int], int], big: int, n: int, window: int
+    cost: dict[tuple[int, int], int], big: int, n: int
 ) -> set[tuple[int, int]] | None:
-    """The least-cost perfect matching among pairs fewer than ``window`` places apart.
+    """The least-cost perfect matching of ``n`` players using the pairs in ``cost``.
 
     None when those pairs admit no perfect matching (the caller widens the window).
     """
     graph = nx.Graph()
-    graph.add_weighted_edges_from((i, j, big - c) for (i, j), c in cost.items() if j - i <= window)
+    graph.add_weighted_edges_from((i, j, big - c) for (i, j), c in cost.items())
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     return matching if len(matching) == n // 2 else None
 
