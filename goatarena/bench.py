@@ -668,6 +668,7 @@ def render_report(report: BenchReport) -> str:
             (f"tournament, concurrency {key}", f"{rate:.1f} games/s", _startup_note(report, key))
             for key, rate in report.games_per_s.items()
         ),
+        *_scaling_rows(report),
         (
             "deadline overshoot",
             f"{report.deadline_overshoot_ms['median']:.2f} ms",
@@ -717,6 +718,21 @@ def _footnote(report: BenchReport) -> str:
         f" trio {machine['trio']}; {pinned}, best of {report.rounds} rounds;"
         f" {report.sizes} run in {report.seconds:.0f} s"
     )
+
+
+SCALING_TARGET = 1.7
+"""Concurrency 2 over concurrency 1 expected on two idle CPUs (local referee processes)."""
+
+
+def _scaling_rows(report: BenchReport) -> list[tuple[str, str, str]]:
+    """Concurrency 2 against 1: one trio loop per CPU should nearly double the rate."""
+    one, two = report.games_per_s.get("1"), report.games_per_s.get("2")
+    if not one or not two:
+        return []
+    ratio = two / one
+    verdict = "meets" if ratio >= SCALING_TARGET else "below"
+    note = f"{verdict} {SCALING_TARGET}× target (load {report.machine['load']} at start)"
+    return [("scaling, concurrency 2 ÷ 1", f"{ratio:.2f} ×", note)]
 
 
 def _startup_note(report: BenchReport, key: str) -> str:

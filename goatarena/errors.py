@@ -31,6 +31,11 @@ class StoreError(GoatArenaError):
     """Raised when a results database is unreadable, foreign or from another tournament."""
 
 
+class ClusterError(GoatArenaError):
+    """Raised when games cannot be played elsewhere: no scheduler, a worker that refuses
+    jobs (another goatarena version, a bot's runtime missing), a referee process lost."""
+
+
 def user_error_in(error: BaseException) -> GoatArenaError | None:
     """The :class:`GoatArenaError` inside ``error``, unwrapping exception groups, if any."""
     if isinstance(error, GoatArenaError):

@@ -71,6 +71,11 @@ CREATE TABLE IF NOT EXISTS disqualified (
     bot TEXT PRIMARY KEY,
     reason TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS failed (
+    key TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    failed_at REAL NOT NULL
+);
 """
 
 
@@ -217,6 +222,24 @@ class Store:
             self._db.execute(
                 "INSERT OR REPLACE INTO disqualified (bot, reason) VALUES (?, ?)", (bot, reason)
             )
+
+    def add_failed(self, key: str, reason: str) -> None:
+        """Record that game ``key`` could not be played (it is not stored; a rerun tries it
+        again)."""
+        with self._errors(f"recording the failure of game {key}"), self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO failed (key, reason, failed_at) VALUES (?, ?, ?)",
+                (key, reason, time.time()),
+            )
+
+    def failed(self) -> dict[str, str]:
+        """Games recorded as failed and still not stored, with the reason."""
+        query = "SELECT key, reason FROM failed WHERE key NOT IN (SELECT key FROM games)"
+        with self._errors():
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+            if "failed" not in tables:  # written before failures were recorded
+                return {}
+            return dict(self._db.execute(query).fetchall())
 
     def disqualified(self) -> dict[str, str]:
         """Disqualified bots with the reason."""

@@ -43,6 +43,7 @@ def test_bench_quick_json_reports_every_measurement(monkeypatch):
     assert os.sched_getaffinity(0) == cpus  # pinned to one CPU only while measuring
     report = json.loads(result.output.strip().splitlines()[-1])
     assert "× floor" in result.output  # the table comes first
+    assert "scaling, concurrency 2 ÷ 1" in result.output
 
     for key in ("floor_us", "floor_stream_us", "decision_us", "decision_minimal_bot_us"):
         assert _positive(report[key]), key

@@ -15,6 +15,6 @@ def main() -> None:
 
 
 # The command modules register themselves on ``main``; imported last on purpose.
-from goatarena.cli import bench, check_bot, play, replay, run, standings  # noqa: E402
+from goatarena.cli import bench, check_bot, play, replay, run, standings, worker  # noqa: E402
 
-__all__ = ["bench", "check_bot", "main", "play", "replay", "run", "standings"]
+__all__ = ["bench", "check_bot", "main", "play", "replay", "run", "standings", "worker"]

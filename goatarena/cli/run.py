@@ -33,9 +33,19 @@ from goatarena.tournament.runner import Runner
     default=None,
     help="Games at once (default: from the file, else the number of CPUs).",
 )
+@click.option(
+    "--cluster",
+    envvar="GOATARENA_CLUSTER",
+    default=None,
+    metavar="ADDRESS",
+    help="Play on the Dask cluster whose scheduler is at ADDRESS, e.g. tcp://host:8786"
+    " (or set GOATARENA_CLUSTER).",
+)
 @click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
 @reports_errors
-def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: bool) -> None:
+def run_command(
+    file: Path, db: Path | None, concurrency: int | None, cluster: str | None, quiet: bool
+) -> None:
     """Run the tournament in FILE, resuming it if its database already has games."""
     config = load_config(file)
     if concurrency is not None:
@@ -46,15 +56,16 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
         store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
         make_log_dir(log_dir)
-        runner = Runner(config, store, log_dir=log_dir)
+        runner = Runner(config, store, log_dir=log_dir, cluster=cluster or None)
         total, stored = runner.expected_games(), store.count()
         progress = Progress(total, done=stored)
         progress.enabled = not quiet
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""
+            where = f"on {cluster}" if cluster else f"{config.workers} at once"
             click.echo(
-                f"{config.name}: {total} games, {config.workers} at once{resumed}; results in {db}",
+                f"{config.name}: {total} games, {where}{resumed}; results in {db}",
                 err=True,
             )
         try:
@@ -70,5 +81,14 @@ def run_command(file: Path, db: Path | None, concurrency: int | None, quiet: boo
         progress.finish()
         standings = standings_from_store(store)
         click.echo(render_tables(standings))
+        if runner.failed:
+            for key, reason in sorted(runner.failed.items()):
+                click.echo(f"goatarena: game {key} failed: {reason}", err=True)
+            click.echo(
+                f"goatarena: {len(runner.failed)} games failed and are not stored;"
+                " run the same command again to retry them",
+                err=True,
+            )
+            sys.exit(1)
     finally:
         store.close()

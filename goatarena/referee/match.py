@@ -95,6 +95,8 @@ class MatchResult(msgspec.Struct, frozen=True):
     latency: list[Latency | None] = []
     all_violations: list[list[Violation]] = []
     """Every violation of each seat in order; a forfeiting one is also in ``violations``."""
+    host: str = ""
+    """The machine whose referee played the game ("" in records from before it was kept)."""
 
 
 class _Seat:

@@ -59,8 +59,10 @@ class BotPool:
         log_dir: Path | None = None,
         disqualified: Mapping[str, str] | None = None,
         on_disqualify: Callable[[str, str], None] | None = None,
+        log_factory: Callable[[str], StderrLog] | None = None,
     ) -> None:
         self._nursery = nursery
+        self._log_factory = log_factory
         self._commands = dict(commands)
         self._startup_s = startup_s
         self._limits = limits
@@ -75,6 +77,10 @@ class BotPool:
         # keeps them from starving bots that are on the clock in other games.
         self._startups = trio.CapacityLimiter(max(1, (os.cpu_count() or 2) // 2))
         self.started = 0
+
+    def add_bots(self, commands: Mapping[str, str]) -> None:
+        """Learn the commands of more bots (a referee learns them from the jobs it gets)."""
+        self._commands.update(commands)
 
     async def acquire(self, name: str) -> Connection:
         """A ready process of bot ``name``; broken (or absent) if it cannot be had."""
@@ -130,11 +136,14 @@ class BotPool:
     def _log(self, name: str) -> StderrLog | None:
         """The one log of bot ``name`` for the whole tournament: one cap for all its
         processes, so that restarts get no fresh allowance."""
-        if self._log_dir is None:
-            return None
         if name not in self._logs:
-            cap = (self._limits or BotLimits()).stderr_log_bytes
-            self._logs[name] = StderrLog(self._log_dir / f"{name}.log", cap)
+            if self._log_factory is not None:
+                self._logs[name] = self._log_factory(name)  # kept elsewhere (by a driver)
+            elif self._log_dir is not None:
+                cap = (self._limits or BotLimits()).stderr_log_bytes
+                self._logs[name] = StderrLog(self._log_dir / f"{name}.log", cap)
+            else:
+                return None
         return self._logs[name]
 
     async def _hold(self, name: str, *, task_status: trio.TaskStatus[BotProcess]) -> None:

@@ -14,6 +14,7 @@ game stored before is kept, and the game that could not be stored is played on r
 from __future__ import annotations
 
 import math
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -23,20 +24,19 @@ from typing import TypeVar
 import msgspec
 import trio
 
-from goatarena.errors import StoreError
-from goatarena.games import find_game
+from goatarena.errors import ClusterError, StoreError
 from goatarena.ratings import fit_ratings, points_from_ranks
-from goatarena.referee.bot import BotProcess
-from goatarena.referee.match import play_match
 from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
+from goatarena.tournament.executors import Executor, open_executor
+from goatarena.tournament.job import JobOutcome, deal_of, job_for
 from goatarena.tournament.pairing import (
     SwissPlayer,
     SwissRound,
     default_swiss_rounds,
     swiss_round,
 )
-from goatarena.tournament.pool import BotPool, Connection
+from goatarena.tournament.pool import MAX_START_FAILURES
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
     ScheduledGame,
@@ -58,16 +58,25 @@ class Runner:
         *,
         progress: Progress | None = None,
         log_dir: Path | None = None,
+        cluster: str | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.progress = progress
         self.log_dir = log_dir
+        self.cluster = cluster
+        """The Dask scheduler that plays the games, or None to play them on this machine."""
         self.finished = store.finished_keys()
         self.played = 0
+        self.failed: dict[str, str] = {}
+        """Games that could not be played (they kept killing workers), with the reason."""
+        self.disqualified = store.disqualified()
+        self._start_failures: dict[str, int] = defaultdict(int)
+        # Bot pools are per run: a rerun starts fresh processes everywhere.
+        self._tournament = f"{config.name}-{config.fingerprint()}-{uuid.uuid4().hex[:8]}"
         self._limiter = trio.CapacityLimiter(config.workers)
         self._store_thread = trio.CapacityLimiter(1)
-        self._pool: BotPool | None = None
+        self._executor: Executor | None = None
 
     async def _in_store(self, call: Callable[[], T]) -> T:
         """Run ``call`` on the store in the store's one worker thread, off the event loop.
@@ -101,70 +110,82 @@ class Runner:
                 config_json=claim_config,
             )
         )
-        async with trio.open_nursery() as nursery:
-            self._pool = BotPool(
-                nursery,
-                self.config.bots,
-                startup_s=self.config.time.startup_ms / 1000,
-                limits=self.config.limits,
-                log_dir=self.log_dir,
-                disqualified=self.store.disqualified(),
-                on_disqualify=lambda name, reason: nursery.start_soon(
-                    self._in_store, lambda: self.store.disqualify(name, reason)
-                ),
-            )
-            try:
-                if self.config.format == "round-robin":
-                    await self._play_all(round_robin_schedule(self.config))
-                else:
-                    async with trio.open_nursery() as swisses:
-                        for index in range(len(self.config.games)):
-                            swisses.start_soon(self._play_swiss, index)
-            finally:
-                self._pool.close()
+        async with open_executor(
+            self.config, cluster=self.cluster, log_dir=self.log_dir
+        ) as executor:
+            self._executor = executor
+            self._limiter = trio.CapacityLimiter(executor.capacity)
+            if self.config.format == "round-robin":
+                await self._play_all(round_robin_schedule(self.config))
+            else:
+                async with trio.open_nursery() as swisses:
+                    for index in range(len(self.config.games)):
+                        swisses.start_soon(self._play_swiss, index)
 
     async def _play_all(self, games: Sequence[ScheduledGame]) -> None:
+        assert self._executor is not None
+        groups: dict[str, list[ScheduledGame]] = defaultdict(list)
+        for game in games:
+            if game.key not in self.finished:
+                # A cluster plays the rotations of a deal on one machine, for fair clocks.
+                name = deal_of(game.key) if self._executor.groups_deals else game.key
+                groups[name].append(game)
         async with trio.open_nursery() as nursery:
-            for game in games:
-                if game.key not in self.finished:
-                    nursery.start_soon(self._play_one, game)
+            for group in groups.values():
+                nursery.start_soon(self._play_group, group)
 
-    async def _play_one(self, scheduled: ScheduledGame) -> None:
+    async def _play_group(self, games: list[ScheduledGame]) -> None:
+        """Play games through the executor and store each outcome as it comes back."""
+        assert self._executor is not None
         async with self._limiter:
-            assert self._pool is not None
-            seats: list[Connection] = []
-            done = False
-            try:
-                for number, name in enumerate(scheduled.seating):
-                    seat = await self._pool.acquire(name)
-                    seats.append(seat)
-                    if isinstance(seat, BotProcess):
-                        seat.mark_game(f"game {scheduled.key}, seat {number}")
-                result = await play_match(
-                    find_game(scheduled.game),
-                    seats,
-                    seed=scheduled.seed,
-                    options=scheduled.options,
-                    time_control=self.config.time,
-                    match_id=scheduled.key,
-                    policy=self.config.policy,
+            jobs = [
+                job_for(
+                    self.config, game, tournament=self._tournament, disqualified=self.disqualified
                 )
-                try:
-                    await self._in_store(
-                        lambda: self.store.add_game(scheduled.key, scheduled.round, result)
+                for game in games
+            ]
+            outcomes = await self._executor.play(jobs)
+        for scheduled, outcome in zip(games, outcomes, strict=True):
+            await self._take(scheduled, outcome)
+
+    async def _take(self, scheduled: ScheduledGame, outcome: JobOutcome) -> None:
+        """Store one outcome: the record, the bots put out, or the failure."""
+        if outcome.refused is not None:
+            raise ClusterError(outcome.refused)
+        out = dict(outcome.disqualified)
+        for bot in scheduled.seating:
+            # Counted here, across every referee: each sees only some of a bot's starts.
+            if bot in outcome.start_failures:
+                self._start_failures[bot] += 1
+                if self._start_failures[bot] >= MAX_START_FAILURES:
+                    out.setdefault(
+                        bot,
+                        f"failed to start {self._start_failures[bot]} times in a row:"
+                        f" {outcome.start_failures[bot]}",
                     )
-                except StoreError as error:
-                    raise StoreError(
-                        f"{error}; the games stored before are kept: run the same command"
-                        " again to resume"
-                    ) from None
-                done = True
-            finally:
-                # A process interrupted mid-game is in an unknown state: never reuse it.
-                for seat in seats:
-                    self._pool.release(seat, reusable=done)
-        self.finished.add(scheduled.key)
-        self.played += 1
+            elif bot not in self.disqualified:
+                self._start_failures[bot] = 0
+        for bot, reason in out.items():
+            if bot not in self.disqualified:
+                self.disqualified[bot] = reason
+                await self._in_store(partial(self.store.disqualify, bot, reason))
+        if outcome.result is not None:
+            result = outcome.result
+            try:
+                await self._in_store(
+                    lambda: self.store.add_game(scheduled.key, scheduled.round, result)
+                )
+            except StoreError as error:
+                raise StoreError(
+                    f"{error}; the games stored before are kept: run the same command"
+                    " again to resume"
+                ) from None
+            self.finished.add(scheduled.key)
+            self.played += 1
+        else:
+            reason = outcome.failed or "no record came back"
+            self.failed[scheduled.key] = reason
+            await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
             self.progress.advance()
 

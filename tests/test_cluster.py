@@ -1,0 +1,286 @@
+"""A real Dask cluster on 127.0.0.1: a scheduler and two ``goatarena worker`` processes.
+
+The tournaments' bots are copies of the bundled random bot under the test's own folder,
+so that the test can tell, from every process's command line, that none is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from goatarena.store import open_store
+from tests.helpers import ROOT
+
+pytest.importorskip("distributed")
+
+SLOW_BOT = """
+import sys, time
+from goatarena.sdk import Request, SeededBot, run
+
+class SlowBot(SeededBot):
+    name = "slow"
+    def choose(self, request: Request) -> int:
+        time.sleep(float(sys.argv[1]))
+        return self.rng.randrange(len(request.actions))
+
+run(SlowBot())
+"""
+
+KILLER_BOT = """
+import os, signal
+os.kill(os.getppid(), signal.SIGKILL)  # the referee that started it: the worker
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _processes_mentioning(text: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in command and state not in ("Z", "X"):
+            found.append(f"{entry.name}: {command}")
+    return found
+
+
+def _wait(condition, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+class Cluster:
+    """A scheduler and two workers; ``folder`` is where the tests put bots and results."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.address = f"tcp://127.0.0.1:{_free_port()}"
+        self.processes: list[subprocess.Popen[bytes]] = []
+        env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1")
+        port = self.address.rsplit(":", 1)[1]
+        self._start(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+            + ["--port", port, "--no-dashboard"],
+            env,
+            "scheduler",
+        )
+        for number in range(2):
+            self._start(
+                [sys.executable, "-m", "goatarena", "worker", self.address, "--slots", "2"],
+                env,
+                f"worker{number}",
+            )
+        self.wait_for_workers(2)
+
+    def _start(self, argv: list[str], env: dict[str, str], name: str) -> None:
+        log = (self.folder / f"{name}.log").open("wb")
+        self.processes.append(
+            subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        )
+
+    def workers(self) -> dict[str, dict]:
+        from distributed import Client
+
+        with Client(self.address, timeout=10) as client:
+            return dict(client.scheduler_info(n_workers=-1)["workers"])
+
+    def worker_pids(self) -> list[int]:
+        from distributed import Client
+
+        with Client(self.address, timeout=10) as client:
+            return list(client.run(os.getpid).values())
+
+    def wait_for_workers(self, count: int) -> None:
+        _wait(lambda: len(self.workers()) >= count, 60, f"{count} workers")
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            process.send_signal(signal.SIGTERM)
+        for process in reversed(self.processes):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory) -> Iterator[Cluster]:
+    folder = tmp_path_factory.mktemp("cluster")
+    running = Cluster(folder)
+    try:
+        yield running
+    finally:
+        running.stop()
+        # Nothing of the cluster or of its bots may outlive it.
+        _wait(lambda: not _processes_mentioning(str(folder)), 10, "the bots to exit")
+        assert not [p for p in running.processes if p.poll() is None]
+
+
+def _bot(folder: Path, name: str, code: str | None = None) -> str:
+    path = folder / f"{name}.py"
+    if code is None:
+        shutil.copy(ROOT / "bots" / "python" / "random_bot.py", path)
+    else:
+        path.write_text(code)
+    return f"{sys.executable} {path}"
+
+
+def _tournament(folder: Path, bots: dict[str, str], name: str) -> Path:
+    lines = [f'name = "{name}"', "seed = 11", "[time]", "move_ms = 5000", "startup_ms = 20000"]
+    lines += ["[bots]", *(f'{bot} = "{command}"' for bot, command in bots.items())]
+    lines += ["[[games]]", 'name = "mountain-goats"', "players = 2"]
+    path = folder / f"{name}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "goatarena", "run", *args, "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+def _records(db: Path) -> dict[str, dict]:
+    """Stored records by key, without what differs between machines and runs."""
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT key, result FROM games").fetchall()
+    records = {}
+    for key, text in rows:
+        record = json.loads(text)
+        for varying in ("host", "duration_s", "latency"):
+            record.pop(varying)
+        records[key] = record
+    assert len(records) == len(rows)
+    return records
+
+
+def _hosts(db: Path) -> set[str]:
+    with sqlite3.connect(db) as connection:
+        return {
+            json.loads(text)["host"] for (text,) in connection.execute("SELECT result FROM games")
+        }
+
+
+@pytest.mark.slow
+def test_a_round_robin_on_the_cluster_stores_what_a_local_run_stores(cluster, tmp_path):
+    bots = {f"r{number}": _bot(cluster.folder, f"random{number}") for number in range(4)}
+    config = _tournament(tmp_path, bots, "rr")
+    remote = _run(
+        str(config), "--db", str(tmp_path / "remote.sqlite"), "--cluster", cluster.address
+    )
+    assert remote.returncode == 0, remote.stderr
+    local = _run(str(config), "--db", str(tmp_path / "local.sqlite"))
+    assert local.returncode == 0, local.stderr
+
+    records = _records(tmp_path / "remote.sqlite")
+    assert len(records) == 12  # 6 pairs, each deal in both seat orders
+    assert records == _records(tmp_path / "local.sqlite")
+    assert _hosts(tmp_path / "remote.sqlite") == {socket.gethostname()}
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_game_loses_and_duplicates_nothing(cluster, tmp_path):
+    slow = _bot(cluster.folder, "slow", SLOW_BOT)
+    bots = {f"s{number}": f"{slow} 0.01" for number in range(4)}
+    config = _tournament(tmp_path, bots, "kill")
+    db = tmp_path / "kill.sqlite"
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "run", str(config), "--db", str(db), "--quiet"]
+        + ["--cluster", cluster.address],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        # Kill a worker while it plays a game: the parent of a running slow bot.
+        victim = 0
+
+        def a_worker_is_playing() -> bool:
+            nonlocal victim
+            for line in _processes_mentioning(str(cluster.folder / "slow.py")):
+                stat = Path(f"/proc/{line.split(':')[0]}/stat").read_text()
+                victim = int(stat.rsplit(")", 1)[1].split()[1])
+                return True
+            return False
+
+        _wait(a_worker_is_playing, 60, "a game to start on a worker")
+        assert victim in {int(pid) for pid in cluster.worker_pids()}
+        os.kill(victim, signal.SIGKILL)
+        out, err = driver.communicate(timeout=120)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 0, err
+    assert len(_records(db)) == 12  # every game stored exactly once (keys are unique)
+    cluster.wait_for_workers(2)  # the nanny restarted the one killed
+
+
+@pytest.mark.slow
+def test_a_game_that_keeps_killing_workers_is_recorded_as_failed(cluster, tmp_path):
+    bots = {
+        "r0": _bot(cluster.folder, "random-a"),
+        "killer": _bot(cluster.folder, "killer", KILLER_BOT),
+    }
+    config = _tournament(tmp_path, bots, "poison")
+    db = tmp_path / "poison.sqlite"
+    result = _run(str(config), "--db", str(db), "--cluster", cluster.address)
+    # The scheduler allows one failure: the deal is tried twice, then recorded as failed.
+    assert result.returncode == 1, result.stderr
+    assert "2 games failed and are not stored" in result.stderr
+    assert "ended the worker process every time" in result.stderr
+    assert _records(db) == {}
+    store = open_store(db, create=False)
+    try:
+        failed = store.failed()
+    finally:
+        store.close()
+    assert sorted(failed) == [
+        "0.mountain-goats.2p/r0+killer/d0/r0",
+        "0.mountain-goats.2p/r0+killer/d0/r1",
+    ]
+    assert all("ended the worker process" in reason for reason in failed.values())
+    cluster.wait_for_workers(2)
+
+
+@pytest.mark.slow
+def test_a_worker_without_a_bots_program_refuses_and_the_driver_says_so(cluster, tmp_path):
+    bots = {"r0": _bot(cluster.folder, "random-c"), "js": "no-such-runtime-here bot.js"}
+    config = _tournament(tmp_path, bots, "refused")
+    result = _run(
+        str(config), "--db", str(tmp_path / "refused.sqlite"), "--cluster", cluster.address
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("goatarena: error: the referee on ")
+    assert "cannot run bot 'js': 'no-such-runtime-here' is not found there" in lines[-1]
+    assert "Traceback" not in result.stderr
