@@ -231,10 +231,13 @@ class _Game:
 class _Timer:
     """The deadlines of a run of requests, all kept by one cancel scope.
 
-    Moving a scope's deadline costs much less than entering a new scope for every request.
-    The deadline is set only while a request is out, so that it can fire only during one.
+    Moving a scope's deadline costs much less than entering a new scope for every request,
+    and it is moved once per request: an answered request leaves its deadline in place
+    until the next request replaces it. Between requests the run waits only in a shielded
+    checkpoint, so a stale deadline can fire there at most; it then merely ends the run
+    (``expired`` is checked before every request) with no request out (``seat`` is None).
     A scope, once cancelled, cannot be used again: the run ends, and the caller penalises
-    the request (``seat`` is still set) and starts a new run on a new scope.
+    the request if one was out (``seat`` is still set) and starts a new run on a new scope.
     """
 
     def __init__(self, scope: trio.CancelScope) -> None:
@@ -258,7 +261,6 @@ class _Timer:
 
     def stop(self) -> None:
         """The request is over: answered, or failed otherwise than by its deadline."""
-        self._scope.deadline = math.inf
         self.seat = None
 
 
@@ -405,7 +407,8 @@ def _record(seat: _Seat, violation: Violation) -> None:
 
 
 def _live_seats(seats: Sequence[_Seat]) -> int:
-    return sum(1 for seat in seats if not seat.forfeited)
+    # Asked before every request: a list count is cheaper than a generator over properties.
+    return [seat.violation for seat in seats].count(None)
 
 
 async def _deliver(seat: _Seat, line: bytes) -> BotViolation | None:
