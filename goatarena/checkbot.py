@@ -220,7 +220,9 @@ class _Checker:
                 f"{prefix}no hello within {self.settings.startup_ms} ms (the start-up limit)"
             ) from None
         except BotViolation as violation:
-            raise CheckFailure(f"{prefix}{violation}") from None
+            # The end of its stderr says why (a traceback, a syntax error), not just the last line.
+            words = "".join(f"\n    | {line}" for line in self.bot.last_words(10))
+            raise CheckFailure(f"{prefix}{violation}{words}") from None
         if not name.strip():
             raise CheckFailure(f"{prefix}the hello gives an empty name")
         return (trio.current_time() - started) * 1000

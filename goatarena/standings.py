@@ -38,7 +38,9 @@ class Row(msgspec.Struct, frozen=True):
     games: int
     wins: int
     avg_rank: float
-    avg_score: float
+    avg_score: float | None
+    """The mean game score; None in the overall table of several games, whose scores
+    are on different scales (hundreds in one game, a handful in another)."""
     violations: dict[str, int]
     latency_median_ms: float | None = None
     latency_max_ms: float | None = None
@@ -110,6 +112,9 @@ def compute_standings(
         chosen = [results[i] for i in indices]
         scores = None if swiss is None else sum_scores(swiss, {results[i].game for i in indices})
         rows, rating_fit = _rows(chosen, disqualified or {}, scores)
+        if name == OVERALL and len(by_game) > 1:
+            # scores of different games are on different scales: no mean across them
+            rows = [msgspec.structs.replace(row, avg_score=None) for row in rows]
         standings[name] = rows
         if rating_fit is None:
             continue
@@ -319,7 +324,7 @@ def _table_row(place: int, row: Row) -> list[Any]:
         row.games,
         row.wins,
         f"{row.avg_rank:.2f}",
-        f"{row.avg_score:.1f}",
+        "-" if row.avg_score is None else f"{row.avg_score:.1f}",
         violations or "-",
         latency,
     ]
@@ -336,6 +341,20 @@ def render_cross(results: Sequence[MatchResult]) -> str:
             line.append("" if a == b or cell is None else f"{cell[0]:g}/{cell[1]:g}")
         rows.append(line)
     return tabulate(rows, headers=["", *bots])
+
+
+def cross_json(results: Sequence[MatchResult]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The head-to-head table as nested objects: ``cross[a][b]`` is a's points against b
+    and the games they met."""
+    bots, cells = cross_table(results)
+    return {
+        a: {
+            b: {"points": cell[0], "games": int(cell[1])}
+            for b in bots
+            if (cell := cells.get((a, b)))
+        }
+        for a in bots
+    }
 
 
 def render_json(standings: Standings) -> str:

@@ -162,6 +162,14 @@ class Store:
                 " configuration; pass --db to use another file, or delete this one"
             )
 
+    def update_claim(self, *, fingerprint: str, config_json: str) -> None:
+        """Rebind the database to a grown version of its tournament file."""
+        with self._errors(), self._db:
+            self._db.executemany(
+                "UPDATE meta SET value = ? WHERE key = ?",
+                [(fingerprint, "fingerprint"), (config_json, "config")],
+            )
+
     def finished_keys(self) -> set[str]:
         """The schedule keys of every stored game."""
         with self._errors():

@@ -5,16 +5,24 @@ from __future__ import annotations
 import json
 
 from goatarena.standings import Standings, compute_standings
-from goatarena.store import Store
+from goatarena.store import Store, StoredGame
 
 
-def standings_from_store(store: Store, *, game: str | None = None, los: bool = False) -> Standings:
+def standings_from_store(
+    store: Store,
+    *,
+    game: str | None = None,
+    los: bool = False,
+    stored: list[StoredGame] | None = None,
+) -> Standings:
     """Standings of every stored game (or one game's), with the Swiss columns for a Swiss.
 
     The entrants and the format come from the tournament file the store was claimed with;
     a store without one (or with one it cannot read) gives standings of the games alone.
+    ``stored`` passes the games when the caller has read them already.
     """
-    stored = list(store.games(game=game))
+    if stored is None:
+        stored = list(store.games(game=game))
     config = _config(store)
     entered = config.get("bots")
     bots = [str(name) for name in entered] if isinstance(entered, dict) else []

@@ -40,14 +40,24 @@ def run_tournament(config_path: Path, db: Path, **store_options) -> tuple[Runner
     return runner, keys
 
 
-def hold_lock(db: Path, seconds: float, *, taken: threading.Event) -> threading.Thread:
-    """Another process's writer: an exclusive transaction on ``db`` for ``seconds``."""
+def hold_lock(
+    db: Path,
+    seconds: float,
+    *,
+    taken: threading.Event,
+    release: threading.Event | None = None,
+) -> threading.Thread:
+    """Another process's writer: an exclusive transaction on ``db`` for ``seconds``, or
+    until ``release`` is set when one is given (``seconds`` then only bounds the wait)."""
 
     def hold() -> None:
         connection = sqlite3.connect(db, isolation_level=None)
         connection.execute("BEGIN EXCLUSIVE")
         taken.set()
-        time.sleep(seconds)
+        if release is None:
+            time.sleep(seconds)
+        else:
+            release.wait(seconds)
         connection.execute("COMMIT")
         connection.close()
 
@@ -73,13 +83,17 @@ def test_a_database_locked_mid_run_stops_it_in_one_line_and_resume_completes_it(
     db = tmp_path / "t.sqlite"
     store = open_store(db, busy_timeout_s=0.2)
     store.claim(tournament="t", fingerprint=config.fingerprint(), config_json="{}")
-    taken = threading.Event()
-    holder = hold_lock(db, 2.0, taken=taken)
+    taken, release = threading.Event(), threading.Event()
+    # Held until the run has given up, however slowly a loaded machine starts its bots.
+    holder = hold_lock(db, 120.0, taken=taken, release=release)
     taken.wait()
-    with pytest.raises(BaseException) as caught:
-        trio.run(Runner(config, store).run)
-    store.close()
-    holder.join()
+    try:
+        with pytest.raises(BaseException) as caught:
+            trio.run(Runner(config, store).run)
+    finally:
+        release.set()
+        store.close()
+        holder.join()
     error = caught.value
     while isinstance(error, BaseExceptionGroup):
         error = error.exceptions[0]

@@ -11,10 +11,36 @@ import click
 @click.group()
 @click.version_option(package_name="goatarena")
 def main() -> None:
-    """goatarena: tournaments between bots for four goat games."""
+    """goatarena: tournaments between bots for four goat games.
+
+    \b
+    Example:
+        goatarena run tournaments/demo.toml
+    """
 
 
 # The command modules register themselves on ``main``; imported last on purpose.
-from goatarena.cli import bench, check_bot, play, replay, run, standings, worker  # noqa: E402
+from goatarena.cli import (  # noqa: E402
+    bench,
+    check_bot,
+    export,
+    list_games,
+    play,
+    replay,
+    run,
+    standings,
+    worker,
+)
 
-__all__ = ["bench", "check_bot", "main", "play", "replay", "run", "standings", "worker"]
+__all__ = [
+    "bench",
+    "check_bot",
+    "export",
+    "list_games",
+    "main",
+    "play",
+    "replay",
+    "run",
+    "standings",
+    "worker",
+]

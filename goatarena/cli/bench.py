@@ -20,7 +20,13 @@ from goatarena.tournament import swiss_bench
 )
 @reports_errors
 def bench_command(quick: bool, as_json: bool, swiss: bool) -> None:
-    """Measure the referee: pipe floor, cost per decision, start-up, throughput, deadlines."""
+    """Measure the referee: pipe floor, cost per decision, start-up, throughput, deadlines.
+
+    \b
+    Example:
+        goatarena bench --quick
+        goatarena bench --swiss
+    """
     if swiss:
         say = lambda message: click.echo(f"  {message}", err=True)  # noqa: E731
         swiss_sizes = swiss_bench.QUICK if quick else swiss_bench.FULL

@@ -53,6 +53,10 @@ def check_bot_command(
 
     The bot plays one seat of real games, the other seats play at random; see
     docs/bots.md for the checks.
+
+    \b
+    Example:
+        goatarena check-bot --game mountain-goats --games 3 python3 bots/python/random_bot.py
     """
     if game is not None:
         find_game(game)

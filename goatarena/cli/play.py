@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
 import click
@@ -11,6 +12,8 @@ from tabulate import tabulate
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.errors import ConfigError
+from goatarena.export import outcome
 from goatarena.games import GAMES, find_game
 from goatarena.interrupt import run_trio
 from goatarena.protocol import unique_names
@@ -24,13 +27,19 @@ from goatarena.referee import (
 )
 from goatarena.referee.lineup import open_lineup
 from goatarena.replay import describe_match
+from goatarena.tournament.preflight import STDERR_LINES
 
 PENALTIES = [penalty.value for penalty in Penalty]
 
 
 @main.command("games")
 def games_command() -> None:
-    """List the games and their player counts."""
+    """List the games and their player counts.
+
+    \b
+    Example:
+        goatarena games
+    """
     rows = [
         (info.name, info.title, f"{info.min_players}-{info.max_players}", info.summary)
         for info in GAMES.values()
@@ -114,8 +123,15 @@ def games_command() -> None:
     default=None,
     help="Keep each bot's stderr in this folder.",
 )
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help='A rule option of the game (repeatable); VALUE is read as TOML (3, true, "x").',
+)
 @click.option("--json", "as_json", is_flag=True, help="End with the result as one JSON line.")
-@click.option("--quiet", is_flag=True, help="Print only the result.")
+@click.option("--quiet", is_flag=True, help="Print only the result, in one line.")
 @reports_errors
 def play_command(
     game: str,
@@ -132,15 +148,23 @@ def play_command(
     strikes: int,
     memory_mb: int,
     log_dir: Path | None,
+    options: tuple[str, ...],
     as_json: bool,
     quiet: bool,
 ) -> None:
     """Play one GAME between the given bots (their number is the player count).
 
-    Time control, limits and violation policies are described in docs/referee.md.
+    Time control, limits and violation policies are described in docs/referee.md; the
+    rule options of each game in docs/games.md.
+
+    \b
+    Example:
+        goatarena play goat-lords --bot "python3 bots/python/greedy_bot.py" \\
+            --bot "python3 bots/python/random_bot.py" --seed 7 --option rounds=2
     """
     info = find_game(game)
-    info.check_options(len(bots), None)
+    rule_options = parse_options(options)
+    info.check_options(len(bots), rule_options)
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
     control = TimeControl(
@@ -166,17 +190,45 @@ def play_command(
         ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:
-                    # Recorded as the seat's forfeit at decision 0; said here at once too.
+                    # Recorded as the seat's forfeit at decision 0; said here at once too,
+                    # with the end of its stderr (a traceback, say).
+                    words = "".join(f"\n    | {line}" for line in bot.last_words(STDERR_LINES))
                     click.echo(
-                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}",
+                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}"
+                        + words,
                         err=True,
                     )
             for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
                 bot.name = name
-            return await play_match(info, lineup, seed=seed, time_control=control, policy=policy)
+            return await play_match(
+                info,
+                lineup,
+                seed=seed,
+                options=rule_options,
+                time_control=control,
+                policy=policy,
+            )
 
     result = run_trio(main_task)
-    if not quiet:
+    if quiet:
+        if not as_json:
+            click.echo(outcome(result))
+    else:
         click.echo(describe_match(result))
     if as_json:
         click.echo(msgspec.json.encode(result).decode())
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, object]:
+    """``KEY=VALUE`` pairs as rule options; VALUE is a TOML value, or else a string."""
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, equals, text = pair.partition("=")
+        if not equals or not key.strip():
+            raise ConfigError(f"--option {pair!r}: expected KEY=VALUE, e.g. rounds=2")
+        try:
+            value = tomllib.loads(f"value = {text}")["value"]
+        except tomllib.TOMLDecodeError:
+            value = text
+        options[key.strip()] = value
+    return options

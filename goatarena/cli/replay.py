@@ -31,7 +31,14 @@ from goatarena.store import open_store
 @click.option("--json", "as_json", is_flag=True, help="Print the stored record as JSON.")
 @reports_errors
 def replay_command(game_key: str, db: Path | None, seat: int | None, as_json: bool) -> None:
-    """Replay a stored game: GAME_KEY is its key, or its number in finishing order (1 first)."""
+    """Replay a stored game: GAME_KEY is its key, or its number in finishing order (1 first).
+
+    ``goatarena list`` shows both.
+
+    \b
+    Example:
+        goatarena replay 3 --db results/demo.sqlite --seat 0
+    """
     store = open_store(db or only_database(), create=False)
     try:
         stored = store.find_game(game_key)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from functools import partial
 from pathlib import Path
 
 import click
@@ -10,13 +12,16 @@ import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.errors import BotError, StoreError
 from goatarena.interrupt import Interrupted, run_trio
 from goatarena.standings import render_tables
 from goatarena.store import open_store
 from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.config import load_config
+from goatarena.tournament.preflight import preflight
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.runner import Runner
+from goatarena.tournament.sprt import describe as describe_sprt
 
 
 @main.command("run")
@@ -42,30 +47,72 @@ from goatarena.tournament.runner import Runner
     " (or set GOATARENA_CLUSTER).",
 )
 @click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Put an existing database aside (renamed with a timestamp) and start a new one.",
+)
 @reports_errors
 def run_command(
-    file: Path, db: Path | None, concurrency: int | None, cluster: str | None, quiet: bool
+    file: Path,
+    db: Path | None,
+    concurrency: int | None,
+    cluster: str | None,
+    quiet: bool,
+    fresh: bool,
 ) -> None:
-    """Run the tournament in FILE, resuming it if its database already has games."""
+    """Run the tournament in FILE, resuming it if its database already has games.
+
+    Every bot is started once before the first game (on this machine; not with
+    --cluster, whose workers start them); one that cannot start stops the run before
+    anything is written. Bot paths are relative to FILE's folder. A file that grew (more
+    bots, games, deals or Swiss rounds) keeps the stored games and plays only the new
+    ones.
+
+    \b
+    Example:
+        goatarena run tournaments/demo.toml --concurrency 2
+    """
     config = load_config(file)
     if concurrency is not None:
         config = msgspec.structs.replace(config, concurrency=concurrency)
     db = db or Path("results") / f"{config.name}.sqlite"
+    if not cluster:
+        try:
+            run_trio(
+                partial(
+                    preflight,
+                    config.bots,
+                    startup_s=config.time.startup_ms / 1000,
+                    limits=config.limits,
+                )
+            )
+        except BotError as error:
+            folder = file.parent.resolve()
+            raise BotError(
+                f"{error} (bot paths are relative to {folder}, the file's folder)"
+            ) from None
+    if fresh:
+        put_aside(db)
     store = open_store(db)
     try:
         store.lock_for_run()
+        runner = Runner(config, store, cluster=cluster or None)
+        runner.claim()
         log_dir = db.with_name(f"{db.stem}-logs")
         make_log_dir(log_dir)
-        runner = Runner(config, store, log_dir=log_dir, cluster=cluster or None)
-        total, stored = runner.expected_games(), store.count()
+        runner.log_dir = log_dir
+        total, stored = runner.expected_games(), runner.stored_of_schedule()
         progress = Progress(total, done=stored)
         progress.enabled = not quiet
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""
+            # An SPRT stops as soon as it decides: its count is the most it may play.
+            games = f"up to {total} games (SPRT)" if config.sprt else f"{total} games"
             where = f"on {cluster}" if cluster else f"{config.workers} at once"
             click.echo(
-                f"{config.name}: {total} games, {where}{resumed}; results in {db}",
+                f"{config.name}: {games}, {where}{resumed}; results in {db}",
                 err=True,
             )
         try:
@@ -81,6 +128,9 @@ def run_command(
         progress.finish()
         standings = standings_from_store(store)
         click.echo(render_tables(standings))
+        status = runner.sprt_status()
+        if status is not None:
+            click.echo("\n" + describe_sprt(status))
         if runner.failed:
             for key, reason in sorted(runner.failed.items()):
                 click.echo(f"goatarena: game {key} failed: {reason}", err=True)
@@ -92,3 +142,24 @@ def run_command(
             sys.exit(1)
     finally:
         store.close()
+
+
+def put_aside(db: Path) -> None:
+    """Rename an existing database (and its WAL files) out of the way, saying where."""
+    if not db.exists():
+        return
+    store = open_store(db, create=False)
+    try:
+        store.lock_for_run()  # never move a database a run is writing to
+    finally:
+        store.close()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    aside = db.with_name(f"{db.name}.{stamp}.old")
+    for suffix in ("", "-wal", "-shm"):
+        source = db.with_name(db.name + suffix)
+        if source.exists():
+            try:
+                source.rename(aside.with_name(aside.name + suffix))
+            except OSError as error:
+                raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
+    click.echo(f"goatarena: put the old database aside as {aside}", err=True)

@@ -287,6 +287,12 @@ class BotProcess:
         tail = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
         return f"{detail}: {protocol.printable(tail[-1], limit=200)}" if tail else detail
 
+    def last_words(self, count: int = 10) -> list[str]:
+        """The last ``count`` non-blank lines the bot wrote to stderr (a traceback, say)."""
+        text = self.stderr_tail.decode("utf-8", "replace")
+        lines = [line.rstrip()[:200] for line in text.splitlines() if line.strip()]
+        return lines[-count:]
+
     async def handshake(self) -> str:
         """Greet the bot and return the name it gives; deadline is the caller's."""
         await self.send(protocol.Hello())

@@ -23,6 +23,8 @@ class Progress:
         self._last_report = 0.0
         self.is_terminal = self.stream.isatty()
         self.enabled = True
+        self.note = ""
+        """Said after the counts (an SPRT's LLR and bounds, say)."""
 
     def advance(self, games: int = 1) -> None:
         """Count finished games and report if it is time to."""
@@ -38,7 +40,8 @@ class Progress:
         rate = (self.done - self._resumed) / elapsed
         left = max(self.total - self.done, 0)
         eta = f"{left / rate:.0f}s" if rate > 0 else "?"
-        return f"{self.done}/{self.total} games  {rate:.1f} games/s  ETA {eta}"
+        line = f"{self.done}/{self.total} games  {rate:.1f} games/s  ETA {eta}"
+        return f"{line}  {self.note}" if self.note else line
 
     def report(self) -> None:
         """Write the progress now."""

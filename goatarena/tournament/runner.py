@@ -3,7 +3,9 @@
 Rerunning a tournament against its database resumes it: stored games are skipped and
 any game that was interrupted is played again from its start (it was never stored).
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
-the interrupted one did.
+the interrupted one did. A file that grew keeps the games of its earlier version (see
+:mod:`goatarena.tournament.growth`); a gauntlet with an SPRT stops as soon as the test
+decides.
 
 The store is used from one worker thread at a time, never from the event loop: a disk
 that is slow, full or locked by another process must not hold up the games being played.
@@ -21,14 +23,15 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-import msgspec
 import trio
 
 from goatarena.errors import ClusterError, StoreError
 from goatarena.ratings import fit_ratings, points_from_ranks
+from goatarena.referee.match import MatchResult
 from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.executors import Executor, open_executor
+from goatarena.tournament.growth import claim_store
 from goatarena.tournament.job import JobOutcome, deal_of, job_for
 from goatarena.tournament.pairing import (
     SwissPlayer,
@@ -42,8 +45,10 @@ from goatarena.tournament.schedule import (
     ScheduledGame,
     deal_seed,
     entry_label,
+    gauntlet_schedule,
     round_robin_schedule,
 )
+from goatarena.tournament.sprt import SprtStatus, SprtTally, progress_note, tally_of
 
 T = TypeVar("T")
 
@@ -77,6 +82,33 @@ class Runner:
         self._limiter = trio.CapacityLimiter(config.workers)
         self._store_thread = trio.CapacityLimiter(1)
         self._executor: Executor | None = None
+        self._claimed = False
+        self._sprt: SprtTally | None = None
+        self._sprt_scope: trio.CancelScope | None = None
+
+    def schedule(self) -> list[ScheduledGame]:
+        """The games of a round-robin or gauntlet (a Swiss is paired as it goes)."""
+        if self.config.format == "gauntlet":
+            return gauntlet_schedule(self.config)
+        return round_robin_schedule(self.config)
+
+    def claim(self) -> None:
+        """Bind the store to this tournament, or refuse: a store holding games of an
+        earlier version of the file is taken over when the file only grew, so its games
+        are kept and only new ones are played (see :mod:`goatarena.tournament.growth`)."""
+        if not self._claimed:
+            claim_store(self.store, self.config, workdir=Path.cwd())
+        self._claimed = True
+
+    def stored_of_schedule(self) -> int:
+        """How many of the scheduled games are stored already (all stored ones for a Swiss)."""
+        if self.config.format == "swiss":
+            return len(self.finished)
+        return sum(1 for game in self.schedule() if game.key in self.finished)
+
+    def sprt_status(self) -> SprtStatus | None:
+        """Where the SPRT stands, if the tournament has one."""
+        return None if self._sprt is None else self._sprt.status()
 
     async def _in_store(self, call: Callable[[], T]) -> T:
         """Run ``call`` on the store in the store's one worker thread, off the event loop.
@@ -88,8 +120,8 @@ class Runner:
 
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
-        if self.config.format == "round-robin":
-            return len(round_robin_schedule(self.config))
+        if self.config.format != "swiss":
+            return len(self.schedule())
         bots = len(self.config.bots)
         total = 0
         for entry in self.config.games:
@@ -101,28 +133,30 @@ class Runner:
         return self.config.rounds or default_swiss_rounds(len(self.config.bots), table_size)
 
     async def run(self) -> None:
-        """Play every game not yet stored."""
-        claim_config = msgspec.json.encode(self.config).decode()
-        await self._in_store(
-            lambda: self.store.claim(
-                tournament=self.config.name,
-                fingerprint=self.config.fingerprint(),
-                config_json=claim_config,
-            )
-        )
+        """Play every game not yet stored (an SPRT: until it decides)."""
+        if not self._claimed:
+            await self._in_store(self.claim)
         async with open_executor(
             self.config, cluster=self.cluster, log_dir=self.log_dir
         ) as executor:
             self._executor = executor
             self._limiter = trio.CapacityLimiter(executor.capacity)
-            if self.config.format == "round-robin":
-                await self._play_all(round_robin_schedule(self.config))
+            if self.config.sprt is not None:
+                await self._play_sprt()
+            elif self.config.format != "swiss":
+                await self._play_all(self.schedule())
             else:
                 async with trio.open_nursery() as swisses:
                     for index in range(len(self.config.games)):
                         swisses.start_soon(self._play_swiss, index)
 
     async def _play_all(self, games: Sequence[ScheduledGame]) -> None:
+        async with trio.open_nursery() as nursery:
+            for group in self._groups(games):
+                nursery.start_soon(self._play_group, group)
+
+    def _groups(self, games: Sequence[ScheduledGame]) -> list[list[ScheduledGame]]:
+        """The games not stored yet, in their order, as the executor takes them."""
         assert self._executor is not None
         groups: dict[str, list[ScheduledGame]] = defaultdict(list)
         for game in games:
@@ -130,9 +164,7 @@ class Runner:
                 # A cluster plays the rotations of a deal on one machine, for fair clocks.
                 name = deal_of(game.key) if self._executor.groups_deals else game.key
                 groups[name].append(game)
-        async with trio.open_nursery() as nursery:
-            for group in groups.values():
-                nursery.start_soon(self._play_group, group)
+        return list(groups.values())
 
     async def _play_group(self, games: list[ScheduledGame]) -> None:
         """Play games through the executor and store each outcome as it comes back."""
@@ -182,12 +214,57 @@ class Runner:
                 ) from None
             self.finished.add(scheduled.key)
             self.played += 1
+            if self._sprt is not None:
+                self._sprt_step(scheduled.key, result)
         else:
             reason = outcome.failed or "no record came back"
             self.failed[scheduled.key] = reason
             await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
             self.progress.advance()
+
+    async def _play_sprt(self) -> None:
+        """Play deal after deal until the test decides (or the deals run out)."""
+        config = self.config
+        assert config.sprt is not None
+        stored = await self._in_store(lambda: list(self.store.games()))
+        self._sprt = tally_of(
+            config.sprt, config.bots, config.challengers[0], ((g.key, g.result) for g in stored)
+        )
+        self._sprt_step()
+        if self._sprt.status().verdict != "running":
+            return
+        with trio.CancelScope() as scope:
+            self._sprt_scope = scope
+            await self._play_in_order(self.schedule())
+
+    async def _play_in_order(self, games: Sequence[ScheduledGame]) -> None:
+        """Play the games strictly in order, as many at a time as the executor takes:
+        each worker task takes the next group when it is free. (Tasks started at once
+        reach a limiter in whatever order the scheduler runs them, which would scatter a
+        deal's two games.)"""
+        assert self._executor is not None
+        pending = iter(self._groups(games))
+
+        async def worker() -> None:
+            for group in pending:  # shared: every group is taken by exactly one worker
+                await self._play_group(group)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(self._executor.capacity):
+                nursery.start_soon(worker)
+
+    def _sprt_step(self, key: str | None = None, result: MatchResult | None = None) -> None:
+        """Count a finished game; stop the games still running once the test decides."""
+        assert self._sprt is not None
+        if key is not None and result is not None:
+            self._sprt.add(key, result)
+        status = self._sprt.status()
+        if self.progress is not None:
+            self.progress.note = progress_note(status)
+        if status.verdict != "running" and self._sprt_scope is not None:
+            # Games cut short are never stored: the record stays complete or absent.
+            self._sprt_scope.cancel()
 
     async def _play_swiss(self, index: int) -> None:
         entry = self.config.games[index]
