@@ -274,7 +274,8 @@ def _swiss_cells(row: Row) -> list[Any]:
 
 
 def _notes(standings: Standings, name: str) -> list[str]:
-    """The lines under a table: groups that never met, then the seat advantages."""
+    """The lines under a table: groups that never met, then (per game) the seat
+    advantages."""
     notes = []
     groups = standings.groups.get(name)
     if groups:
@@ -283,7 +284,8 @@ def _notes(standings: Standings, name: str) -> list[str]:
             f"warning: {len(groups)} groups of bots never met, directly or through common"
             f" opponents; ratings are comparable only within a group: {listed}"
         )
-    terms = standings.seat_advantage.get(name, [])
+    # the overall fit's seat terms repeat the per-game ones: shown in JSON only
+    terms = [] if name == OVERALL else standings.seat_advantage.get(name, [])
     for (game, players), seats in itertools.groupby(terms, key=lambda t: (t.game, t.players)):
         shown = ", ".join(f"{t.seat}: {t.elo:+.0f} ({t.lo:+.0f} .. {t.hi:+.0f})" for t in seats)
         notes.append(
