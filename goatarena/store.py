@@ -26,6 +26,7 @@ from typing import IO, Any
 import msgspec
 
 from goatarena.errors import StoreError
+from goatarena.identity_lock import HeldElsewhere, lock_identity
 from goatarena.referee.match import MatchResult
 
 APPLICATION = "goatarena"
@@ -102,6 +103,7 @@ class Store:
         self._db = connection
         self.path = path
         self._lock: IO[str] | None = None
+        self._identity: int | None = None
 
     @contextmanager
     def _errors(self, doing: str = "") -> Iterator[None]:
@@ -118,12 +120,16 @@ class Store:
         if self._lock is not None:
             self._lock.close()
             self._lock = None
+        if self._identity is not None:
+            # Only now: closing it earlier would drop SQLite's own locks on the file.
+            os.close(self._identity)
+            self._identity = None
 
     def lock_for_run(self) -> None:
         """Make sure no other process is running games into this database.
 
-        The lock follows the file, not the name it was given: a symbolic link or another
-        spelling of the path finds the same lock.
+        The lock follows the file, not the name it was given: a symbolic link, another
+        spelling of the path or a hard link finds the same lock.
         """
         real = Path(os.path.realpath(self.path))
         lock = open(real.with_name(real.name + ".lock"), "a")  # noqa: SIM115
@@ -133,6 +139,11 @@ class Store:
             lock.close()
             raise StoreError(f"{self.path} is in use by another goatarena run") from None
         self._lock = lock
+        try:
+            self._identity = lock_identity(self.path)
+        except HeldElsewhere as held:
+            self._identity = held.fd
+            raise StoreError(f"{self.path} is in use by another goatarena run") from None
 
     def meta(self, key: str) -> str | None:
         """A metadata value (tournament name, fingerprint, ...)."""
