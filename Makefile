@@ -26,6 +26,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/goatarena bench
 	$(BIN)/python benchmarks/report_scale.py
+	$(BIN)/goatarena bench --swiss
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache
