@@ -554,7 +554,7 @@ class _FinishTimes(Progress):
         self.enabled = False
         self.times: list[float] = []
 
-    def advance(self, games: int = 1) -> None:
+    def advance(self, games: int = 1, *, result: object = None) -> None:
         self.times.extend([time.perf_counter()] * games)
 
 

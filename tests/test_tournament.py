@@ -241,6 +241,17 @@ def test_swiss_with_two_player_tables_gives_a_bye_to_an_odd_bot_out(tmp_path):
         assert len(seated) == 4 and len(set(seated)) == 4
     pairs = [frozenset(json.loads(players)) for _, players in rows]
     assert len(pairs) == len(set(pairs))  # no rematch while one can be avoided
+    # the Swiss columns: 3 rounds of one point each (a bye counts as a win)
+    data = json.loads(run("standings", "--db", str(db), "--format", "json", "--los").output)
+    rows_out = data["standings"]["mountain-goats"]
+    assert sum(row["swiss_points"] for row in rows_out) == 2 * 3 + 3
+    assert all(row["buchholz"] is not None for row in rows_out)
+    assert data["connected"]["overall"] is True and data["no_games"] == []
+    assert [term["seat"] for term in data["seat_advantage"]["mountain-goats"]] == [0, 1]
+    assert set(data["los"]["overall"]["bot0"]) == {"bot1", "bot2", "bot3", "bot4"}
+    shown = run("standings", "--db", str(db), "--los")
+    assert shown.exit_code == 0 and "likelihood of superiority" in shown.output
+    assert "buchholz" in shown.output
 
 
 def test_ctrl_c_stops_cleanly_keeps_results_and_says_how_to_resume(tmp_path):

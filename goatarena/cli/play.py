@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from pathlib import Path
 
@@ -26,7 +27,9 @@ from goatarena.referee import (
     play_match,
 )
 from goatarena.referee.lineup import open_lineup
-from goatarena.replay import describe_match
+from goatarena.render.live import LiveBoard
+from goatarena.render.style import wants_colour
+from goatarena.replay import describe_match, result_summary
 from goatarena.tournament.preflight import STDERR_LINES
 
 PENALTIES = [penalty.value for penalty in Penalty]
@@ -132,6 +135,15 @@ def games_command() -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="End with the result as one JSON line.")
 @click.option("--quiet", is_flag=True, help="Print only the result, in one line.")
+@click.option("--watch", is_flag=True, help="Draw the board after every decision as it is played.")
+@click.option(
+    "--delay",
+    "delay_ms",
+    type=click.IntRange(min=0),
+    default=500,
+    show_default=True,
+    help="With --watch, the pause after each board (never charged to the bots).",
+)
 @reports_errors
 def play_command(
     game: str,
@@ -151,6 +163,8 @@ def play_command(
     options: tuple[str, ...],
     as_json: bool,
     quiet: bool,
+    watch: bool,
+    delay_ms: int,
 ) -> None:
     """Play one GAME between the given bots (their number is the player count).
 
@@ -183,6 +197,17 @@ def play_command(
     limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
     if log_dir is not None:
         make_log_dir(log_dir)
+    live: LiveBoard | None = None
+    if watch and not quiet:
+        terminal = sys.stdout.isatty()
+        live = LiveBoard(
+            info.name,
+            [str(bot) for bot in bots],
+            sys.stdout,
+            delay_s=delay_ms / 1000,
+            colour=wants_colour(sys.stdout),
+            in_place=terminal,
+        )
 
     async def main_task() -> MatchResult:
         async with open_lineup(
@@ -200,6 +225,11 @@ def play_command(
                     )
             for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
                 bot.name = name
+            if live is not None:
+                live.names = [bot.name for bot in lineup]
+                live.show(
+                    info.new_state(len(bots), seed, rule_options), f"{info.title}, seed {seed}"
+                )
             return await play_match(
                 info,
                 lineup,
@@ -207,6 +237,7 @@ def play_command(
                 options=rule_options,
                 time_control=control,
                 policy=policy,
+                watch=live,
             )
 
     result = run_trio(main_task)
@@ -215,6 +246,8 @@ def play_command(
             # A forfeit must show even here: the scores alone hide it.
             note = violations_note(result)
             click.echo(outcome(result) + (f" (violations: {note})" if note else ""))
+    elif live is not None:
+        click.echo("\n" + result_summary(result))
     else:
         click.echo(describe_match(result))
     if as_json:

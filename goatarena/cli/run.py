@@ -14,9 +14,11 @@ from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
 from goatarena.errors import BotError, StoreError, user_error_in
 from goatarena.interrupt import Interrupted, run_trio
-from goatarena.standings import compute_standings, render_tables
+from goatarena.standings import render_tables
 from goatarena.store import open_store
+from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.config import load_config
+from goatarena.tournament.leaderboard import Leaderboard
 from goatarena.tournament.preflight import preflight
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.runner import Runner
@@ -109,6 +111,8 @@ def run_command(
         total, stored = runner.expected_games(), runner.stored_of_schedule()
         progress = Progress(total, done=stored)
         progress.enabled = not quiet
+        if not quiet:
+            progress.leaderboard = Leaderboard(game.result for game in store.games())
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""
@@ -130,9 +134,7 @@ def run_command(
             )
             sys.exit(interrupted.exit_status)
         progress.finish()
-        standings = compute_standings(
-            config.name, [g.result for g in store.games()], disqualified=store.disqualified()
-        )
+        standings = standings_from_store(store)
         click.echo(render_tables(standings))
         status = runner.sprt_status()
         if status is not None:

@@ -12,13 +12,14 @@ from goatarena.cli._common import only_database, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.games import find_game
 from goatarena.standings import (
-    compute_standings,
     cross_json,
     render_cross,
     render_csv,
+    render_los,
     render_tables,
 )
 from goatarena.store import StoredGame, open_store
+from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.sprt import SprtStatus, tally_of
 from goatarena.tournament.sprt import describe as describe_sprt
@@ -44,13 +45,21 @@ from goatarena.tournament.sprt import describe as describe_sprt
     is_flag=True,
     help="Add a bot-by-bot head-to-head table (table and json formats).",
 )
+@click.option(
+    "--los",
+    is_flag=True,
+    help='Add the likelihood-of-superiority matrix (in JSON: the "los" field).',
+)
 @reports_errors
-def standings_command(db: Path | None, game: str | None, output_format: str, cross: bool) -> None:
+def standings_command(
+    db: Path | None, game: str | None, output_format: str, cross: bool, los: bool
+) -> None:
     """Print the standings of a stored tournament (and its SPRT, if it has one).
 
     \b
     Example:
         goatarena standings --db results/demo.sqlite --game goat-lords --cross
+        goatarena standings --los
     """
     if game is not None:
         find_game(game)
@@ -60,9 +69,7 @@ def standings_command(db: Path | None, game: str | None, output_format: str, cro
     try:
         stored = list(store.games(game=game))
         results = [game.result for game in stored]
-        standings = compute_standings(
-            store.meta("tournament") or "?", results, disqualified=store.disqualified()
-        )
+        standings = standings_from_store(store, game=game, los=los, stored=stored)
         status = stored_sprt(store.meta("config"), stored)
     finally:
         store.close()
@@ -83,6 +90,8 @@ def standings_command(db: Path | None, game: str | None, output_format: str, cro
         if cross:
             click.echo("\nhead to head (points of the row bot against the column bot / games)")
             click.echo(render_cross(results))
+        if los:
+            click.echo("\n" + render_los(standings, game=game or "overall"))
         if status is not None:
             click.echo("\n" + describe_sprt(status))
 

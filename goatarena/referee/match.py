@@ -20,7 +20,7 @@ import random
 import statistics
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -32,6 +32,9 @@ from goatarena.protocol import bot_seed
 from goatarena.referee.bot import BotViolation, Cause
 from goatarena.referee.clock import Clock, TimeControl
 from goatarena.referee.policy import Penalty, ViolationPolicy
+
+Watcher = Callable[[State, int, Action], Awaitable[None]]
+"""Told of each decision as it is played: the state after it, the seat, the action."""
 
 END_SEND_LIMIT_S = 1.0
 """How long the referee waits to deliver a start or end message before giving up."""
@@ -127,12 +130,15 @@ async def play_match(
     time_control: TimeControl | None = None,
     match_id: str = "",
     policy: ViolationPolicy | None = None,
+    watch: Watcher | None = None,
 ) -> MatchResult:
     """Play one game of ``info`` with one connected bot per seat and return its result.
 
     ``policy`` (default :class:`ViolationPolicy`: forfeit on everything) decides what a
-    violation costs. Every connection is left open; one that can no longer be trusted to
-    be in step with the conversation is marked broken.
+    violation costs. ``watch``, if given, is awaited after every decision with the state,
+    the seat that chose and its action, outside every bot's clock. Every connection is
+    left open; one that can no longer be trusted to be in step with the conversation is
+    marked broken.
     """
     started = time.perf_counter()
     control = time_control or TimeControl()
@@ -156,7 +162,7 @@ async def play_match(
         failure = await _deliver(seat, protocol.encode(start))
         if failure is not None:
             _forfeit(seat, failure, decision=0)
-    await _Game(state, seats, random.Random(seed ^ 0x0F0F1E17), policy).play()
+    await _Game(state, seats, random.Random(seed ^ 0x0F0F1E17), policy, watch).play()
     return await _finish(info, state, seats, names, time.perf_counter() - started)
 
 
@@ -164,12 +170,18 @@ class _Game:
     """The decisions of one game: whom to ask, what to tell them, what they chose."""
 
     def __init__(
-        self, state: State, seats: list[_Seat], chooser: random.Random, policy: ViolationPolicy
+        self,
+        state: State,
+        seats: list[_Seat],
+        chooser: random.Random,
+        policy: ViolationPolicy,
+        watch: Watcher | None = None,
     ) -> None:
         self.state = state
         self.seats = seats
         self.chooser = chooser
         self.policy = policy
+        self.watch = watch
         self.events: list[protocol.Event] = []
 
     async def play(self) -> None:
@@ -179,7 +191,10 @@ class _Game:
                 timer = _Timer(scope)
                 await self._play_run(timer)
             if timer.seat is not None:  # its deadline fired
+                number = self.state.to_act
                 self._time_out(timer.seat, timer.decision, sent=timer.sent)
+                if self.watch is not None and number is not None:
+                    await self.watch(self.state, number, self.state.history[-1])
 
     async def _play_run(self, timer: _Timer) -> None:
         """Play decisions until the game is over or the timer has expired."""
@@ -192,6 +207,8 @@ class _Game:
                 request = self._request(number, actions)
                 answer = await _ask(seat, request, self.policy, timer)
             self._apply(number, actions, answer)
+            if self.watch is not None:
+                await self.watch(state, number, state.history[-1])
 
     def _request(self, number: int, actions: list[Action]) -> protocol.Decide:
         """The request to seat ``number``, with the events it has not seen yet."""

@@ -49,7 +49,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
 
     ``deals`` is, for round-robin, the number of deals each table-set plays (each deal
     once per seat rotation, all rotations on the same seed); for Swiss, the games each
-    table plays per round. ``rounds`` (Swiss only) defaults to ceil(log_k N) + 2.
+    table plays per round. ``rounds`` (Swiss only) defaults to 2·ceil(log_k N) + 2.
     ``memory_mb`` limits each bot process's memory, ``line_kb`` the longest line a bot
     may write and ``log_kb`` each bot's stderr log over the whole tournament (see
     docs/referee.md); ``policy`` says what each kind of violation costs. A gauntlet

@@ -26,14 +26,19 @@ from typing import TypeVar
 import trio
 
 from goatarena.errors import ClusterError, StoreError
-from goatarena.ratings import points_from_ranks
+from goatarena.ratings import fit_ratings, points_from_ranks
 from goatarena.referee.match import MatchResult
 from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.executors import Executor, open_executor
 from goatarena.tournament.growth import claim_store
 from goatarena.tournament.job import JobOutcome, deal_of, job_for
-from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
+from goatarena.tournament.pairing import (
+    SwissPlayer,
+    SwissRound,
+    default_swiss_rounds,
+    swiss_round,
+)
 from goatarena.tournament.pool import MAX_START_FAILURES
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
@@ -216,7 +221,7 @@ class Runner:
             self.failed[scheduled.key] = reason
             await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
-            self.progress.advance()
+            self.progress.advance(result=outcome.result)
 
     async def _play_sprt(self) -> None:
         """Play deal after deal until the test decides (or the deals run out)."""
@@ -268,8 +273,19 @@ class Runner:
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, self._swiss_rounds(entry.players) + 1):
             stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
-            players = self._swiss_standings(stored, label, round_number, bots, byes, entry.players)
-            pairing = swiss_round(players, entry.players)
+            # The rating fit and the split search take a while on large fields: in a
+            # thread, so that other events' games keep their clocks.
+            pairing = await trio.to_thread.run_sync(
+                partial(
+                    self._pair_round,
+                    stored,
+                    label,
+                    round_number,
+                    bots,
+                    defaultdict(int, byes),
+                    entry.players,
+                )
+            )
             for name in pairing.byes:
                 byes[name] += 1
             games = []
@@ -290,6 +306,19 @@ class Runner:
                     )
             await self._play_all(games)
 
+    def _pair_round(
+        self,
+        games: list[StoredGame],
+        label: str,
+        round_number: int,
+        bots: list[str],
+        byes: dict[str, int],
+        table_size: int,
+    ) -> SwissRound:
+        """Pair round ``round_number`` from the standings before it."""
+        players = self._swiss_standings(games, label, round_number, bots, byes, table_size)
+        return swiss_round(players, table_size, seed=self.config.seed)
+
     def _swiss_standings(
         self,
         games: list[StoredGame],
@@ -304,26 +333,40 @@ class Runner:
         points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
         met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
         seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
+        history: dict[str, list[tuple[int, int, int]]] = {name: [] for name in bots}
+        earlier = []
         for stored in games:
             if stored.round >= round_number or not stored.key.startswith(label + "/"):
                 continue
             result = stored.result
+            earlier.append(dict(zip(result.players, result.ranks)))
+            deal = _deal_number(stored.key)
             for seat, (name, gained) in enumerate(
                 zip(result.players, points_from_ranks(result.ranks))
             ):
                 points[name] += gained
                 seats[name][seat] += 1
+                history[name].append((stored.round, deal, seat))
                 for other in result.players:
                     if other != name:
                         met[name][other] += 1
+        # The fitted rating breaks ties in points (it weighs whom each bot met).
+        ratings = fit_ratings(earlier) if earlier else {}
         return [
             SwissPlayer(
                 name=name,
                 points=points[name],
-                rating=0.0,
+                rating=ratings[name].elo if name in ratings else 0.0,
                 opponents=dict(met[name]),
                 seats=seats[name],
                 byes=byes[name],
+                seat_history=[seat for _, _, seat in sorted(history[name])],
             )
             for name in bots
         ]
+
+
+def _deal_number(key: str) -> int:
+    """The deal of a Swiss game from its key (``.../d<deal>``); 0 if the key has none."""
+    last = key.rsplit("/", 1)[-1]
+    return int(last[1:]) if last[:1] == "d" and last[1:].isdigit() else 0
