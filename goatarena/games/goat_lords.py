@@ -53,7 +53,7 @@ import random
 from itertools import chain
 from typing import Any
 
-from goatarena.errors import ConfigError, IllegalAction
+from goatarena.errors import ConfigError
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 from goatarena.games.chance import randbelow, shuffle
 
@@ -217,19 +217,6 @@ class GoatLordsState(State):
         if legal is None:
             legal = self._legal = [] if self.over else self._legal_actions()
         return legal
-
-    def apply_index(self, index: int) -> Action:
-        """Apply the ``index``-th legal action and return it."""
-        legal = self._legal
-        if legal is None:
-            legal = self.legal_actions()
-        if not 0 <= index < len(legal):
-            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
-        action = legal[index]
-        self._legal = None
-        self._apply(action)
-        self.history.append(action)
-        return action
 
     # -- decisions -----------------------------------------------------------------------
 

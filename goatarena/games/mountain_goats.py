@@ -13,7 +13,6 @@ import operator
 from functools import cache
 from typing import Any
 
-from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 
 # -- constants -------------------------------------------------------------------------
@@ -94,19 +93,6 @@ class MountainGoatsState(State):
     def _legal_actions(self) -> list[Action]:
         dice = self.dice
         return choices_for_dice(((dice[0] * 6 + dice[1]) * 6 + dice[2]) * 6 + dice[3] - 259)
-
-    def apply_index(self, index: int) -> Action:
-        """Apply the ``index``-th legal action and return it."""
-        legal = self._legal
-        if legal is None:
-            legal = self.legal_actions()
-        if not 0 <= index < len(legal):
-            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
-        action = legal[index]
-        self._legal = None
-        self._apply(action)
-        self.history.append(action)
-        return action
 
     def _apply(self, action: Action) -> None:
         # Each mountain moved is one step up, or one more token for a goat already on
