@@ -23,8 +23,8 @@ run: $(STAMP)
 	fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check goatarena tests bots
-	$(BIN)/ruff format --check goatarena tests bots
+	$(BIN)/ruff check goatarena tests bots benchmarks
+	$(BIN)/ruff format --check goatarena tests bots benchmarks
 	$(BIN)/mypy goatarena
 
 test: lint
@@ -32,6 +32,8 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/goatarena bench
+	$(BIN)/python benchmarks/report_scale.py
+	$(BIN)/goatarena bench --swiss
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache

@@ -8,7 +8,8 @@ Everything is measured in one run on one machine, so the numbers can be compared
 - the referee's cost per decision: :func:`~goatarena.referee.match.play_match` between
   subprocess bots that answer at once (an SDK random bot), wall time over decisions, for
   every registered game, and its ratio to the floor;
-- the engines: random games per second in process;
+- the engines: random games (and decisions) per second in process;
+- where a decision goes: engine, encoding, pipe, bot and the rest (:mod:`goatarena.bench_split`);
 - bot start-up: process start plus handshake;
 - throughput: games per second of a Mountain Goats round-robin through the tournament
   runner, its SQLite store included, at concurrency 1 and 2;
@@ -34,7 +35,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -43,6 +44,7 @@ from tabulate import tabulate
 
 import goatarena
 from goatarena import protocol
+from goatarena.bench_split import CpuWatch, engine_and_encoding_s
 from goatarena.errors import GoatArenaError
 from goatarena.games import GAMES, GameInfo
 from goatarena.isolation import worst_beside_hostile
@@ -154,6 +156,8 @@ class Sizes:
     tournament_deals: int
     tournament_repeats: int = 1
     concurrency: tuple[int, ...] = (1, 2)
+    split_decisions: int = 1000
+    """Decisions timed in process per game and round for the engine and encoding shares."""
 
 
 FULL = Sizes(
@@ -190,6 +194,22 @@ class GameBench(msgspec.Struct, frozen=True):
     decide_bytes: int
     decisions_per_game: float
     playouts_per_s: float
+    decisions_per_s: float = 0.0
+    """Decisions per second of the random playouts in process."""
+    engine_us: float = 0.0
+    encoding_us: float = 0.0
+    cpu_us: float | None = None
+    """CPU time per decision of the referee and the bot together (None where the system
+    does not tell a process's CPU time); it is ``decision_us`` less any wait for other
+    work on the machine, and splits into the five shares below."""
+    cpu_overhead_ratio: float | None = None
+    """``cpu_us`` over the floor's CPU time per round trip: the ratio, load or not."""
+    pipe_us: float | None = None
+    """The floor's CPU time per round trip (both ends)."""
+    bot_us: float | None = None
+    """The bot's CPU time per decision, less the floor reader's."""
+    other_us: float | None = None
+    """The referee's CPU time per decision less engine, encoding and its side of the pipe."""
 
 
 class BenchReport(msgspec.Struct, frozen=True):
@@ -214,6 +234,10 @@ class BenchReport(msgspec.Struct, frozen=True):
     rounds: int
     seconds: float
     sandbox: SandboxBench | None = None
+    floor_cpu_us: float | None = None
+    """CPU time per raw round trip, both ends (None where unknown)."""
+    decision_minimal_bot_cpu_ratio: float | None = None
+    """CPU time per decision with the minimal bot over ``floor_cpu_us``."""
     beside_hostile_ms: float = 0.0
     """The slowest decision of a game played beside a hostile bot's (:mod:`goatarena.isolation`)."""
 
@@ -338,7 +362,15 @@ class _Rounds:
     minimal: list[float]
     decision: dict[str, list[float]]
     decisions_per_game: dict[str, float]
-    cpu: int | None = None
+    pinned: int | None = None
+    floor_cpu: list[tuple[float, float]] = field(default_factory=list)
+    """CPU seconds per raw round trip of (this process, the reader), per round."""
+    minimal_cpu: list[tuple[float, float]] = field(default_factory=list)
+    """CPU seconds per decision of (the referee, the minimal bots), per round."""
+    cpu: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    """CPU seconds per decision of (the referee, the random bots), per game and round."""
+    split: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    """CPU seconds per decision of (engine, encoding) in process, per game and round."""
 
 
 async def measure_rounds(sizes: Sizes, games: Sequence[GameInfo], say: _Say) -> _Rounds:
@@ -354,7 +386,7 @@ async def measure_rounds(sizes: Sizes, games: Sequence[GameInfo], say: _Say) -> 
         open_bot(python_command(reader)) as floor_process,
     ):
         _check_started([*bots, *minimal])
-        with on_one_cpu([bot.pid for bot in (*bots, *minimal, floor_process)]) as rounds.cpu:
+        with on_one_cpu([bot.pid for bot in (*bots, *minimal, floor_process)]) as rounds.pinned:
             # Warm up: first round trips and games pay for caches and lazy imports.
             process = floor_process.process
             await raw_round_trips(process, floor_line, max(sizes.floor_trips // 10, 1))
@@ -376,14 +408,31 @@ async def _one_round(
     minimal: Sequence[BotProcess],
 ) -> None:
     trips = sizes.floor_trips
+    watch = CpuWatch([floor_process.pid])
     rounds.floor.append(await raw_round_trips(floor_process, floor_line, trips))
+    _add(rounds.floor_cpu, watch.per(trips))
     rounds.floor_stream.append(await stream_round_trips(floor_process, floor_line, trips))
-    cost, _, _ = await decision_cost(GAMES[BENCH_GAME], minimal, sizes.decisions)
+    watch = CpuWatch([bot.pid for bot in minimal])
+    cost, made, _ = await decision_cost(GAMES[BENCH_GAME], minimal, sizes.decisions)
     rounds.minimal.append(cost)
+    _add(rounds.minimal_cpu, watch.per(made))
     for info in games:
-        cost, made, played = await decision_cost(info, bots[: table_size(info)], sizes.decisions)
+        seated = bots[: table_size(info)]
+        watch = CpuWatch([bot.pid for bot in seated])
+        cost, made, played = await decision_cost(info, seated, sizes.decisions)
         rounds.decision[info.name].append(cost)
         rounds.decisions_per_game[info.name] = made / played
+        _add(rounds.cpu.setdefault(info.name, []), watch.per(made))
+        # In the same round and on the same CPU, so that the shares compare with the rest.
+        split = engine_and_encoding_s(
+            info, table_size(info), sizes.split_decisions, time_ms=BENCH_TIME.move_ms
+        )
+        rounds.split.setdefault(info.name, []).append(split)
+
+
+def _add(samples: list[tuple[float, float]], sample: tuple[float, float] | None) -> None:
+    if sample is not None:
+        samples.append(sample)
 
 
 @contextmanager
@@ -509,7 +558,7 @@ class _FinishTimes(Progress):
         self.enabled = False
         self.times: list[float] = []
 
-    def advance(self, games: int = 1) -> None:
+    def advance(self, games: int = 1, *, result: object = None) -> None:
         self.times.extend([time.perf_counter()] * games)
 
 
@@ -600,18 +649,19 @@ def _report(
 ) -> BenchReport:
     floor = min(rounds.floor)
     games = {
-        name: GameBench(
-            players=table_size(GAMES[name]),
-            decision_us=_us(min(samples)),
-            decision_overhead_ratio=round(min(samples) / floor, 2),
-            decide_bytes=mean_decide_bytes(GAMES[name], table_size(GAMES[name])),
-            decisions_per_game=round(rounds.decisions_per_game[name], 1),
-            playouts_per_s=round(playouts[name][0], 1),
-        )
+        name: _game_bench(name, samples, floor, rounds, playouts[name])
         for name, samples in rounds.decision.items()
     }
     bench_game = games[BENCH_GAME]
+    floor_cpu = _best_cpu(rounds.floor_cpu)
+    minimal_cpu = _best_cpu(rounds.minimal_cpu)
     return BenchReport(
+        floor_cpu_us=None if floor_cpu is None else _us(sum(floor_cpu)),
+        decision_minimal_bot_cpu_ratio=(
+            None
+            if floor_cpu is None or minimal_cpu is None
+            else round(sum(minimal_cpu) / sum(floor_cpu), 2)
+        ),
         floor_us=_us(floor),
         floor_stream_us=_us(min(rounds.floor_stream)),
         floor_decide_bytes=len(sample_decide(GAMES[BENCH_GAME], 2)),
@@ -630,11 +680,57 @@ def _report(
             "max": round(max(overshoots) * 1000, 2),
         },
         deadline_margin_ms=TimeControl().margin_ms,
-        pinned_cpu=rounds.cpu,
+        pinned_cpu=rounds.pinned,
         machine=machine,
         sizes="quick" if sizes == QUICK else "full" if sizes == FULL else "custom",
         rounds=sizes.rounds,
         seconds=0.0,
+    )
+
+
+def _best_cpu(samples: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """The round with the least CPU time in all (a cache-cold round only costs more)."""
+    return min(samples, key=sum) if samples else None
+
+
+def _game_bench(
+    name: str,
+    samples: list[float],
+    floor: float,
+    rounds: _Rounds,
+    playouts: tuple[float, float],
+) -> GameBench:
+    """One game's measurements, with the decision's CPU time split into its shares."""
+    decision = min(samples)
+    splits = rounds.split[name]
+    engine = min(engine for engine, _ in splits)
+    encoding = min(encoding for _, encoding in splits)
+    cpu = _best_cpu(rounds.cpu.get(name, []))
+    floor_cpu = _best_cpu(rounds.floor_cpu)
+    shares: dict[str, float | None] = dict.fromkeys(
+        ("cpu_us", "cpu_overhead_ratio", "pipe_us", "bot_us", "other_us")
+    )
+    if cpu is not None and floor_cpu is not None:
+        referee, bot = cpu
+        floor_own, floor_reader = floor_cpu
+        shares = {
+            "cpu_us": _us(referee + bot),
+            "cpu_overhead_ratio": round((referee + bot) / sum(floor_cpu), 2),
+            "pipe_us": _us(sum(floor_cpu)),
+            "bot_us": _us(bot - floor_reader),
+            "other_us": _us(referee - engine - encoding - floor_own),
+        }
+    return GameBench(
+        players=table_size(GAMES[name]),
+        decision_us=_us(decision),
+        decision_overhead_ratio=round(decision / floor, 2),
+        decide_bytes=mean_decide_bytes(GAMES[name], table_size(GAMES[name])),
+        decisions_per_game=round(rounds.decisions_per_game[name], 1),
+        playouts_per_s=round(playouts[0], 1),
+        decisions_per_s=round(playouts[0] * playouts[1], 1),
+        engine_us=_us(engine),
+        encoding_us=_us(encoding),
+        **shares,
     )
 
 
@@ -678,6 +774,11 @@ def render_report(report: BenchReport) -> str:
             f"{report.decision_minimal_bot_us:.1f} µs",
             f"{report.decision_minimal_bot_us / floor:.2f} × floor",
         ),
+        (
+            "  in CPU time (floor: both ends)",
+            _maybe(report.floor_cpu_us, "{:.1f} µs floor"),
+            _maybe(report.decision_minimal_bot_cpu_ratio, "{:.2f} × floor"),
+        ),
         ("bot start-up (process + handshake)", f"{report.spawn_ms:.1f} ms", "median"),
         *(
             (f"tournament, concurrency {key}", f"{rate:.1f} games/s", _startup_note(report, key))
@@ -701,6 +802,7 @@ def render_report(report: BenchReport) -> str:
             game.decide_bytes,
             game.decisions_per_game,
             f"{game.playouts_per_s:,.0f}",
+            f"{game.decisions_per_s:,.0f}",
         )
         for name, game in report.games.items()
     ]
@@ -712,14 +814,43 @@ def render_report(report: BenchReport) -> str:
         "decide bytes",
         "decisions/game",
         "playouts/s",
+        "decisions/s",
+    ]
+    split = [
+        (
+            name,
+            _maybe(game.cpu_us),
+            _maybe(game.cpu_overhead_ratio, "{:.2f}"),
+            f"{game.engine_us:.1f}",
+            f"{game.encoding_us:.1f}",
+            _maybe(game.pipe_us),
+            _maybe(game.bot_us),
+            _maybe(game.other_us),
+        )
+        for name, game in report.games.items()
+    ]
+    split_headers = [
+        "CPU µs per decision",
+        "total",
+        "× floor",
+        "engine",
+        "encoding",
+        "pipe",
+        "bot",
+        "other",
     ]
     return "\n\n".join(
         [
             tabulate(rows, headers=["measurement", "value", ""]),
             tabulate(per_game, headers=headers, disable_numparse=True),
+            tabulate(split, headers=split_headers, disable_numparse=True),
             _footnote(report),
         ]
     )
+
+
+def _maybe(value: float | None, shape: str = "{:.1f}") -> str:
+    return "n/a" if value is None else shape.format(value)
 
 
 def _footnote(report: BenchReport) -> str:

@@ -225,10 +225,14 @@ class _Checker:
                 name = await self.bot.handshake()
         except trio.TooSlowError:
             raise CheckFailure(
-                f"{prefix}no hello within {self.settings.startup_ms} ms (the start-up limit)"
+                f"{prefix}no hello within {self.settings.startup_ms} ms (the start-up limit);"
+                " a bot that runs but never answers often buffers its input or output"
+                " (mawk needs -W interactive; see docs/bots.md)"
             ) from None
         except BotViolation as violation:
-            raise CheckFailure(f"{prefix}{violation}") from None
+            # The end of its stderr says why (a traceback, a syntax error), not just the last line.
+            words = "".join(f"\n    | {line}" for line in self.bot.last_words(10))
+            raise CheckFailure(f"{prefix}{violation}{words}") from None
         if not name.strip():
             raise CheckFailure(f"{prefix}the hello gives an empty name")
         return (trio.current_time() - started) * 1000

@@ -123,6 +123,40 @@ class Request:
             raise ValueError(f"{action!r} is not among the legal actions") from None
 
 
+class _WireRequest(Request):
+    """A :class:`Request` read from the referee: the observation is decoded on first use.
+
+    Most of a decide line is its observation, and many bots (a random one, say) never
+    read it: they skip its decoding altogether.
+    """
+
+    _observation: dict[str, Any] | None
+
+    def __init__(
+        self,
+        raw_observation: msgspec.Raw | None = None,
+        observation: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> None:
+        # (Keyword ``observation`` too, so that dataclasses.replace works on a copy.)
+        self._raw_observation = raw_observation
+        super().__init__(observation=observation, **fields)  # type: ignore[arg-type]
+
+    @property
+    def observation(self) -> dict[str, Any]:
+        """The seat's observation as plain dicts and lists (decoded once, when first read)."""
+        if self._observation is None:
+            self._observation = _observation_decoder.decode(self._raw_observation or b"{}")
+        return self._observation
+
+    @observation.setter
+    def observation(self, value: dict[str, Any] | None) -> None:
+        self._observation = value  # None: decode the raw observation when read
+
+
+_observation_decoder = msgspec.json.Decoder(dict[str, Any])
+
+
 @dataclass
 class GameEnd:
     """A game is over: scores and ranks by seat (rank 1 is best), and the bot's own seat."""
@@ -251,6 +285,31 @@ def log(*parts: object) -> None:
 # -- the protocol loop -----------------------------------------------------------------------
 
 
+class _WireDecide(msgspec.Struct, tag="decide", tag_field="type", frozen=True):
+    """:class:`~goatarena.protocol.Decide` with the observation left undecoded."""
+
+    decision: int
+    observation: msgspec.Raw
+    actions: list[Any]
+    time_ms: int
+    events: list[Event] = []
+
+
+_WireMessage = protocol.Hello | protocol.Start | _WireDecide | protocol.End | protocol.Quit
+_wire_decoder = msgspec.json.Decoder(_WireMessage)
+
+
+def _parse(line: bytes) -> _WireMessage | None:
+    """A referee line as :func:`~goatarena.protocol.parse_referee_message` reads it, but
+    with a decide's observation left undecoded."""
+    try:
+        return _wire_decoder.decode(line)
+    except msgspec.ValidationError:
+        if protocol.parse_referee_message(line) is None:  # a type this SDK does not know
+            return None
+        raise
+
+
 def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
     """Answer referee messages read from ``lines`` on ``output`` until quit or end of input.
 
@@ -260,7 +319,7 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
     history: list[Event] = []
     for line in lines:
         received = time.monotonic()
-        message = protocol.parse_referee_message(line)
+        message = _parse(line)
         if isinstance(message, protocol.Hello):
             _write(output, protocol.BotHello(name=bot.name))
         elif isinstance(message, protocol.Start):
@@ -275,13 +334,13 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
             )
             history = []
             bot.start(current)
-        elif isinstance(message, protocol.Decide):
+        elif isinstance(message, _WireDecide):
             history.extend(message.events)
-            request = Request(
+            request = _WireRequest(
+                message.observation,
                 game=current.game if current else "",
                 seat=current.seat if current else 0,
                 decision=message.decision,
-                observation=message.observation,
                 actions=message.actions,
                 time_ms=message.time_ms,
                 deadline=received + message.time_ms / 1000,

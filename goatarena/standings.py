@@ -1,13 +1,18 @@
 """Standings from stored games: ratings with intervals, results and violations per bot.
 
 Pure: takes finished :class:`~goatarena.referee.match.MatchResult` values, returns rows;
-rendering as a table, JSON or CSV is separate so the CLI stays thin.
+rendering as a table, JSON or CSV is separate so the CLI stays thin. Each table (per game,
+and overall) is one rating fit with a seat-advantage term per game and table size; it
+also says whether its bots are connected by games (ratings of groups that never met are
+not comparable), which entered bots played no game, and, for Swiss events, the Swiss
+points and tie-breaks (:mod:`goatarena.tiebreaks`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,8 +21,9 @@ from typing import Any
 import msgspec
 from tabulate import tabulate
 
-from goatarena.ratings import fit_ratings
+from goatarena.ratings import RatingFit, fit
 from goatarena.referee.match import MatchResult, Violation
+from goatarena.tiebreaks import SwissScore, scores_per_game, sum_scores
 
 OVERALL = "overall"
 
@@ -32,19 +38,47 @@ class Row(msgspec.Struct, frozen=True):
     games: int
     wins: int
     avg_rank: float
-    avg_score: float
+    avg_score: float | None
+    """The mean game score; None in the overall table of several games, whose scores
+    are on different scales (hundreds in one game, a handful in another)."""
     violations: dict[str, int]
     latency_median_ms: float | None = None
     latency_max_ms: float | None = None
     disqualified: str | None = None
+    swiss_points: float | None = None
+    buchholz: float | None = None
+    sonneborn_berger: float | None = None
+
+
+class SeatTerm(msgspec.Struct, frozen=True):
+    """A seat's fitted advantage over the average seat of its game and table size, Elo."""
+
+    game: str
+    players: int
+    seat: int
+    elo: float
+    lo: float
+    hi: float
 
 
 class Standings(msgspec.Struct, frozen=True):
-    """Standings of a tournament: overall and per game, best first."""
+    """Standings of a tournament: overall and per game, best first.
+
+    Per table (``overall`` and each game): ``seat_advantage`` lists the fitted seat
+    terms; ``connected`` is False when some bots never met the others, directly or
+    through common opponents, and ``groups`` then lists the separate groups (their
+    ratings are not comparable); ``los`` (when asked for) maps bot a -> bot b -> the
+    likelihood that a is stronger than b. ``no_games`` names entered bots without games.
+    """
 
     tournament: str
     games: int
     standings: dict[str, list[Row]]
+    seat_advantage: dict[str, list[SeatTerm]] = {}
+    connected: dict[str, bool] = {}
+    groups: dict[str, list[list[str]]] = {}
+    no_games: list[str] = []
+    los: dict[str, dict[str, dict[str, float]]] | None = None
 
 
 def compute_standings(
@@ -52,21 +86,74 @@ def compute_standings(
     results: Sequence[MatchResult],
     *,
     disqualified: Mapping[str, str] | None = None,
+    bots: Sequence[str] = (),
+    swiss_rounds: Sequence[tuple[str, int]] | None = None,
+    los: bool = False,
 ) -> Standings:
-    """Fit ratings over all games at once, per game and pooled across games."""
-    by_game: dict[str, list[MatchResult]] = defaultdict(list)
-    for result in results:
-        by_game[result.game].append(result)
-    tables = {OVERALL: _rows(results, disqualified or {})}
-    for game in sorted(by_game):
-        tables[game] = _rows(by_game[game], disqualified or {})
-    return Standings(tournament=tournament, games=len(results), standings=tables)
+    """Fit ratings over all games at once, per game and pooled across games.
+
+    ``bots`` names every entered bot (those without games are listed as such);
+    ``swiss_rounds``, for a Swiss tournament, gives each result's event (the game entry
+    it belongs to) and round, and adds the Swiss points and tie-breaks to the rows;
+    ``los`` adds the likelihood-of-superiority matrices.
+    """
+    by_game: dict[str, list[int]] = defaultdict(list)
+    for index, result in enumerate(results):
+        by_game[result.game].append(index)
+    swiss = scores_per_game(results, swiss_rounds, bots) if swiss_rounds is not None else None
+    tables = {OVERALL: list(range(len(results)))}
+    tables.update({game: by_game[game] for game in sorted(by_game)})
+    standings: dict[str, list[Row]] = {}
+    seats: dict[str, list[SeatTerm]] = {}
+    connected: dict[str, bool] = {}
+    groups: dict[str, list[list[str]]] = {}
+    matrices: dict[str, dict[str, dict[str, float]]] = {}
+    for name, indices in tables.items():
+        chosen = [results[i] for i in indices]
+        scores = None if swiss is None else sum_scores(swiss, {results[i].game for i in indices})
+        rows, rating_fit = _rows(chosen, disqualified or {}, scores)
+        if name == OVERALL and len(by_game) > 1:
+            # scores of different games are on different scales: no mean across them
+            rows = [msgspec.structs.replace(row, avg_score=None) for row in rows]
+        standings[name] = rows
+        if rating_fit is None:
+            continue
+        seats[name] = [
+            SeatTerm(term.key, term.players, term.seat, round(term.elo, 1), round(term.lo, 1),
+                     round(term.hi, 1))
+            for term in rating_fit.seat_advantage
+        ]  # fmt: skip
+        connected[name] = len(rating_fit.groups) <= 1
+        if not connected[name]:
+            groups[name] = [list(group) for group in rating_fit.groups]
+        if los:
+            matrices[name] = {
+                a: {b: round(rating_fit.los(a, b), 4) for b in rating_fit.names if b != a}
+                for a in rating_fit.names
+            }
+    played = {bot for result in results for bot in result.players}
+    return Standings(
+        tournament=tournament,
+        games=len(results),
+        standings=standings,
+        seat_advantage=seats,
+        connected=connected,
+        groups=groups,
+        no_games=sorted(set(bots) - played),
+        los=matrices if los else None,
+    )
 
 
-def _rows(results: Sequence[MatchResult], disqualified: Mapping[str, str]) -> list[Row]:
+def _rows(
+    results: Sequence[MatchResult],
+    disqualified: Mapping[str, str],
+    swiss: Mapping[str, SwissScore] | None,
+) -> tuple[list[Row], RatingFit | None]:
     if not results:
-        return []
-    ratings = fit_ratings([dict(zip(r.players, r.ranks)) for r in results])
+        return [], None
+    rating_fit = fit(
+        [dict(zip(r.players, r.ranks)) for r in results], seat_keys=[r.game for r in results]
+    )
     tally: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"ranks": [], "scores": [], "violations": defaultdict(int), "lat": [], "max": []}
     )
@@ -81,8 +168,12 @@ def _rows(results: Sequence[MatchResult], disqualified: Mapping[str, str]) -> li
             if latency is not None:
                 entry["lat"].append(latency.median_ms)
                 entry["max"].append(latency.max_ms)
-    rows = [_row(bot, ratings[bot], tally[bot], disqualified.get(bot)) for bot in tally]
-    return sorted(rows, key=lambda row: (-row.elo, row.bot))
+    rows = [
+        _row(bot, rating_fit.ratings[bot], tally[bot], disqualified.get(bot),
+             None if swiss is None else swiss.get(bot))
+        for bot in tally
+    ]  # fmt: skip
+    return sorted(rows, key=lambda row: (-row.elo, row.bot)), rating_fit
 
 
 def _violations_of(result: MatchResult, seat: int) -> list[Violation]:
@@ -93,7 +184,13 @@ def _violations_of(result: MatchResult, seat: int) -> list[Violation]:
     return [] if violation is None else [violation]
 
 
-def _row(bot: str, rating: Any, entry: dict[str, Any], disqualified: str | None) -> Row:
+def _row(
+    bot: str,
+    rating: Any,
+    entry: dict[str, Any],
+    disqualified: str | None,
+    swiss: SwissScore | None,
+) -> Row:
     return Row(
         bot=bot,
         elo=round(rating.elo, 1),
@@ -107,6 +204,9 @@ def _row(bot: str, rating: Any, entry: dict[str, Any], disqualified: str | None)
         latency_median_ms=round(statistics.median(entry["lat"]), 3) if entry["lat"] else None,
         latency_max_ms=round(max(entry["max"]), 3) if entry["max"] else None,
         disqualified=disqualified,
+        swiss_points=None if swiss is None else swiss.points,
+        buchholz=None if swiss is None else swiss.buchholz,
+        sonneborn_berger=None if swiss is None else swiss.sonneborn_berger,
     )
 
 
@@ -155,13 +255,58 @@ def render_tables(standings: Standings, *, game: str | None = None) -> str:
     blocks = [f"{standings.tournament}: {standings.games} games"]
     for name in names:
         rows = standings.standings.get(name, [])
-        blocks.append(
-            f"\n{name}\n"
-            + tabulate(
-                [_table_row(place, row) for place, row in enumerate(rows, 1)], headers=HEADERS
-            )
-        )
+        swiss = any(row.swiss_points is not None for row in rows)
+        headers = HEADERS + SWISS_HEADERS if swiss else HEADERS
+        lines = [_table_row(place, row) + (_swiss_cells(row) if swiss else [])
+                 for place, row in enumerate(rows, 1)]  # fmt: skip
+        blocks.append(f"\n{name}\n" + tabulate(lines, headers=headers))
+        blocks.extend(_notes(standings, name))
+    if standings.no_games:
+        blocks.append(f"no games: {', '.join(standings.no_games)}")
     return "\n".join(blocks)
+
+
+SWISS_HEADERS = ["swiss points", "buchholz", "s-b"]
+
+
+def _swiss_cells(row: Row) -> list[Any]:
+    return [f"{row.swiss_points:g}", f"{row.buchholz:g}", f"{row.sonneborn_berger:g}"]
+
+
+def _notes(standings: Standings, name: str) -> list[str]:
+    """The lines under a table: groups that never met, then (per game) the seat
+    advantages."""
+    notes = []
+    groups = standings.groups.get(name)
+    if groups:
+        listed = " | ".join(", ".join(group) for group in groups)
+        notes.append(
+            f"warning: {len(groups)} groups of bots never met, directly or through common"
+            f" opponents; ratings are comparable only within a group: {listed}"
+        )
+    # the overall fit's seat terms repeat the per-game ones: shown in JSON only
+    terms = [] if name == OVERALL else standings.seat_advantage.get(name, [])
+    for (game, players), seats in itertools.groupby(terms, key=lambda t: (t.game, t.players)):
+        shown = ", ".join(f"{t.seat}: {t.elo:+.0f} ({t.lo:+.0f} .. {t.hi:+.0f})" for t in seats)
+        notes.append(
+            f"seat advantage, {game} at {players} players (Elo over the average seat): {shown}"
+        )
+    return notes
+
+
+def render_los(standings: Standings, *, game: str | None = None) -> str:
+    """The likelihood-of-superiority matrices: the row bot is stronger than the column bot
+    with this probability (bots in standings order)."""
+    if standings.los is None:
+        raise ValueError("these standings were computed without the LOS matrices")
+    blocks = []
+    for name in [game] if game is not None else list(standings.los):
+        matrix = standings.los.get(name, {})
+        order = [row.bot for row in standings.standings.get(name, []) if row.bot in matrix]
+        lines = [[a, *("" if a == b else f"{matrix[a][b]:.3f}" for b in order)] for a in order]
+        blocks.append(f"{name}: likelihood of superiority (row over column)\n"
+                      + tabulate(lines, headers=["", *order]))  # fmt: skip
+    return "\n\n".join(blocks)
 
 
 def _table_row(place: int, row: Row) -> list[Any]:
@@ -181,7 +326,7 @@ def _table_row(place: int, row: Row) -> list[Any]:
         row.games,
         row.wins,
         f"{row.avg_rank:.2f}",
-        f"{row.avg_score:.1f}",
+        "-" if row.avg_score is None else f"{row.avg_score:.1f}",
         violations or "-",
         latency,
     ]
@@ -198,6 +343,20 @@ def render_cross(results: Sequence[MatchResult]) -> str:
             line.append("" if a == b or cell is None else f"{cell[0]:g}/{cell[1]:g}")
         rows.append(line)
     return tabulate(rows, headers=["", *bots])
+
+
+def cross_json(results: Sequence[MatchResult]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The head-to-head table as nested objects: ``cross[a][b]`` is a's points against b
+    and the games they met."""
+    bots, cells = cross_table(results)
+    return {
+        a: {
+            b: {"points": cell[0], "games": int(cell[1])}
+            for b in bots
+            if (cell := cells.get((a, b)))
+        }
+        for a in bots
+    }
 
 
 def render_json(standings: Standings) -> str:
@@ -225,6 +384,9 @@ def render_csv(standings: Standings) -> str:
             "latency_median_ms",
             "latency_max_ms",
             "disqualified",
+            "swiss_points",
+            "buchholz",
+            "sonneborn_berger",
         ]
     )
     for game, rows in standings.standings.items():
@@ -246,6 +408,13 @@ def render_csv(standings: Standings) -> str:
                     row.latency_median_ms,
                     row.latency_max_ms,
                     row.disqualified or "",
+                    _blank(row.swiss_points),
+                    _blank(row.buchholz),
+                    _blank(row.sonneborn_berger),
                 ]
             )
     return out.getvalue()
+
+
+def _blank(value: float | None) -> object:
+    return "" if value is None else value

@@ -13,6 +13,7 @@ database read-only and never create or alter a file.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import secrets
@@ -27,6 +28,7 @@ from typing import IO, Any
 import msgspec
 
 from goatarena.errors import StoreError
+from goatarena.identity_lock import HeldElsewhere, lock_identity
 from goatarena.referee.match import MatchResult
 
 APPLICATION = "goatarena"
@@ -103,6 +105,7 @@ class Store:
         self._db = connection
         self.path = path
         self._lock: IO[str] | None = None
+        self._identity: int | None = None
 
     @contextmanager
     def _errors(self, doing: str = "") -> Iterator[None]:
@@ -119,21 +122,40 @@ class Store:
         if self._lock is not None:
             self._lock.close()
             self._lock = None
+        if self._identity is not None:
+            # Only now: closing it earlier would drop SQLite's own locks on the file.
+            os.close(self._identity)
+            self._identity = None
 
     def lock_for_run(self) -> None:
         """Make sure no other process is running games into this database.
 
-        The lock follows the file, not the name it was given: a symbolic link or another
-        spelling of the path finds the same lock.
+        The lock follows the file, not the name it was given: a symbolic link, another
+        spelling of the path or a hard link finds the same lock.
         """
         real = Path(os.path.realpath(self.path))
-        lock = open(real.with_name(real.name + ".lock"), "a")  # noqa: SIM115
+        lock_path = real.with_name(real.name + ".lock")
+        try:
+            lock = open(lock_path, "a")  # noqa: SIM115
+        except OSError as error:
+            # A read-only folder (or a stray folder of that name): one line, not a traceback.
+            if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                message = f"{self.path} cannot be written: its folder is read-only"
+                raise StoreError(message) from None
+            raise StoreError(
+                f"{self.path} cannot be locked for a run: {lock_path}: {error.strerror or error}"
+            ) from None
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             lock.close()
             raise StoreError(f"{self.path} is in use by another goatarena run") from None
         self._lock = lock
+        try:
+            self._identity = lock_identity(self.path)
+        except HeldElsewhere as held:
+            self._identity = held.fd
+            raise StoreError(f"{self.path} is in use by another goatarena run") from None
 
     def meta(self, key: str) -> str | None:
         """A metadata value (tournament name, fingerprint, ...)."""
@@ -182,6 +204,14 @@ class Store:
         stored = self.meta("deal_secret")
         assert stored is not None
         return stored
+
+    def update_claim(self, *, fingerprint: str, config_json: str) -> None:
+        """Rebind the database to a grown version of its tournament file."""
+        with self._errors(), self._db:
+            self._db.executemany(
+                "UPDATE meta SET value = ? WHERE key = ?",
+                [(fingerprint, "fingerprint"), (config_json, "config")],
+            )
 
     def finished_keys(self) -> set[str]:
         """The schedule keys of every stored game."""
@@ -282,6 +312,10 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
     except OSError as error:
         raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
     try:
+        path.exists()
+    except OSError as error:  # SQLite would only say "unable to open database file"
+        raise StoreError(f"{path} cannot be opened: {error.strerror or error}") from None
+    try:
         connection = sqlite3.connect(
             path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
@@ -315,9 +349,14 @@ def _open_to_read(path: Path) -> Store:
     read as immutable, which needs no side files; with one, a run may be writing, and
     SQLite's read-only mode uses the side files that run made (or, where they cannot be
     used, such as in a read-only folder, the database is read as immutable after all)."""
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+        size = path.stat().st_size if is_file else 0
+    except OSError as error:  # a name too long, a folder we may not enter, ...
+        raise StoreError(f"{path}: cannot be read: {error.strerror or error}") from None
+    if not is_file:
         raise StoreError(f"{path}: no such results database")
-    if path.stat().st_size == 0:
+    if size == 0:
         raise StoreError(f"{path} is not a goatarena results database (an empty file)")
     wal = path.with_name(path.name + "-wal").exists()
     try:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import subprocess
+import sys
+import time
 
 import pytest
 from click.testing import CliRunner
 
-from goatarena import bench, protocol
+from goatarena import bench, bench_split, protocol
 from goatarena.cli import main
 from goatarena.games import GAMES
 
@@ -54,8 +57,16 @@ def test_bench_quick_json_reports_every_measurement(monkeypatch):
     for name, game in report["games"].items():
         assert game["players"] in GAMES[name].player_counts
         assert game["decisions_per_game"] >= 1
-        for key in ("decision_us", "decision_overhead_ratio", "playouts_per_s"):
+        for key in ("decision_us", "decision_overhead_ratio", "playouts_per_s", "decisions_per_s"):
             assert _positive(game[key]), (name, key)
+        for key in ("engine_us", "encoding_us", "cpu_us", "pipe_us", "bot_us"):
+            assert _positive(game[key]), (name, key)  # Linux tells every process's CPU time
+        shares = sum(game[key] for key in ("engine_us", "encoding_us", "pipe_us", "bot_us"))
+        assert shares + game["other_us"] == pytest.approx(game["cpu_us"], abs=0.3), name
+        assert game["cpu_overhead_ratio"] == pytest.approx(
+            game["cpu_us"] / report["floor_cpu_us"], rel=0.01, abs=0.006
+        )
+    assert "engine" in result.output and "encoding" in result.output  # the split table
     assert set(report["games_per_s"]) == {"1", "2"}
     assert all(_positive(rate) for rate in report["games_per_s"].values())
     assert all(_positive(rate) for rate in report["games_per_s_with_startup"].values())
@@ -69,3 +80,37 @@ def test_bench_quick_json_reports_every_measurement(monkeypatch):
 
 def _positive(value: float) -> bool:
     return isinstance(value, int | float) and math.isfinite(value) and value > 0
+
+
+WORKER = """
+import sys
+for line in sys.stdin:
+    sum(range(int(line)))
+    print("done", flush=True)
+"""
+
+
+def test_cpu_time_is_read_for_other_processes_and_grows_with_their_work():
+    # A process waiting for input has its CPU time fully accounted (a running one lags).
+    with subprocess.Popen(
+        [sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as worker:
+        assert worker.stdin is not None and worker.stdout is not None
+        used = []
+        for count in (10, 3_000_000):
+            worker.stdin.write(f"{count}\n".encode())
+            worker.stdin.flush()
+            assert worker.stdout.readline() == b"done\n"
+            time.sleep(0.05)  # back in its read, descheduled
+            used.append(bench_split.cpu_ns(worker.pid))
+        worker.stdin.close()
+    assert used[0] is not None and used[1] is not None
+    assert used[1] - used[0] > 5_000_000  # summing three million numbers takes > 5 ms
+    assert bench_split.cpu_ns(2**22 + 1) is None  # beyond any pid_max: no such process
+    assert bench_split.total_cpu_ns([worker.pid, 2**22 + 1]) is None
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_engine_and_encoding_shares_are_measured_for_every_game(game):
+    engine, encoding = bench_split.engine_and_encoding_s(GAMES[game], 2, 1000, time_ms=1000)
+    assert engine > 0 and encoding > 0

@@ -154,6 +154,8 @@ def test_an_answer_naming_another_decision_fails():
         (misbehaving("no-hello"), "crash: exited with code 4"),
         ("/no/such/bot", "cannot start bot '/no/such/bot'"),
         (python_bot("import time; time.sleep(30)"), "no hello within 1500 ms"),
+        # A deaf bot (as mawk is without -W interactive) is told about buffering.
+        (python_bot("import sys; sys.stdin.read()"), "buffers its input or output"),
         (
             python_bot('print(\'{"type":"hello","name":""}\', flush=True); input()'),
             "the hello gives an empty name",

@@ -190,3 +190,47 @@ def test_a_log_folder_that_cannot_be_created_is_one_clear_line():
     assert result.exit_code == 2
     assert "cannot create log folder /proc/no/such/folder" in result.output
     assert "Traceback" not in result.output
+
+
+def _commands():
+    from goatarena.cli import main as group
+
+    return sorted(group.commands)
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_commands_help_ends_with_an_example(command):
+    from goatarena.cli import main as group
+
+    text = CliRunner().invoke(group, [command, "--help"]).output
+    description = [line.strip() for line in text.split("\nOptions:")[0].rstrip().splitlines()]
+    # The last paragraph is the example (its command may run over two lines).
+    start = len(description) - 1 - description[::-1].index("Example:")
+    assert start >= len(description) - 3 and "" not in description[start:], text
+    assert description[start + 1].startswith("goatarena " + command)
+    assert "``" not in text  # docstring markup means nothing on a terminal
+
+
+def test_play_quiet_prints_the_result_in_one_line_and_takes_rule_options():
+    from goatarena.cli import main as group
+    from tests.helpers import RANDOM_BOT
+
+    args = ["play", "goat-lords", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT, "--seed", "3"]
+    quiet = CliRunner().invoke(group, [*args, "--quiet"])
+    assert quiet.exit_code == 0
+    (line,) = quiet.output.splitlines()
+    assert line.startswith("1. random") and ", 2. random" in line
+    as_json = CliRunner().invoke(group, [*args, "--quiet", "--json", "--option", "rounds=2"])
+    assert json.loads(as_json.output)["options"]["rounds"] == 2
+    wrong = CliRunner().invoke(group, [*args, "--option", "rounds=two"])
+    assert wrong.exit_code == 2 and "option 'rounds' must be int" in wrong.output
+    unknown = CliRunner().invoke(group, [*args, "--option", "speed=3"])
+    assert unknown.exit_code == 2 and "has no option 'speed'" in unknown.output
+
+
+def test_play_quiet_names_a_seat_that_broke_a_rule():
+    args = ["play", "goat-lords", "--bot", misbehaving("exit", 3), "--bot", RANDOM_BOT]
+    quiet = CliRunner().invoke(main, [*args, "--seed", "1", "--quiet"])
+    assert quiet.exit_code == 0, quiet.output
+    (line,) = quiet.output.splitlines()
+    assert line.endswith("(violations: exit: crash)"), line

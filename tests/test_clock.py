@@ -204,3 +204,45 @@ def test_a_flood_of_stale_answers_cannot_hold_the_deadline_off():
     violation = result.violations[0]
     assert violation is not None and violation.detail == "no answer within 50 ms"
     assert elapsed < 1.0
+
+
+class JustInTime:
+    """A bot whose first answer is read just before its deadline, after which the referee's
+    own work between requests (the clock jumps) outlasts that deadline."""
+
+    def __init__(self, clock: trio.testing.MockClock, deadline_s: float) -> None:
+        self.name = "just-in-time"
+        self.broken: BotViolation | None = None
+        self.clock = clock
+        self.deadline_s = deadline_s
+        self.asked: list[int] = []
+
+    def mark_broken(self, violation: BotViolation) -> None:
+        self.broken = violation
+
+    async def send_bytes(self, line: bytes) -> None:
+        message = protocol.parse_referee_message(line)
+        if isinstance(message, protocol.Decide):
+            self.asked.append(message.decision)
+
+    async def receive(self) -> protocol.Action:
+        if len(self.asked) == 1:
+            await trio.sleep(self.deadline_s - 0.001)
+            self.clock.jump(0.002)  # no checkpoint: the answer is already read
+        return protocol.Action(index=0, decision=self.asked[-1])
+
+
+def test_a_deadline_left_behind_by_an_answered_request_costs_nobody_anything():
+    # The referee moves its deadline once per request and leaves an answered request's
+    # deadline in place; if it passes before the next request, it must neither turn the
+    # answer into a timeout nor cut off the next request.
+    control = TimeControl(move_ms=100, margin_ms=10)
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    bot = JustInTime(clock, deadline_s=0.11)
+
+    async def main() -> MatchResult:
+        return await play_match(MOUNTAIN_GOATS, [bot, instant()], seed=2, time_control=control)
+
+    result = trio.run(main, clock=clock)
+    assert result.all_violations == [[], []]
+    assert len(bot.asked) > 1 and len(result.decisions) > 2

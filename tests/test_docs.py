@@ -147,3 +147,49 @@ def test_the_minimal_bot_in_protocol_md_passes_check_bot(tmp_path):
     path = tmp_path / "minimal.py"
     path.write_text(code)
     check_bot_passes(f"{shlex.quote(sys.executable)} {path}")
+
+
+def _shown_check_bot_runs() -> list[tuple[str, list[str]]]:
+    """The ``$ goatarena check-bot ...`` transcripts in bots.md: the command and its output."""
+    runs = []
+    for block in code_blocks("bots.md", "text"):
+        first, *output = block.rstrip("\n").splitlines()
+        if first.startswith("$ goatarena check-bot "):
+            runs.append((first.removeprefix("$ goatarena "), output))
+    return runs
+
+
+def _without_timings(lines: list[str]) -> list[str]:
+    return [re.sub(r"\d+(\.\d+)? ms\b", "N ms", line) for line in lines]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command, shown", _shown_check_bot_runs(), ids=lambda x: str(x)[:40])
+def test_the_check_bot_transcripts_in_bots_md_match_the_real_output(command, shown, monkeypatch):
+    if "node " in command and not HAVE_NODE:
+        pytest.skip("node is not installed")
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, shlex.split(command))
+    assert _without_timings(result.output.splitlines()) == _without_timings(shown)
+
+
+def test_protocol_md_lists_every_field_of_every_message():
+    import msgspec
+
+    from goatarena import protocol
+
+    text = (DOCS / "protocol.md").read_text()
+    messages = [
+        protocol.Hello,
+        protocol.Start,
+        protocol.TimeInfo,
+        protocol.Decide,
+        protocol.Event,
+        protocol.End,
+        protocol.BotHello,
+        protocol.Action,
+    ]
+    for message in messages:
+        for field in msgspec.structs.fields(message):
+            assert f"`{field.encode_name}`" in text, f"{message.__name__}.{field.name}"
+    assert "2^64−1" in text

@@ -200,8 +200,22 @@ def test_fuzz_any_reply_line_ends_as_a_recorded_outcome(line):
 
     result = trio.run(main)
     assert result.all_violations[1] == []
+    allowed = {"malformed", "illegal"}
+    if _names_another_decision(line):
+        # A well-formed reply to a decision never asked is discarded as stale, by design;
+        # the seat, with nothing more to say, then runs out of time: also an outcome.
+        allowed.add("timeout")
     for violation in result.all_violations[0]:
-        assert violation.cause in ("malformed", "illegal")
+        assert violation.cause in allowed
+
+
+def _names_another_decision(line: bytes) -> bool:
+    """Whether ``line`` is a valid action reply echoing a decision other than the first."""
+    try:
+        reply = protocol.decode_reply(line)
+    except protocol.MalformedLine:
+        return False
+    return isinstance(reply, protocol.Action) and reply.decision not in (None, 0)
 
 
 @settings(max_examples=200, deadline=None)

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
 from collections import Counter, defaultdict
 from math import comb
 
 import pytest
 
 from goatarena.tournament.pairing import (
+    PAIRING_WINDOW,
     SwissPlayer,
     SwissRound,
-    _min_cost_perfect_matching,
+    _max_matching,
+    _pair_costs,
     default_swiss_rounds,
+    rank_players,
     round_robin_tables,
     seat_rotations,
+    swiss_depth,
     swiss_round,
     swiss_table_sizes,
 )
@@ -37,6 +40,7 @@ class Sim:
         self.points: Counter[str] = Counter()
         self.met: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self.seats: defaultdict[str, list[int]] = defaultdict(lambda: [0] * table_size)
+        self.history: defaultdict[str, list[int]] = defaultdict(list)
         self.byes: Counter[str] = Counter()
         self.repeats = 0  # pairs that met again
         self.rounds: list[SwissRound] = []
@@ -50,6 +54,7 @@ class Sim:
                 opponents=dict(self.met[name]),
                 seats=list(self.seats[name]),
                 byes=self.byes[name],
+                seat_history=list(self.history[name]),
             )
             for name in self.names
         ]
@@ -69,6 +74,7 @@ class Sim:
                 self.met[b][a] += 1
             for seat, name in enumerate(table):
                 self.seats[name][seat] += 1
+                self.history[name].append(seat)
             order = sorted(table, key=lambda x: self.strength[x] + self.rng.random())
             for place, name in enumerate(order):
                 self.points[name] += len(table) - 1 - place
@@ -139,8 +145,8 @@ def test_seat_rotations_put_every_bot_in_every_seat_once(k: int) -> None:
 
 @pytest.mark.parametrize(
     ("bots", "k", "rounds"),
-    [(1, 2, 2), (2, 2, 3), (16, 2, 6), (17, 2, 7), (9, 3, 4), (10, 3, 5), (64, 4, 5),
-     (65, 4, 6), (36, 6, 4)],
+    [(1, 2, 2), (2, 2, 4), (16, 2, 10), (17, 2, 12), (9, 3, 6), (10, 3, 8), (64, 4, 8),
+     (65, 4, 10), (36, 6, 6)],
 )  # fmt: skip
 def test_default_swiss_rounds(bots: int, k: int, rounds: int) -> None:
     assert default_swiss_rounds(bots, k) == rounds
@@ -182,39 +188,6 @@ def test_swiss_round_rejects_bad_input() -> None:
         swiss_round(players * 3, 7)
     with pytest.raises(ValueError):
         swiss_round(players[:1], 2)
-
-
-# ----------------------------------------------------------------------------------------
-# The matching
-
-
-def brute_force_min_cost(cost: list[list[int]]) -> int:
-    def best(rest: tuple[int, ...]) -> int:
-        if not rest:
-            return 0
-        a = rest[0]
-        return min(cost[a][b] + best(rest[1:i] + rest[i + 1 :]) for i, b in enumerate(rest) if i)
-
-    return best(tuple(range(len(cost))))
-
-
-def test_matching_is_optimal_against_brute_force() -> None:
-    rng = random.Random(7)
-    for _ in range(400):
-        n = rng.choice([2, 4, 6, 8, 10])
-        high = rng.choice([1, 3, 10, 10**6])
-        cost = [[0] * n for _ in range(n)]
-        for i, j in itertools.combinations(range(n), 2):
-            cost[i][j] = cost[j][i] = rng.randint(0, high)
-        mate = _min_cost_perfect_matching(cost)
-        assert all(mate[i] != i and mate[mate[i]] == i for i in range(n))
-        total = sum(cost[i][mate[i]] for i in range(n) if i < mate[i])
-        assert total == brute_force_min_cost(cost)
-
-
-def test_matching_rejects_odd_size() -> None:
-    with pytest.raises(ValueError):
-        _min_cost_perfect_matching([[0]])
 
 
 # ----------------------------------------------------------------------------------------
@@ -400,11 +373,13 @@ def test_multiplayer_prefers_near_scores_when_history_is_equal() -> None:
 
 
 def table_cost(table: tuple[str, ...], by_name: dict[str, SwissPlayer]) -> float:
-    """The design's cost of one table: Σ over pairs of 1000·meetings² + (Δpoints)²."""
+    """The design's cost of one table, its terms in strict order by their weights:
+    rematched pairs, then Σ meetings², then Σ (Δpoints)² (below 10⁵ in these events)."""
     total = 0.0
     for a, b in itertools.combinations(table, 2):
         pa, pb = by_name[a], by_name[b]
-        total += 1000 * pa.opponents.get(b, 0) ** 2 + (pa.points - pb.points) ** 2
+        met = pa.opponents.get(b, 0)
+        total += 10**9 * (met > 0) + 10**5 * met**2 + (pa.points - pb.points) ** 2
     return total
 
 
@@ -452,7 +427,7 @@ def test_multiplayer_tables_are_swap_optimal(n: int, k: int, seed: int) -> None:
     [(16, 4, 0.3), (12, 3, 0.3), (32, 4, 0.1), (18, 6, 0.9), (15, 5, 0.9)],
 )
 def test_rematch_penalty_beats_plain_blocks(n: int, k: int, ratio: float) -> None:
-    rounds = default_swiss_rounds(n, k)
+    rounds = swiss_depth(n, k) + 2  # the short event, where most rematches are avoidable
     swiss_repeats = block_repeats = 0
     for seed in range(3):
         swiss = Sim(n, k, seed).run(rounds)
@@ -481,20 +456,68 @@ def test_seat_assignment_moves_players_off_their_usual_seat() -> None:
         SwissPlayer("b", 0, 2, seats=[0, 5, 5]),
         SwissPlayer("c", 0, 1, seats=[5, 0, 5]),
     ]
-    assert swiss_round(players, 3).tables == [("b", "c", "a")]
-    # two seatings cost nothing here; the first in standings order is taken
+    for seed in range(5):
+        assert swiss_round(players, 3, seed=seed).tables == [("b", "c", "a")]
+
+
+def test_two_player_seats_follow_the_due_seat() -> None:
+    # a has sat in seat 0 twice running, b is even: a must get seat 1
     players = [
-        SwissPlayer("a", 0, 3, seats=[5, 0, 0]),
-        SwissPlayer("b", 0, 2, seats=[0, 0, 5]),
-        SwissPlayer("c", 0, 1, seats=[0, 5, 0]),
+        SwissPlayer("a", 1, 1, seats=[2, 0], seat_history=[0, 0]),
+        SwissPlayer("b", 1, 0, seats=[1, 1], seat_history=[1, 0]),
     ]
-    assert swiss_round(players, 3).tables == [("b", "a", "c")]
+    for seed in range(5):
+        assert swiss_round(players, 2, seed=seed).tables == [("b", "a")]
+    # both must have seat 1 with c and d: the matching pairs each with a partner due seat 0
+    players = [
+        SwissPlayer("a", 2, 4, seats=[2, 0], seat_history=[0, 0]),
+        SwissPlayer("b", 2, 3, seats=[2, 0], seat_history=[0, 0]),
+        SwissPlayer("c", 2, 2, seats=[0, 2], seat_history=[1, 1]),
+        SwissPlayer("d", 2, 1, seats=[0, 2], seat_history=[1, 1]),
+    ]
+    assert sorted(swiss_round(players, 2).tables) == [("c", "a"), ("d", "b")]
 
 
-def test_seat_ties_keep_the_standings_order() -> None:
-    players = [SwissPlayer(name, 0, float(-i)) for i, name in enumerate("abcd")]
-    assert swiss_round(players, 4).tables == [("a", "b", "c", "d")]
-    assert swiss_round(players, 2).tables == [("a", "b"), ("c", "d")]
+def seat_run_length(history: list[int]) -> int:
+    longest = run = 0
+    for i, seat in enumerate(history):
+        run = run + 1 if i and history[i - 1] == seat else 1
+        longest = max(longest, run)
+    return longest
+
+
+@pytest.mark.parametrize(("n", "seed"), [(16, 0), (16, 1), (32, 2), (20, 3), (64, 4)])
+def test_two_player_seat_rules_hold(n: int, seed: int) -> None:
+    sim = Sim(n, 2, seed).run(default_swiss_rounds(n, 2) + 2)
+    for name in sim.names:
+        counts = sim.seats[name]
+        assert abs(counts[0] - counts[1]) <= 2, (name, counts)
+        assert seat_run_length(sim.history[name]) <= 2, (name, sim.history[name])
+
+
+def test_ties_are_broken_by_the_seed_not_the_names() -> None:
+    names = [f"bot{i:02d}" for i in range(16)]
+    players = [SwissPlayer(name) for name in names]
+    first_half_seat0 = second_half_seat0 = 0
+    top_tables: set[tuple[str, ...]] = set()
+    for seed in range(200):
+        rnd = swiss_round(players, 2, seed=seed)
+        top_tables.add(rnd.tables[0])
+        for table in rnd.tables:
+            if table[0] in names[:8]:
+                first_half_seat0 += 1
+            else:
+                second_half_seat0 += 1
+    # 1600 seat-0 places over 200 seeds: a fair lot gives 800 ± 40 (2σ) to each half
+    assert abs(first_half_seat0 - second_half_seat0) < 160
+    assert len(top_tables) > 50  # the seed, not the names, decides who meets first
+    assert swiss_round(players, 4, seed=1) != swiss_round(players, 4, seed=2)
+
+
+def test_ratings_break_ties_in_points() -> None:
+    players = [SwissPlayer(name, 1.0, rating) for name, rating in zip("abcd", [1, 4, 2, 3])]
+    rnd = swiss_round(players, 2, seed=3)
+    assert [set(t) for t in rnd.tables] == [{"b", "d"}, {"c", "a"}]
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])
@@ -507,18 +530,32 @@ def test_swiss_round_is_deterministic_and_ignores_input_order(k: int) -> None:
 
 
 # ----------------------------------------------------------------------------------------
-# Performance
+# Larger fields
 
 
 @pytest.mark.parametrize("k", [2, 4])
-def test_sixty_four_players_pair_well_under_a_second(k: int) -> None:
+def test_sixty_four_players_pair_without_rematches(k: int) -> None:
     sim = Sim(64, k, 11)
-    slowest = 0.0
     for _ in range(default_swiss_rounds(64, k)):
-        start = time.perf_counter()
         rnd = sim.pair()
-        slowest = max(slowest, time.perf_counter() - start)
         assert_valid_round(rnd, sim.names)
         sim.play(rnd)
     assert sim.repeats == 0
-    assert slowest < 0.5
+
+
+@pytest.mark.parametrize(("n", "seed"), [(40, 1), (48, 2)])
+def test_two_player_window_loses_nothing_against_the_whole_graph(n: int, seed: int) -> None:
+    # The matching first looks only at pairs PAIRING_WINDOW places apart; on real Swiss
+    # standings that finds a pairing exactly as cheap as the one on all pairs.
+    sim = Sim(n, 2, seed)
+    for _ in range(default_swiss_rounds(n, 2)):
+        ranked = rank_players(sim.players())
+        near, near_big = _pair_costs(ranked, PAIRING_WINDOW)
+        every, every_big = _pair_costs(ranked, n)
+        windowed = _max_matching(near, near_big, n)
+        complete = _max_matching(every, every_big, n)
+        assert windowed is not None and complete is not None
+        assert sum(every[min(e), max(e)] for e in windowed) == sum(
+            every[min(e), max(e)] for e in complete
+        )
+        sim.play(sim.pair())

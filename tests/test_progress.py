@@ -48,3 +48,112 @@ def test_a_disabled_progress_prints_nothing():
     progress.advance()
     progress.finish()
     assert stream.getvalue() == ""
+
+
+def result(players, ranks, game="mountain-goats", violations=None):
+    from goatarena.referee.match import MatchResult, Violation
+
+    bad = [
+        None
+        if not violations or not violations[seat]
+        else Violation(cause="timeout", decision=0, detail="late")
+        for seat in range(len(players))
+    ]
+    return MatchResult(
+        game=game,
+        seed=1,
+        players=players,
+        scores=[0.0] * len(players),
+        ranks=ranks,
+        violations=bad,
+        decisions=[],
+    )
+
+
+def test_the_leaderboard_counts_games_and_violations_per_table():
+    from goatarena.tournament.leaderboard import Leaderboard
+
+    board = Leaderboard([result(["a", "b"], [1, 2]), result(["a", "c"], [1, 2], violations=[0, 1])])
+    board.add(result(["b", "c", "a"], [1, 2, 3], game="goat-lords"))
+    assert board.games == 3 and board.names() == ["overall", "goat-lords", "mountain-goats"]
+    overall = {row.bot: row for row in board.rows()}
+    assert overall["a"].games == 3 and overall["c"].violations == 1
+    assert overall["a"].lo < overall["a"].elo < overall["a"].hi
+    lords = board.rows("goat-lords")
+    assert [row.bot for row in lords] == ["b", "c", "a"] and lords[0].games == 1
+
+
+def test_a_terminal_shows_standings_under_the_bar_refitted_on_a_timer(monkeypatch):
+    from goatarena.tournament import leaderboard as board_module
+    from goatarena.tournament.leaderboard import Leaderboard
+
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    fits = []
+    real_fit = board_module.fit_ratings
+    monkeypatch.setattr(
+        board_module, "fit_ratings", lambda games: fits.append(1) or real_fit(games)
+    )
+    stream = Terminal()
+    progress = Progress(10, stream=stream)
+    progress.leaderboard = Leaderboard()
+    progress.advance(result=result(["alpha", "beta"], [1, 2]))
+    for _ in range(4):  # games finishing faster than the timer do not refit
+        clock[0] += 0.1
+        progress.advance(result=result(["alpha", "beta"], [1, 2]))
+    assert len(fits) == 1
+    clock[0] += progress_module.BOARD_INTERVAL_S
+    progress.advance(result=result(["alpha", "beta"], [1, 2], game="goat-lords"))
+    progress.finish()
+    assert len(fits) == 2  # the timer brings the next table in turn: overall, then a game
+    out = stream.getvalue()
+    assert "overall:" in out and "goat-lords:" in out and "alpha" in out
+    assert "\x1b[3A\x1b[J" in out  # redrawn in place: up over the last block, cleared
+    last = out.rsplit("\r", 1)[-1]
+    assert "6/10 games" in last and last.endswith("\n")
+
+
+def test_a_pipe_gets_a_standings_line_now_and_then(monkeypatch):
+    from goatarena.tournament.leaderboard import Leaderboard
+
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    progress = Progress(100, stream=stream)
+    progress.leaderboard = Leaderboard()
+    for _ in range(20):
+        clock[0] += progress_module.PLAIN_INTERVAL_S
+        progress.advance(result=result(["alpha", "beta"], [1, 2]))
+    lines = stream.getvalue().splitlines()
+    standings = [line for line in lines if "standings:" in line]
+    assert len([line for line in lines if "games/s" in line]) == 20
+    assert (
+        2 <= len(standings) <= 4 and "1. alpha" in standings[0] and "\x1b" not in stream.getvalue()
+    )
+
+
+def test_a_slow_fit_is_done_less_often_so_it_never_costs_the_run_much(monkeypatch):
+    from goatarena.tournament import leaderboard as board_module
+    from goatarena.tournament.leaderboard import Leaderboard
+
+    clock = [100.0]
+    fit_s = 0.1  # ten times the share allowed at a 3 s interval
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: clock[0])
+    fits = []
+    real_fit = board_module.fit_ratings
+
+    def slow_fit(games):
+        fits.append(clock[0])
+        clock[0] += fit_s
+        return real_fit(games)
+
+    monkeypatch.setattr(board_module, "fit_ratings", slow_fit)
+    progress = Progress(1000, stream=Terminal())
+    progress.leaderboard = Leaderboard()
+    for _ in range(40):  # a game every half second for 20 s
+        progress.advance(result=result(["alpha", "beta"], [1, 2]))
+        clock[0] += 0.5
+    wait = fit_s / progress_module.FIT_SHARE
+    gaps = [later - earlier for earlier, later in zip(fits, fits[1:])]
+    assert len(fits) == 2 and all(gap >= wait for gap in gaps)

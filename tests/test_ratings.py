@@ -8,7 +8,6 @@ import pytest
 from goatarena.ratings import (
     ELO_PER_NATURAL_LOG,
     Rating,
-    bootstrap_intervals,
     fit,
     fit_ratings,
     likelihood_of_superiority,
@@ -282,25 +281,6 @@ def test_los_picks_out_the_clearly_stronger_bot():
     assert 0.5 < result.los("mid", "weak") < 1.0
 
 
-def test_bootstrap_intervals_agree_with_the_hessian_intervals():
-    rng = random.Random(21)
-    elos = {f"b{i}": 80.0 * i for i in range(4)}
-    games = tournament(rng, elos, [2, 4], 300)
-    hessian = fit_ratings(games)
-    boot = bootstrap_intervals(games, samples=60, rng=random.Random(1))
-    assert set(boot) == set(hessian)
-    for name, (lo, hi) in boot.items():
-        rating = hessian[name]
-        assert lo < rating.elo < hi
-        assert 0.7 < (hi - lo) / (rating.hi - rating.lo) < 1.4
-
-
-def test_bootstrap_is_reproducible_with_the_same_rng_seed():
-    games = tournament(random.Random(4), {"a": 0.0, "b": 100.0, "c": 50.0}, [2, 3], 60)
-    first = bootstrap_intervals(games, samples=20, rng=random.Random(9))
-    assert first == bootstrap_intervals(games, samples=20, rng=random.Random(9))
-
-
 def test_fitting_twenty_bots_and_five_thousand_games_is_fast():
     rng = random.Random(99)
     elos = {f"bot{i:02d}": 35.0 * i for i in range(20)}
@@ -318,3 +298,48 @@ def test_fitting_twenty_bots_and_five_thousand_games_is_fast():
 
 def test_elo_scale_constant():
     assert pytest.approx(173.7178, abs=1e-4) == ELO_PER_NATURAL_LOG
+
+
+# --- seats, groups and the reasons a fit fails -------------------------------------------
+
+
+def test_without_the_prior_a_connected_field_with_an_unbeaten_bot_says_so():
+    games = [beats("A", "B"), beats("B", "C"), beats("C", "B"), beats("A", "C")]
+    with pytest.raises(ValueError, match="A never lost a point") as caught:
+        fit(games, prior_draws=0)
+    assert "connect" not in str(caught.value)
+    games = [beats("A", "C"), beats("B", "C"), beats("A", "B"), beats("B", "A")]
+    with pytest.raises(ValueError, match="A, B never lost a point to the other bots"):
+        fit(games, prior_draws=0)
+
+
+def test_without_the_prior_groups_that_never_met_are_named():
+    games = [beats("A", "B"), beats("B", "A"), beats("C", "D"), beats("D", "C")]
+    with pytest.raises(ValueError, match=r"2 groups never met \(A, B \| C, D\)"):
+        fit(games, prior_draws=0)
+
+
+def test_groups_of_bots_that_never_met_are_reported():
+    games = [beats("A", "B"), {"C": 1, "D": 2, "E": 3}, beats("B", "A")]
+    assert fit(games).groups == (("C", "D", "E"), ("A", "B"))
+    assert fit(games + [beats("A", "E")]).groups == (("A", "B", "C", "D", "E"),)
+
+
+def test_seat_advantage_is_estimated_jointly_and_sums_to_zero():
+    # seat 0 wins 3 of 4 between equal bots, who take turns in it
+    games = [beats("A", "B"), beats("B", "A")] * 30 + [{"A": 2, "B": 1}, {"B": 2, "A": 1}] * 10
+    result = fit(games, seat_keys=["g"] * len(games))
+    first, second = result.seat_advantage
+    assert (first.key, first.players, first.seat) == ("g", 2, 0)
+    assert first.elo == pytest.approx(-second.elo)
+    assert first.lo < first.elo < first.hi
+    exact = fit(games, prior_draws=0, seat_keys=["g"] * len(games)).seat_advantage[0]
+    assert 2 * exact.elo == pytest.approx(400 * math.log10(3), abs=1e-6)
+    assert 0 < exact.elo - first.elo < 2  # the prior's virtual draws pull slightly to 0
+    assert result.ratings["A"].elo == pytest.approx(1500.0)
+    assert fit(games).seat_advantage == ()
+
+
+def test_seat_keys_must_match_the_games():
+    with pytest.raises(ValueError, match="seat keys"):
+        fit([beats("A", "B")], seat_keys=["g", "g"])

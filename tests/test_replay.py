@@ -75,3 +75,32 @@ def test_replay_command_finds_games_by_key_or_number(tmp_path):
     assert missing.exit_code != 0 and "no game 'g/three'" in missing.output
     bad_seat = runner.invoke(main, ["replay", "1", "--db", str(db), "--seat", "5"])
     assert bad_seat.exit_code != 0 and "seat 5 does not exist" in bad_seat.output
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_replay_draws_a_board_before_every_decision_and_at_the_end(tmp_path, name):
+    db = tmp_path / "r.sqlite"
+    store = open_store(db)
+    result = finished_game(name, 3, seed=8)
+    store.add_game("g/one", 1, result)
+    store.close()
+    runner = CliRunner()
+    whole = runner.invoke(main, ["replay", "g/one", "--db", str(db)])
+    assert whole.exit_code == 0 and "\x1b" not in whole.output  # no colour in a pipe
+    count = len(result.decisions)
+    assert whole.output.count("-- decision ") == count
+    assert "-- final" in whole.output and "game over" in whole.output
+    as_seat = runner.invoke(main, ["replay", "g/one", "--db", str(db), "--seat", "2"]).output
+    state = find_game(name).new_state(3, 8)
+    own = 0
+    for action in result.decisions:
+        own += state.to_act == 2
+        state.apply(action)
+    assert as_seat.count("-- decision ") == own and as_seat.count("(you)") == own + 1
+    at = runner.invoke(main, ["replay", "g/one", "--db", str(db), "--at", "1"]).output
+    assert at.count("-- decision ") == 1 and "-- decision 1 " in at and "-- final" not in at
+    end = runner.invoke(main, ["replay", "g/one", "--db", str(db), "--at", str(count)]).output
+    assert "-- decision" not in end and "-- final" in end
+    beyond = runner.invoke(main, ["replay", "g/one", "--db", str(db), "--at", str(count + 1)])
+    assert beyond.exit_code != 0 and f"decision {count + 1} does not exist" in beyond.output
+    assert "Traceback" not in beyond.output

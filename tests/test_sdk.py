@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import io
 import json
@@ -12,7 +13,7 @@ from types import ModuleType
 import pytest
 from click.testing import CliRunner
 
-from goatarena import protocol
+from goatarena import protocol, sdk
 from goatarena.cli import main
 from goatarena.errors import ConfigError
 from goatarena.games import GAMES
@@ -117,6 +118,50 @@ def test_a_request_carries_new_events_the_whole_history_and_the_players():
     assert [r.history for r in bot.requests] == [[first], [first, second]]
     assert bot.requests[0].players == ["me", "you"]
     assert bot.requests[1].game == "goat-lords"
+
+
+class ObservationReader(Recorder):
+    def choose(self, request: Request) -> int:
+        self.seen = (request.observation, request.view.dice, request.observation)
+        return super().choose(request)
+
+
+def _count_observation_decodes(monkeypatch) -> list[bytes]:
+    decoded: list[bytes] = []
+    real = sdk._observation_decoder
+
+    class Counting:
+        def decode(self, raw):
+            decoded.append(bytes(raw))
+            return real.decode(raw)
+
+    monkeypatch.setattr(sdk, "_observation_decoder", Counting())
+    return decoded
+
+
+def test_the_observation_is_decoded_only_for_a_bot_that_reads_it_and_then_once(monkeypatch):
+    observation = {"seat": 0, "dice": [1, 6, 2, 2], "steps": [[0, 1], [2, 3]], "ending": False}
+    script = lines(
+        protocol.Hello(),
+        protocol.Start(
+            game="mountain-goats", seat=0, players=["a", "b"], time=protocol.TimeInfo(9)
+        ),
+        protocol.Decide(decision=0, observation=observation, actions=[1, 2], time_ms=9),
+    )
+    decoded = _count_observation_decodes(monkeypatch)
+    skipper = Recorder()
+    serve(skipper, script, io.BytesIO())
+    assert decoded == [] and skipper.requests[0].actions == [1, 2]
+
+    reader = ObservationReader()
+    serve(reader, script, io.BytesIO())
+    assert reader.seen == (observation, (1, 6, 2, 2), observation)
+    assert len(decoded) == 1 and json.loads(decoded[0]) == observation
+    # A request read later (a bot that keeps them) still has its observation, as does a
+    # copy with a field replaced.
+    assert skipper.requests[0].observation == observation
+    copy = dataclasses.replace(skipper.requests[0], decision=5)
+    assert copy.observation == observation and copy.decision == 5
 
 
 def test_log_writes_to_stderr_only(capsys):

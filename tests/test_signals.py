@@ -116,3 +116,21 @@ def test_a_signal_stops_bench_in_one_line_with_every_bot_gone(tmp_path):
     assert "Traceback" not in errors
     assert errors.splitlines()[-1] == "goatarena: terminated"
     assert not [pid for pid in bots if alive(pid)]
+
+
+def test_a_reader_that_stops_early_ends_check_bot_quietly_with_every_bot_gone(tmp_path):
+    # `goatarena check-bot BOT | head -1`: the first line is read, then the pipe closes.
+    pids = tmp_path / "pids"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "check-bot", slow_bot(pids) + " 1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().startswith("checking")
+    process.stdout.close()
+    _, errors = process.communicate(timeout=120)
+    assert process.returncode == 128 + signal.SIGPIPE, errors
+    assert errors == ""  # no traceback, nothing to say: the reader chose to stop
+    assert not any(alive(int(pid)) for pid in pids.read_text().split())

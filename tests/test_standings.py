@@ -13,6 +13,7 @@ from goatarena.standings import (
     cross_table,
     render_csv,
     render_json,
+    render_los,
     render_tables,
 )
 from tests.helpers import STANDINGS_ROW_KEYS
@@ -86,3 +87,58 @@ def test_json_and_csv_forms():
         next(r for r in rows if r["game"] == "overall" and r["bot"] == "b")["violations"]
         == "timeout=1"
     )
+
+
+def test_groups_that_never_met_are_flagged_and_bots_without_games_listed():
+    results = [game(["a", "b"], [1, 2]), game(["c", "d"], [2, 1]), game(["b", "a"], [1, 2])]
+    standings = compute_standings("t", results, bots=["a", "b", "c", "d", "idle"])
+    assert standings.connected == {OVERALL: False, "mountain-goats": False}
+    assert standings.groups[OVERALL] == [["a", "b"], ["c", "d"]]
+    assert standings.no_games == ["idle"]
+    text = render_tables(standings)
+    assert "warning: 2 groups of bots never met" in text and "a, b | c, d" in text
+    assert "no games: idle" in text
+    data = json.loads(render_json(standings))
+    assert data["connected"]["overall"] is False and data["no_games"] == ["idle"]
+    joined = compute_standings("t", [*results, game(["a", "c"], [1, 2])])
+    assert joined.connected[OVERALL] and joined.groups == {}
+
+
+def test_seat_advantage_is_in_the_json_per_game():
+    results = [game(["a", "b"], [1, 2]), game(["b", "a"], [1, 2])] * 5 + [game(["a", "b"], [2, 1])]
+    data = json.loads(render_json(compute_standings("t", results)))
+    seats = data["seat_advantage"]["mountain-goats"]
+    assert [(s["game"], s["players"], s["seat"]) for s in seats] == [
+        ("mountain-goats", 2, 0),
+        ("mountain-goats", 2, 1),
+    ]
+    assert seats[0]["elo"] > 0 > seats[1]["elo"]  # seat 0 won 10 of 11
+    assert seats[0]["lo"] < seats[0]["elo"] < seats[0]["hi"]
+
+
+def test_los_matrix_is_offered_on_request():
+    assert compute_standings("t", RESULTS).los is None
+    standings = compute_standings("t", RESULTS, los=True)
+    assert standings.los is not None
+    matrix = standings.los[OVERALL]
+    assert matrix["a"]["b"] > 0.5 and abs(matrix["a"]["b"] + matrix["b"]["a"] - 1) < 1e-3
+    assert "likelihood of superiority" in render_los(standings)
+
+
+def test_swiss_points_and_tie_breaks_sit_beside_elo():
+    results = [
+        game(["a", "b"], [1, 2]),  # round 1; c has a bye
+        game(["c", "a"], [1, 2]),  # round 2; b has a bye
+        game(["b", "c"], [1, 1]),  # round 3; a has a bye
+    ]
+    rounds = [("0.mountain-goats.2p", r) for r in (1, 2, 3)]
+    standings = compute_standings("t", results, bots=["a", "b", "c"], swiss_rounds=rounds)
+    rows = {row.bot: row for row in standings.standings["mountain-goats"]}
+    # points: a 1 + bye 1 = 2; b 0 + 0.5 + bye = 1.5; c 1 + 0.5 + bye = 2.5
+    assert {bot: row.swiss_points for bot, row in rows.items()} == {"a": 2, "b": 1.5, "c": 2.5}
+    # Buchholz: a met b (1.5) and c (2.5); Sonneborn–Berger: a beat b (1.5)
+    assert rows["a"].buchholz == 4.0 and rows["a"].sonneborn_berger == 1.5
+    # c beat a (2) and drew b (½ · 1.5)
+    assert rows["c"].sonneborn_berger == 2.75
+    assert "buchholz" in render_tables(standings)
+    assert compute_standings("t", results).standings[OVERALL][0].swiss_points is None

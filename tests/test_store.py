@@ -7,7 +7,11 @@ create or alter a file.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -40,14 +44,24 @@ def run_tournament(config_path: Path, db: Path, **store_options) -> tuple[Runner
     return runner, keys
 
 
-def hold_lock(db: Path, seconds: float, *, taken: threading.Event) -> threading.Thread:
-    """Another process's writer: an exclusive transaction on ``db`` for ``seconds``."""
+def hold_lock(
+    db: Path,
+    seconds: float,
+    *,
+    taken: threading.Event,
+    release: threading.Event | None = None,
+) -> threading.Thread:
+    """Another process's writer: an exclusive transaction on ``db`` for ``seconds``, or
+    until ``release`` is set when one is given (``seconds`` then only bounds the wait)."""
 
     def hold() -> None:
         connection = sqlite3.connect(db, isolation_level=None)
         connection.execute("BEGIN EXCLUSIVE")
         taken.set()
-        time.sleep(seconds)
+        if release is None:
+            time.sleep(seconds)
+        else:
+            release.wait(seconds)
         connection.execute("COMMIT")
         connection.close()
 
@@ -73,13 +87,17 @@ def test_a_database_locked_mid_run_stops_it_in_one_line_and_resume_completes_it(
     db = tmp_path / "t.sqlite"
     store = open_store(db, busy_timeout_s=0.2)
     store.claim(tournament="t", fingerprint=config.fingerprint(), config_json="{}")
-    taken = threading.Event()
-    holder = hold_lock(db, 2.0, taken=taken)
+    taken, release = threading.Event(), threading.Event()
+    # Held until the run has given up, however slowly a loaded machine starts its bots.
+    holder = hold_lock(db, 120.0, taken=taken, release=release)
     taken.wait()
-    with pytest.raises(BaseException) as caught:
-        trio.run(Runner(config, store).run)
-    store.close()
-    holder.join()
+    try:
+        with pytest.raises(BaseException) as caught:
+            trio.run(Runner(config, store).run)
+    finally:
+        release.set()
+        store.close()
+        holder.join()
     error = caught.value
     while isinstance(error, BaseExceptionGroup):
         error = error.exceptions[0]
@@ -92,23 +110,57 @@ def test_a_database_locked_mid_run_stops_it_in_one_line_and_resume_completes_it(
 
 
 def test_a_lock_held_for_a_while_does_not_freeze_the_games(tmp_path):
-    """Writes wait for the lock in a worker thread: the games go on meanwhile, and no
-    decision waits for the disk (a 300 ms move would time out on a frozen loop)."""
-    config = write_config(tmp_path / "t.toml", extra="deals = 2")
+    """Writes wait for the lock in a worker thread: the games go on meanwhile, and the
+    event loop that plays them never waits for the disk."""
+    # One referee, in the runner's own event loop: the loop a blocking write would freeze.
+    config = write_config(tmp_path / "t.toml", extra="deals = 2", concurrency=1)
     config.write_text(config.read_text().replace("move_ms = 2000", "move_ms = 300"))
     db = tmp_path / "t.sqlite"
-    open_store(db).close()
-    taken = threading.Event()
-    holder = hold_lock(db, 1.0, taken=taken)
-    taken.wait()
+    # Opened and bound first, so that the run's first write is a game's.
     store = open_store(db, busy_timeout_s=20)
+    store.claim(tournament="t", fingerprint=load_config(config).fingerprint(), config_json="{}")
+    taken, release = threading.Event(), threading.Event()
+    holder = hold_lock(db, 120.0, taken=taken, release=release)
+    taken.wait()
+    add_game = store.add_game
+    writes: list[str] = []
+
+    def add_game_after_the_lock(key, *args):
+        # The first write meets the lock, held 1.5 s more, however late the write comes.
+        if not writes:
+            threading.Timer(1.5, release.set).start()
+        writes.append(key)
+        add_game(key, *args)
+
+    store.add_game = add_game_after_the_lock  # type: ignore[method-assign]
     runner = Runner(load_config(config), store)
-    trio.run(runner.run)
-    holder.join()
+    gaps: list[float] = []
+
+    async def run_and_watch_the_loop() -> None:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                last = trio.current_time()
+                while True:
+                    await trio.sleep(0.01)
+                    now = trio.current_time()
+                    gaps.append(now - last)
+                    last = now
+
+            nursery.start_soon(watch)
+            await runner.run()
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(run_and_watch_the_loop)
+    finally:
+        release.set()
+        holder.join()
     results = [stored.result for stored in store.games()]
     store.close()
     assert len(results) == 12
     assert all(violation is None for result in results for violation in result.violations)
+    assert max(gaps) < 0.6  # a write on the loop would have stopped it for 1.5 s
 
 
 def test_a_full_disk_stops_the_run_keeping_what_was_stored(tmp_path):
@@ -153,6 +205,49 @@ def test_the_run_lock_follows_the_file_through_a_symlink(tmp_path):
         second.lock_for_run()
     second.close()
     first.close()
+
+
+HOLD_RUN_LOCK = """
+import sys
+from pathlib import Path
+from goatarena.store import open_store
+store = open_store(Path(sys.argv[1]))
+store.lock_for_run()
+print("locked", flush=True)
+sys.stdin.read()
+store.close()
+"""
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_OFD_SETLK"), reason="needs open-file-description locks")
+def test_the_run_lock_follows_the_file_through_a_hard_link(tmp_path):
+    """A hard link in another folder resolves to another path, yet is the same file: a
+    second runner through it would write the database through a second WAL file."""
+    db = tmp_path / "t.sqlite"
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "elsewhere" / "t.sqlite"
+    open_store(db).close()
+    os.link(db, link)
+    # The first run is another process, as it would be (SQLite refuses to open one file
+    # under two names in one process).
+    first = subprocess.Popen(
+        [sys.executable, "-c", HOLD_RUN_LOCK, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stdout is not None and first.stdout.readline() == "locked\n"
+        second = open_store(link)
+        with pytest.raises(StoreError, match="in use by another goatarena run"):
+            second.lock_for_run()
+        second.close()
+    finally:
+        first.communicate("", timeout=30)
+    assert first.returncode == 0
+    free = open_store(link)
+    free.lock_for_run()  # free again once the first run is over
+    free.close()
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
@@ -225,3 +320,31 @@ def test_a_command_that_cannot_start_is_never_asked_to_write(tmp_path):
     config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": "/no/such/bot"})
     _, keys = run_tournament(config, tmp_path / "t.sqlite")
     assert len(keys) == 2
+
+
+def test_a_run_lock_that_cannot_be_made_is_one_line_even_with_fresh(tmp_path):
+    # A lock file that cannot be opened (here a folder in its place; a read-only folder
+    # does the same for a user without root) stops `run --fresh` before anything moves.
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT})
+    db = tmp_path / "t.sqlite"
+    open_store(db).close()
+    (tmp_path / "t.sqlite.lock").mkdir()
+    result = CliRunner().invoke(main, ["run", str(config), "--db", str(db), "--fresh"])
+    assert result.exit_code == 2, result.output
+    assert "cannot be locked for a run" in result.output
+    assert "Traceback" not in result.output
+    assert db.exists()  # nothing was put aside
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["list"], ["standings"], ["export"], ["run", "CONFIG"], ["run", "CONFIG", "--fresh"]],
+)
+def test_a_database_name_too_long_for_the_file_system_is_one_line(tmp_path, command):
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT})
+    db = tmp_path / ("x" * 300 + ".sqlite")
+    args = [str(config) if word == "CONFIG" else word for word in command]
+    result = CliRunner().invoke(main, [*args, "--db", str(db)])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("goatarena: error: ") and "File name too long" in result.output
+    assert "Traceback" not in result.output

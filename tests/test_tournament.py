@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from goatarena.cli import main
 from goatarena.errors import ConfigError
 from goatarena.tournament.config import load_config
-from tests.helpers import RANDOM_BOT, ROOT, STANDINGS_ROW_KEYS, misbehaving
+from tests.helpers import RANDOM_BOT, ROOT, STANDINGS_ROW_KEYS, misbehaving, python_bot
 
 BOTS = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "gamma": RANDOM_BOT}
 
@@ -95,10 +95,12 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
         run("run", str(write_config(tmp_path / "a.toml")), "--db", str(db), "--quiet").exit_code
         == 0
     )
-    other = write_config(tmp_path / "b.toml", extra="deals = 3")
+    other = write_config(tmp_path / "b.toml", extra="seed = 6\nmemory_mb = 512")
+    other.write_text(other.read_text().replace("seed = 5\n", ""))
     result = run("run", str(other), "--db", str(db), "--quiet")
     assert result.exit_code != 0
-    assert "another configuration" in result.output
+    assert "seed: 5 -> 6" in result.output and "memory_mb: 1024 -> 512" in result.output
+    assert "--fresh" in result.output
     assert len(stored_keys(db)) == 6
 
 
@@ -150,8 +152,16 @@ def test_a_missing_file_and_a_corrupt_or_foreign_database_are_clear_errors(tmp_p
     assert result.exit_code != 0 and "not a goatarena results database" in result.output
 
 
-def test_a_bot_that_cannot_start_is_disqualified_and_the_tournament_goes_on(tmp_path):
-    bots = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "ghost": "/no/such/program"}
+def test_a_bot_that_stops_starting_is_disqualified_and_the_tournament_goes_on(tmp_path):
+    # It starts for the pre-flight check, and never again.
+    marker = tmp_path / "started-once"
+    random_bot = ROOT / "bots" / "python" / "random_bot.py"
+    ghost = python_bot(
+        f"import os, runpy, sys\nif os.path.exists({str(marker)!r}): sys.exit('gone')\n"
+        f"open({str(marker)!r}, 'w').close()\n"
+        f"runpy.run_path({str(random_bot)!r}, run_name='__main__')"
+    )
+    bots = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "ghost": ghost}
     config = write_config(tmp_path / "t.toml", bots=bots)
     db = tmp_path / "t.sqlite"
     result = run("run", str(config), "--db", str(db), "--quiet")
@@ -231,6 +241,17 @@ def test_swiss_with_two_player_tables_gives_a_bye_to_an_odd_bot_out(tmp_path):
         assert len(seated) == 4 and len(set(seated)) == 4
     pairs = [frozenset(json.loads(players)) for _, players in rows]
     assert len(pairs) == len(set(pairs))  # no rematch while one can be avoided
+    # the Swiss columns: 3 rounds of one point each (a bye counts as a win)
+    data = json.loads(run("standings", "--db", str(db), "--format", "json", "--los").output)
+    rows_out = data["standings"]["mountain-goats"]
+    assert sum(row["swiss_points"] for row in rows_out) == 2 * 3 + 3
+    assert all(row["buchholz"] is not None for row in rows_out)
+    assert data["connected"]["overall"] is True and data["no_games"] == []
+    assert [term["seat"] for term in data["seat_advantage"]["mountain-goats"]] == [0, 1]
+    assert set(data["los"]["overall"]["bot0"]) == {"bot1", "bot2", "bot3", "bot4"}
+    shown = run("standings", "--db", str(db), "--los")
+    assert shown.exit_code == 0 and "likelihood of superiority" in shown.output
+    assert "buchholz" in shown.output
 
 
 def test_ctrl_c_stops_cleanly_keeps_results_and_says_how_to_resume(tmp_path):
@@ -299,4 +320,6 @@ def test_every_shipped_tournament_file_is_valid_and_its_bots_exist(path):
     config = load_config(path)
     for command in config.bots.values():
         scripts = [arg for arg in parse_command(command)[1:] if arg.endswith((".py", ".js", ".sh"))]
-        assert scripts and all((ROOT / script).is_file() for script in scripts), command
+        # Relative paths resolve against the file's folder: the commands are absolute.
+        assert scripts and all(Path(script).is_file() for script in scripts), command
+        assert all(Path(script).is_absolute() for script in scripts), command

@@ -11,7 +11,12 @@ import click
 @click.group()
 @click.version_option(package_name="goatarena")
 def main() -> None:
-    """goatarena: tournaments between bots for four goat games."""
+    """goatarena: tournaments between bots for four goat games.
+
+    \b
+    Example:
+        goatarena run tournaments/demo.toml
+    """
 
 
 # The command modules register themselves on ``main``; imported last on purpose.
@@ -19,11 +24,27 @@ from goatarena.cli import (  # noqa: E402
     bench,
     check_bot,
     doctor,
+    export,
+    list_games,
     play,
     replay,
+    report,
     run,
     standings,
     worker,
 )
 
-__all__ = ["bench", "check_bot", "doctor", "main", "play", "replay", "run", "standings", "worker"]
+__all__ = [
+    "bench",
+    "check_bot",
+    "doctor",
+    "export",
+    "list_games",
+    "main",
+    "play",
+    "replay",
+    "report",
+    "run",
+    "standings",
+    "worker",
+]

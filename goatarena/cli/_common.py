@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -28,7 +30,12 @@ def reports_errors(command: F) -> F:
         except Interrupted as interrupted:
             click.echo(f"goatarena: {interrupted.verb}", err=True)
             sys.exit(interrupted.exit_status)
-        except (GoatArenaError, BaseExceptionGroup) as error:
+        except (GoatArenaError, BaseExceptionGroup, BrokenPipeError) as error:
+            if _broken_pipe_in(error):
+                # The reader of our output stopped (``| head``): not an error to report,
+                # but the output was cut short. Exit as a shell does on SIGPIPE, silently.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                sys.exit(128 + signal.SIGPIPE)
             found = user_error_in(error)
             if found is None:
                 raise
@@ -67,6 +74,14 @@ def sandbox_options(command: F) -> F:
         show_default=True,
         help="Isolate each bot (bwrap), or run bots unprotected (none: trusted bots only).",
     )(command)
+
+
+def _broken_pipe_in(error: BaseException) -> bool:
+    if isinstance(error, BrokenPipeError):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return any(_broken_pipe_in(inner) for inner in error.exceptions)
+    return False
 
 
 def make_log_dir(path: Path) -> None:

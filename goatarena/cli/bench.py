@@ -7,14 +7,32 @@ import click
 from goatarena import bench
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
+from goatarena.tournament import swiss_bench
 
 
 @main.command("bench")
 @click.option("--quick", is_flag=True, help="Smaller samples: under a minute.")
 @click.option("--json", "as_json", is_flag=True, help="End with the report as one JSON line.")
+@click.option(
+    "--swiss",
+    is_flag=True,
+    help="Measure the Swiss pairing instead: accuracy, rematches, seats, pairing time.",
+)
 @reports_errors
-def bench_command(quick: bool, as_json: bool) -> None:
-    """Measure the referee: pipe floor, cost per decision, start-up, throughput, deadlines."""
+def bench_command(quick: bool, as_json: bool, swiss: bool) -> None:
+    """Measure the referee: pipe floor, cost per decision, start-up, throughput, deadlines.
+
+    \b
+    Example:
+        goatarena bench --quick
+        goatarena bench --swiss
+    """
+    if swiss:
+        say = lambda message: click.echo(f"  {message}", err=True)  # noqa: E731
+        swiss_sizes = swiss_bench.QUICK if quick else swiss_bench.FULL
+        for section in swiss_bench.run_swiss_bench(swiss_sizes, say):
+            click.echo(section + "\n")
+        return
     sizes = bench.QUICK if quick else bench.FULL
     report = bench.run_bench(sizes, say=lambda message: click.echo(f"  {message}", err=True))
     click.echo(bench.render_report(report))

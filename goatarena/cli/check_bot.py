@@ -61,6 +61,10 @@ def check_bot_command(
     docs/bots.md for the checks. It runs in the same sandbox as in a tournament, so a bot
     that needs something the sandbox denies (a file outside its folder, the network)
     fails here, and the report says what was denied.
+
+    \b
+    Example:
+        goatarena check-bot --game mountain-goats --games 3 python3 bots/python/random_bot.py
     """
     if game is not None:
         find_game(game)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import tomllib
 from pathlib import Path
 
 import click
@@ -11,6 +13,8 @@ from tabulate import tabulate
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options
+from goatarena.errors import ConfigError
+from goatarena.export import outcome, violations_note
 from goatarena.games import GAMES, find_game
 from goatarena.interrupt import run_trio
 from goatarena.protocol import unique_names
@@ -24,14 +28,22 @@ from goatarena.referee import (
 )
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
-from goatarena.replay import describe_match
+from goatarena.render.live import LiveBoard
+from goatarena.render.style import wants_colour
+from goatarena.replay import describe_match, result_summary
+from goatarena.tournament.preflight import STDERR_LINES
 
 PENALTIES = [penalty.value for penalty in Penalty]
 
 
 @main.command("games")
 def games_command() -> None:
-    """List the games and their player counts."""
+    """List the games and their player counts.
+
+    \b
+    Example:
+        goatarena games
+    """
     rows = [
         (info.name, info.title, f"{info.min_players}-{info.max_players}", info.summary)
         for info in GAMES.values()
@@ -116,8 +128,24 @@ def games_command() -> None:
     help="Keep each bot's stderr in this folder.",
 )
 @sandbox_options
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help='A rule option of the game (repeatable); VALUE is read as TOML (3, true, "x").',
+)
 @click.option("--json", "as_json", is_flag=True, help="End with the result as one JSON line.")
-@click.option("--quiet", is_flag=True, help="Print only the result.")
+@click.option("--quiet", is_flag=True, help="Print only the result, in one line.")
+@click.option("--watch", is_flag=True, help="Draw the board after every decision as it is played.")
+@click.option(
+    "--delay",
+    "delay_ms",
+    type=click.IntRange(min=0),
+    default=500,
+    show_default=True,
+    help="With --watch, the pause after each board (never charged to the bots).",
+)
 @reports_errors
 def play_command(
     game: str,
@@ -138,15 +166,25 @@ def play_command(
     ponder: bool,
     read_paths: tuple[str, ...],
     write_paths: tuple[str, ...],
+    options: tuple[str, ...],
     as_json: bool,
     quiet: bool,
+    watch: bool,
+    delay_ms: int,
 ) -> None:
     """Play one GAME between the given bots (their number is the player count).
 
-    Time control, limits and violation policies are described in docs/referee.md.
+    Time control, limits and violation policies are described in docs/referee.md; the
+    rule options of each game in docs/games.md.
+
+    \b
+    Example:
+        goatarena play goat-lords --bot "python3 bots/python/greedy_bot.py" \\
+            --bot "python3 bots/python/random_bot.py" --seed 7 --option rounds=2
     """
     info = find_game(game)
-    info.check_options(len(bots), None)
+    rule_options = parse_options(options)
+    info.check_options(len(bots), rule_options)
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
     control = TimeControl(
@@ -173,6 +211,17 @@ def play_command(
     require_sandbox(isolation)
     if log_dir is not None:
         make_log_dir(log_dir)
+    live: LiveBoard | None = None
+    if watch and not quiet:
+        terminal = sys.stdout.isatty()
+        live = LiveBoard(
+            info.name,
+            [str(bot) for bot in bots],
+            sys.stdout,
+            delay_s=delay_ms / 1000,
+            colour=wants_colour(sys.stdout),
+            in_place=terminal,
+        )
 
     async def main_task() -> MatchResult:
         async with open_lineup(
@@ -180,17 +229,55 @@ def play_command(
         ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:
-                    # Recorded as the seat's forfeit at decision 0; said here at once too.
+                    # Recorded as the seat's forfeit at decision 0; said here at once too,
+                    # with the end of its stderr (a traceback, say).
+                    words = "".join(f"\n    | {line}" for line in bot.last_words(STDERR_LINES))
                     click.echo(
-                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}",
+                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}"
+                        + words,
                         err=True,
                     )
             for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
                 bot.name = name
-            return await play_match(info, lineup, seed=seed, time_control=control, policy=policy)
+            if live is not None:
+                live.names = [bot.name for bot in lineup]
+                live.show(
+                    info.new_state(len(bots), seed, rule_options), f"{info.title}, seed {seed}"
+                )
+            return await play_match(
+                info,
+                lineup,
+                seed=seed,
+                options=rule_options,
+                time_control=control,
+                policy=policy,
+                watch=live,
+            )
 
     result = run_trio(main_task)
-    if not quiet:
+    if quiet:
+        if not as_json:
+            # A forfeit must show even here: the scores alone hide it.
+            note = violations_note(result)
+            click.echo(outcome(result) + (f" (violations: {note})" if note else ""))
+    elif live is not None:
+        click.echo("\n" + result_summary(result))
+    else:
         click.echo(describe_match(result))
     if as_json:
         click.echo(msgspec.json.encode(result).decode())
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, object]:
+    """``KEY=VALUE`` pairs as rule options; VALUE is a TOML value, or else a string."""
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, equals, text = pair.partition("=")
+        if not equals or not key.strip():
+            raise ConfigError(f"--option {pair!r}: expected KEY=VALUE, e.g. rounds=2")
+        try:
+            value = tomllib.loads(f"value = {text}")["value"]
+        except tomllib.TOMLDecodeError:
+            value = text
+        options[key.strip()] = value
+    return options

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -10,7 +11,9 @@ import msgspec
 from goatarena.cli import main
 from goatarena.cli._common import only_database, reports_errors
 from goatarena.errors import ConfigError
-from goatarena.replay import describe_match
+from goatarena.render import Style
+from goatarena.render.style import wants_colour
+from goatarena.replay import check_decision, picture_match
 from goatarena.store import open_store
 
 
@@ -28,10 +31,26 @@ from goatarena.store import open_store
     default=None,
     help="Show only what this seat saw: its observations, others' public moves.",
 )
+@click.option(
+    "--at",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Show only the board before this decision (0 first; the count of decisions: the end).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the stored record as JSON.")
 @reports_errors
-def replay_command(game_key: str, db: Path | None, seat: int | None, as_json: bool) -> None:
-    """Replay a stored game: GAME_KEY is its key, or its number in finishing order (1 first)."""
+def replay_command(
+    game_key: str, db: Path | None, seat: int | None, at: int | None, as_json: bool
+) -> None:
+    """Replay a stored game: GAME_KEY is its key, or its number in finishing order (1 first).
+
+    'goatarena list' shows both. Draws the board before every decision and the choice
+    made (in colour on a terminal).
+
+    \b
+    Example:
+        goatarena replay 3 --db results/demo.sqlite --seat 0 --at 10
+    """
     store = open_store(db or only_database(), create=False)
     try:
         stored = store.find_game(game_key)
@@ -41,8 +60,10 @@ def replay_command(game_key: str, db: Path | None, seat: int | None, as_json: bo
         raise ConfigError(
             f"seat {seat} does not exist: the game had {len(stored.result.players)} seats"
         )
+    check_decision(stored.result, at)
     if as_json:
         click.echo(msgspec.json.encode(stored).decode())
     else:
-        click.echo(f"{stored.key} (round {stored.round})")
-        click.echo(describe_match(stored.result, seat=seat))
+        style = Style(colour=wants_colour(sys.stdout))
+        picture = picture_match(stored.result, seat=seat, at=at, style=style)
+        click.echo(f"{stored.key} (round {stored.round})\n{picture}")

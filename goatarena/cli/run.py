@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from functools import partial
 from pathlib import Path
 
 import click
@@ -10,12 +12,18 @@ import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.errors import BotError, StoreError, user_error_in
 from goatarena.interrupt import Interrupted, run_trio
-from goatarena.standings import compute_standings, render_tables
+from goatarena.referee.sandbox import require_sandbox
+from goatarena.standings import render_tables
 from goatarena.store import open_store
+from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.config import load_config
+from goatarena.tournament.leaderboard import Leaderboard
+from goatarena.tournament.preflight import preflight
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.runner import Runner
+from goatarena.tournament.sprt import describe as describe_sprt
 
 
 @main.command("run")
@@ -47,6 +55,11 @@ from goatarena.tournament.runner import Runner
     help="Isolate each bot (bwrap) or not (none: trusted bots only); default: from the file.",
 )
 @click.option("--quiet", is_flag=True, help="No progress; print only the standings.")
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Put an existing database aside (renamed with a timestamp) and start a new one.",
+)
 @reports_errors
 def run_command(
     file: Path,
@@ -55,29 +68,74 @@ def run_command(
     cluster: str | None,
     sandbox: str | None,
     quiet: bool,
+    fresh: bool,
 ) -> None:
-    """Run the tournament in FILE, resuming it if its database already has games."""
+    """Run the tournament in FILE, resuming it if its database already has games.
+
+    Every bot is started once before the first game (on this machine; not with
+    --cluster, whose workers start them); one that cannot start stops the run before
+    anything is written. Bot paths are relative to FILE's folder. A file that grew (more
+    bots, games, deals or Swiss rounds) keeps the stored games and plays only the new
+    ones.
+
+    \b
+    Example:
+        goatarena run tournaments/demo.toml --concurrency 2
+    """
     config = load_config(file)
     if concurrency is not None:
         config = msgspec.structs.replace(config, concurrency=concurrency)
     if sandbox is not None:
         config = msgspec.structs.replace(config, sandbox=sandbox)
     db = db or Path("results") / f"{config.name}.sqlite"
+    if not cluster:
+        # Started in the sandboxes the games will use: a stranger's bot never runs
+        # unprotected, not even for its pre-flight hello.
+        sandboxes = config.sandboxes([file, db.parent])
+        for policy in sandboxes.values():
+            require_sandbox(policy)
+        try:
+            run_trio(
+                partial(
+                    preflight,
+                    config.bots,
+                    startup_s=config.time.startup_ms / 1000,
+                    limits=config.limits,
+                    sandboxes=sandboxes,
+                )
+            )
+        except (BotError, BaseExceptionGroup) as error:
+            # trio hands the failure back wrapped in an exception group: unwrap it, or
+            # the hint below is lost.
+            found = user_error_in(error)
+            if not isinstance(found, BotError):
+                raise
+            folder = file.parent.resolve()
+            raise BotError(
+                f"{found} (bot paths are relative to {folder}, the file's folder)"
+            ) from None
+    if fresh:
+        put_aside(db)
     store = open_store(db)
     try:
         store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
-        make_log_dir(log_dir)
         runner = Runner(config, store, log_dir=log_dir, cluster=cluster or None, hidden=[file])
-        total, stored = runner.expected_games(), store.count()
+        runner.claim()
+        make_log_dir(log_dir)
+        total, stored = runner.expected_games(), runner.stored_of_schedule()
         progress = Progress(total, done=stored)
         progress.enabled = not quiet
+        if not quiet:
+            progress.leaderboard = Leaderboard(game.result for game in store.games())
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""
+            # An SPRT stops as soon as it decides: its count is the most it may play.
+            games = f"up to {total} games (SPRT)" if config.sprt else f"{total} games"
             where = f"on {cluster}" if cluster else f"{config.workers} at once"
             click.echo(
-                f"{config.name}: {total} games, {where}{resumed}; results in {db}",
+                f"{config.name}: {games}, {where}{resumed}; results in {db}",
                 err=True,
             )
         try:
@@ -91,10 +149,11 @@ def run_command(
             )
             sys.exit(interrupted.exit_status)
         progress.finish()
-        standings = compute_standings(
-            config.name, [g.result for g in store.games()], disqualified=store.disqualified()
-        )
+        standings = standings_from_store(store)
         click.echo(render_tables(standings))
+        status = runner.sprt_status()
+        if status is not None:
+            click.echo("\n" + describe_sprt(status))
         if runner.failed:
             for key, reason in sorted(runner.failed.items()):
                 click.echo(f"goatarena: game {key} failed: {reason}", err=True)
@@ -106,3 +165,27 @@ def run_command(
             sys.exit(1)
     finally:
         store.close()
+
+
+def put_aside(db: Path) -> None:
+    """Rename an existing database (and its WAL files) out of the way, saying where."""
+    try:
+        if not db.exists():
+            return
+    except OSError as error:  # a name too long, a folder we may not enter, ...
+        raise StoreError(f"{db} cannot be opened: {error.strerror or error}") from None
+    store = open_store(db, create=False)
+    try:
+        store.lock_for_run()  # never move a database a run is writing to
+    finally:
+        store.close()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    aside = db.with_name(f"{db.name}.{stamp}.old")
+    for suffix in ("", "-wal", "-shm"):
+        source = db.with_name(db.name + suffix)
+        if source.exists():
+            try:
+                source.rename(aside.with_name(aside.name + suffix))
+            except OSError as error:
+                raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
+    click.echo(f"goatarena: put the old database aside as {aside}", err=True)

@@ -5,18 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import only_database, reports_errors
+from goatarena.errors import ConfigError
 from goatarena.games import find_game
 from goatarena.standings import (
-    compute_standings,
+    cross_json,
     render_cross,
     render_csv,
-    render_json,
+    render_los,
     render_tables,
 )
-from goatarena.store import open_store
+from goatarena.store import StoredGame, open_store
+from goatarena.stored_standings import standings_from_store
+from goatarena.tournament.config import TournamentConfig
+from goatarena.tournament.sprt import SprtStatus, tally_of
+from goatarena.tournament.sprt import describe as describe_sprt
 
 
 @main.command("standings")
@@ -34,26 +40,71 @@ from goatarena.store import open_store
     default="table",
     show_default=True,
 )
-@click.option("--cross", is_flag=True, help="Add a bot-by-bot head-to-head table.")
+@click.option(
+    "--cross",
+    is_flag=True,
+    help="Add a bot-by-bot head-to-head table (table and json formats).",
+)
+@click.option(
+    "--los",
+    is_flag=True,
+    help='Add the likelihood-of-superiority matrix (in JSON: the "los" field).',
+)
 @reports_errors
-def standings_command(db: Path | None, game: str | None, output_format: str, cross: bool) -> None:
-    """Print the standings of a stored tournament."""
+def standings_command(
+    db: Path | None, game: str | None, output_format: str, cross: bool, los: bool
+) -> None:
+    """Print the standings of a stored tournament (and its SPRT, if it has one).
+
+    \b
+    Example:
+        goatarena standings --db results/demo.sqlite --game goat-lords --cross
+        goatarena standings --los
+    """
     if game is not None:
         find_game(game)
+    if cross and output_format == "csv":
+        raise ConfigError("--cross: not available as CSV; use --format json or table")
     store = open_store(db or only_database(), create=False)
     try:
-        results = [stored.result for stored in store.games(game=game)]
-        standings = compute_standings(
-            store.meta("tournament") or "?", results, disqualified=store.disqualified()
-        )
+        stored = list(store.games(game=game))
+        results = [game.result for game in stored]
+        standings = standings_from_store(store, game=game, los=los, stored=stored)
+        status = stored_sprt(store.meta("config"), stored)
     finally:
         store.close()
     if output_format == "json":
-        click.echo(render_json(standings))
+        data = msgspec.to_builtins(standings)
+        if status is not None:
+            data["sprt"] = msgspec.to_builtins(status)
+        if cross:
+            data["cross"] = cross_json(results)
+        click.echo(msgspec.json.encode(data).decode())
     elif output_format == "csv":
         click.echo(render_csv(standings), nl=False)
+    elif game is not None and not stored:
+        # Not an empty table under a header that reads like the whole tournament.
+        click.echo(f"{standings.tournament}: no {game} games stored")
     else:
         click.echo(render_tables(standings, game=game))
         if cross:
             click.echo("\nhead to head (points of the row bot against the column bot / games)")
             click.echo(render_cross(results))
+        if los:
+            click.echo("\n" + render_los(standings, game=game or "overall"))
+        if status is not None:
+            click.echo("\n" + describe_sprt(status))
+
+
+def stored_sprt(config_json: str | None, stored: list[StoredGame]) -> SprtStatus | None:
+    """The SPRT of a stored tournament whose file has an ``[sprt]`` table, else None."""
+    if config_json is None:
+        return None
+    try:
+        config = msgspec.json.decode(config_json, type=TournamentConfig)
+    except msgspec.DecodeError:
+        return None  # written by another version: no test to show
+    if config.sprt is None or len(config.challengers) != 1:
+        return None
+    games = ((game.key, game.result) for game in stored)
+    return tally_of(config.sprt, config.bots, config.challengers[0], games).status()

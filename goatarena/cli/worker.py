@@ -56,8 +56,12 @@ def worker_command(
     """Join the Dask scheduler at SCHEDULER (tcp://HOST:8786) and play games for it.
 
     This is Dask's own worker (with its nanny, which restarts it if it dies) with
-    goatarena's referee preloaded; options after the known ones go to ``dask worker``.
+    goatarena's referee preloaded; options after the known ones go to 'dask worker'.
     Stop it with Ctrl-C or SIGTERM: its bots are stopped with it.
+
+    \b
+    Example:
+        goatarena worker tcp://head:8786 --slots 4
     """
     if importlib.util.find_spec("distributed") is None:
         raise ClusterError("a worker needs Dask: pip install 'goatarena[cluster]'")

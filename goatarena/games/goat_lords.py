@@ -8,6 +8,12 @@ one matching card or ``"yield"``, and a side without a matching card loses at on
 
 Hidden information: the hands of the other seats and the draw order.
 
+Speed: every action offered is a shared object built once (``BIRTH``, ``DUEL``, ...; never
+change an offered action in place), found again by identity when applied; a hand's births
+and discards are computed once per distinct hand; the shuffles draw exactly what
+``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`), so seeds give the same
+games as before.
+
 Actions (card names are the short ids of ``CARDS``)::
 
     {"birth": "ninja"}              two Goat Ninjas, or one wild such as "lord", as a pile
@@ -44,10 +50,12 @@ draw pile holds only cards that were on the discard pile).
 from __future__ import annotations
 
 import random
+from itertools import chain
 from typing import Any
 
 from goatarena.errors import ConfigError
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
+from goatarena.games.chance import randbelow, shuffle
 
 # -- constants and card data -------------------------------------------------------------
 
@@ -83,8 +91,50 @@ WILDS = tuple(index for index, goat in enumerate(IS_GOAT) if not goat)
 DECK = tuple(index for index, card in enumerate(CARDS) for _ in range(card[2]))
 NO_KIND = -1
 """The kind of a pile made only of wilds."""
+_value = VALUES.__getitem__
 
 YIELD = "yield"
+GOATINI, LORD = WILDS
+MAX_PLAYERS = 6
+
+# Every action the engine offers is one of these shared objects (never changed in place):
+# legal action lists are assembled from them instead of building new dicts each decision.
+BIRTH = tuple({"birth": card_id} for card_id in CARD_IDS)
+ASSISTED_BIRTH = tuple({"assisted_birth": card_id} for card_id in CARD_IDS)
+DISCARD = tuple({"discard": card_id} for card_id in CARD_IDS)
+PLAY = tuple({"play": card_id} for card_id in CARD_IDS)
+DUEL = tuple(
+    tuple({"duel": target, "play": card_id} for card_id in CARD_IDS)
+    for target in range(MAX_PLAYERS)
+)
+RESTOCK_ORDER = tuple(
+    tuple(
+        tuple((active + offset) % players for offset in range(players)) for active in range(players)
+    )
+    for players in range(MAX_PLAYERS + 1)
+)
+"""Per player count and active seat: the seats in restocking order, the active one first."""
+NEXT_SEATS = tuple(tuple(order[1:] + order[:1] for order in orders) for orders in RESTOCK_ORDER)
+"""Per player count and active seat: the seats that may play next, in order."""
+OTHERS = tuple(
+    tuple(tuple(other for other in range(players) if other != seat) for seat in range(players))
+    for players in range(MAX_PLAYERS + 1)
+)
+"""Per player count and seat: the other seats in seat order (the duel targets' order)."""
+# What each offered action does, found by the object's identity: (move, card, target).
+BIRTH_MOVE, ASSISTED_MOVE, DISCARD_MOVE, DUEL_MOVE, PLAY_MOVE, YIELD_MOVE = range(6)
+_MOVES: dict[int, tuple[int, int, int]] = {id(YIELD): (YIELD_MOVE, -1, -1)}
+for _card in range(len(CARDS)):
+    _MOVES[id(BIRTH[_card])] = (BIRTH_MOVE, _card, -1)
+    _MOVES[id(ASSISTED_BIRTH[_card])] = (ASSISTED_MOVE, _card, -1)
+    _MOVES[id(DISCARD[_card])] = (DISCARD_MOVE, _card, -1)
+    _MOVES[id(PLAY[_card])] = (PLAY_MOVE, _card, -1)
+    for _target in range(MAX_PLAYERS):
+        _MOVES[id(DUEL[_target][_card])] = (DUEL_MOVE, _card, _target)
+_HAND_CHOICES: dict[tuple[int, ...], tuple[list[Action], list[Action], tuple[int, ...]]] = {}
+"""Per hand (counts per card): its births, its discards and its wilds, computed once."""
+_HAND_CHOICES_LIMIT = 50_000
+"""Hands seen in play number a few thousand; a state built by hand may add odd ones."""
 
 
 # -- the state ---------------------------------------------------------------------------
@@ -122,22 +172,22 @@ class GoatLordsState(State):
 
     def _start_round(self) -> None:
         """Shuffle, deal, start the discard pile; seat ``round mod players`` begins."""
-        self.draw = list(DECK)
-        self.rng.shuffle(self.draw)
-        self.hands = [[0] * len(CARDS) for _ in range(self.players)]
+        draw = self.draw = list(DECK)
+        shuffle(self.rng, draw)
+        hands = self.hands = [[0] * len(CARDS) for _ in range(self.players)]
         for _ in range(self.hand_size):
-            for hand in self.hands:
-                hand[self.draw.pop()] += 1
+            for hand in hands:
+                hand[draw.pop()] += 1
         self.herds = [[] for _ in range(self.players)]
         self.discard = []
         self.recycled = False
         while True:
-            card = self.draw.pop()
+            card = draw.pop()
             if IS_GOAT[card]:
                 self.discard.append(card)
                 break
             # A wild cannot start the discard pile: back at a random place below the top.
-            self.draw.insert(self.rng.randrange(len(self.draw)), card)
+            draw.insert(randbelow(self.rng, len(draw)), card)
         self.turn = self.round % self.players
         self.duel_target = -1
         self.duel_cards = []
@@ -154,6 +204,20 @@ class GoatLordsState(State):
             self.round += 1
             self._start_round()
 
+    # -- the interface, without the generic layers (random playouts call these most) ------
+
+    @property
+    def is_over(self) -> bool:
+        """True once the last round is scored."""
+        return self.over
+
+    def legal_actions(self) -> list[Action]:
+        """The choices of the seat to act, computed once per state."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = [] if self.over else self._legal_actions()
+        return legal
+
     # -- decisions -----------------------------------------------------------------------
 
     def _to_act(self) -> int | None:
@@ -168,64 +232,73 @@ class GoatLordsState(State):
         return self.duel_target if len(self.duel_cards) % 2 else self.turn
 
     def _legal_actions(self) -> list[Action]:
+        # The actions are shared constants; lists of them are built, never dicts.
         if self.duel_target >= 0:
-            hand = self.hands[self._duel_responder()]
-            kind = pile_kind(self.herds[self.duel_target][-1])
-            plays: list[Action] = [{"play": CARD_IDS[card]} for card in matching(hand, kind)]
-            return [*plays, YIELD]
-        return self._turn_actions()
-
-    def _turn_actions(self) -> list[Action]:
+            duel_cards = self.duel_cards
+            hand = self.hands[self.duel_target if len(duel_cards) % 2 else self.turn]
+            kind = self.herds[self.duel_target][-1][0]
+            plays: list[Action] = [PLAY[kind]] if IS_GOAT[kind] and hand[kind] else []
+            if hand[GOATINI]:
+                plays.append(PLAY[GOATINI])
+            if hand[LORD]:
+                plays.append(PLAY[LORD])
+            plays.append(YIELD)
+            return plays
         seat = self.turn
         hand = self.hands[seat]
-        actions: list[Action] = []
-        for card in GOATS:
-            if hand[card] >= 2:
-                actions.append({"birth": CARD_IDS[card]})
-        for card in WILDS:
-            if hand[card]:
-                actions.append({"birth": CARD_IDS[card]})
-        if self.discard:
-            top = self.discard[-1]
-            if IS_GOAT[top] and hand[top]:
-                actions.append({"assisted_birth": CARD_IDS[top]})
-        if self.herds[seat]:
-            for target in range(self.players):
-                herd = self.herds[target]
-                if target == seat or len(herd) < 2:
+        key = tuple(hand)
+        choices = _HAND_CHOICES.get(key) or hand_choices(key)
+        actions = choices[0]
+        discard = self.discard
+        if discard:
+            top = discard[-1]
+            if hand[top] and IS_GOAT[top]:
+                actions = [*actions, ASSISTED_BIRTH[top]]
+        herds = self.herds
+        if herds[seat]:
+            wilds = choices[2]
+            for target in OTHERS[self.players][seat]:
+                herd = herds[target]
+                if len(herd) < 2:
                     continue
-                for card in matching(hand, pile_kind(herd[-1])):
-                    actions.append({"duel": target, "play": CARD_IDS[card]})
+                duel = DUEL[target]
+                kind = herd[-1][0]
+                if hand[kind] and IS_GOAT[kind]:
+                    actions = [*actions, duel[kind], *[duel[card] for card in wilds]]
+                elif wilds:
+                    actions = [*actions, *[duel[card] for card in wilds]]
         if actions:
-            return actions
-        return [{"discard": CARD_IDS[card]} for card in range(len(CARDS)) if hand[card]]
+            return actions if actions is not choices[0] else list(actions)
+        return list(choices[1])
 
     def _apply(self, action: Action) -> None:
-        if self.duel_target >= 0:
-            if action == YIELD:
-                self._end_duel()
-            else:
-                self._answer(CARD_INDEX[action["play"]])
+        move, card, target = _MOVES.get(id(action)) or parse_move(action)
+        if move == PLAY_MOVE:
+            self._answer(card)
+            return
+        if move == YIELD_MOVE:
+            self._end_duel()
             return
         seat = self.turn
         hand = self.hands[seat]
-        if "birth" in action:
-            card = CARD_INDEX[action["birth"]]
-            count = 2 if IS_GOAT[card] else 1
-            hand[card] -= count
-            self.herds[seat].append([card] * count)
-        elif "assisted_birth" in action:
+        if move == BIRTH_MOVE:
+            if IS_GOAT[card]:
+                hand[card] -= 2
+                self.herds[seat].append([card, card])
+            else:
+                hand[card] -= 1
+                self.herds[seat].append([card])
+        elif move == ASSISTED_MOVE:
             card = self.discard.pop()
             hand[card] -= 1
             self.herds[seat].append([card, card])
-        elif "discard" in action:
-            card = CARD_INDEX[action["discard"]]
+        elif move == DISCARD_MOVE:
             hand[card] -= 1
             self.discard.append(card)
         else:
-            self.duel_target = action["duel"]
+            self.duel_target = target
             self.duel_cards = []
-            self._answer(CARD_INDEX[action["play"]])
+            self._answer(card)
             return
         self._end_turn()
 
@@ -233,10 +306,16 @@ class GoatLordsState(State):
 
     def _answer(self, card: int) -> None:
         """The side to answer plays ``card``; the duel ends if the other side cannot answer."""
-        self.hands[self._duel_responder()][card] -= 1
-        self.duel_cards.append(card)
-        kind = pile_kind(self.herds[self.duel_target][-1])
-        if not matching(self.hands[self._duel_responder()], kind):
+        duel_cards, target, hands = self.duel_cards, self.duel_target, self.hands
+        if len(duel_cards) % 2:
+            hands[target][card] -= 1
+            hand = hands[self.turn]
+        else:
+            hands[self.turn][card] -= 1
+            hand = hands[target]
+        duel_cards.append(card)
+        kind = self.herds[target][-1][0]
+        if not ((hand[kind] and IS_GOAT[kind]) or hand[GOATINI] or hand[LORD]):
             self._end_duel()
 
     def _end_duel(self) -> None:
@@ -256,35 +335,38 @@ class GoatLordsState(State):
 
     def _end_turn(self) -> None:
         """Restock from the player who moved on in seat order, then find the next player."""
-        active = self.turn
-        for offset in range(self.players):
-            hand = self.hands[(active + offset) % self.players]
-            missing = self.hand_size - sum(hand)
-            while missing > 0 and self.draw:
-                hand[self._draw()] += 1
-                missing -= 1
-        for offset in range(1, self.players + 1):
-            seat = (active + offset) % self.players
-            if any(self.hands[seat]):
+        active, hands = self.turn, self.hands
+        draw = self.draw
+        if draw:  # once empty, the draw pile stays empty for the round
+            size = self.hand_size
+            for seat in RESTOCK_ORDER[self.players][active]:
+                hand = hands[seat]
+                missing = size - sum(hand)
+                while missing > 0 and draw:
+                    hand[draw.pop()] += 1
+                    missing -= 1
+                    if not draw:
+                        draw = self._recycle()
+        for seat in NEXT_SEATS[self.players][active]:
+            if any(hands[seat]):
                 self.turn = seat
                 return
         self._end_round()
 
-    def _draw(self) -> int:
-        """The top card of the draw pile; recycle the discard pile if that emptied it."""
-        card = self.draw.pop()
-        if not self.draw and not self.recycled and len(self.discard) >= RECYCLE_MINIMUM:
+    def _recycle(self) -> list[int]:
+        """The draw pile just emptied: shuffle the discard pile into it if the rules allow."""
+        if not self.recycled and len(self.discard) >= RECYCLE_MINIMUM:
             self.recycled = True
             self.draw = self.discard
             self.discard = []
-            self.rng.shuffle(self.draw)
-        return card
+            shuffle(self.rng, self.draw)
+        return self.draw
 
     # -- scoring -------------------------------------------------------------------------
 
     def herd_value(self, seat: int) -> int:
         """The points of every card in ``seat``'s herd: the round score so far."""
-        return sum(VALUES[card] for pile in self.herds[seat] for card in pile)
+        return sum(map(_value, chain.from_iterable(self.herds[seat])))
 
     def _result(self) -> Result:
         return Result(
@@ -395,6 +477,33 @@ class GoatLordsState(State):
 def pile_kind(pile: list[int]) -> int:
     """The goat kind of a pile, or NO_KIND for a pile made only of wilds."""
     return pile[0] if IS_GOAT[pile[0]] else NO_KIND
+
+
+def hand_choices(key: tuple[int, ...]) -> tuple[list[Action], list[Action], tuple[int, ...]]:
+    """The births, the discards and the wilds of a hand given as counts per card (cached)."""
+    births: list[Action] = [BIRTH[card] for card in GOATS if key[card] >= 2]
+    births.extend(BIRTH[card] for card in WILDS if key[card])
+    discards: list[Action] = [DISCARD[card] for card in range(len(CARDS)) if key[card]]
+    choices = (births, discards, tuple(card for card in WILDS if key[card]))
+    if len(_HAND_CHOICES) >= _HAND_CHOICES_LIMIT:
+        _HAND_CHOICES.clear()
+    _HAND_CHOICES[key] = choices
+    return choices
+
+
+def parse_move(action: Action) -> tuple[int, int, int]:
+    """What a legal action that is not one of the shared objects (a decoded one) does."""
+    if action == YIELD:
+        return (YIELD_MOVE, -1, -1)
+    if "duel" in action:
+        return (DUEL_MOVE, CARD_INDEX[action["play"]], action["duel"])
+    if "play" in action:
+        return (PLAY_MOVE, CARD_INDEX[action["play"]], -1)
+    if "birth" in action:
+        return (BIRTH_MOVE, CARD_INDEX[action["birth"]], -1)
+    if "assisted_birth" in action:
+        return (ASSISTED_MOVE, CARD_INDEX[action["assisted_birth"]], -1)
+    return (DISCARD_MOVE, CARD_INDEX[action["discard"]], -1)
 
 
 def matching(hand: list[int], kind: int) -> list[int]:

@@ -21,6 +21,11 @@ ends: a turn that is not the last takes at least one card from a full row, so th
 draws at least one card; the draw pile is finite and is rebuilt at most once, so the
 final run-out always comes. Should every seat ever hold no card, the game ends too.
 
+Speed: every action offered is a shared object built once (the tables at the end of the
+module; never change an offered action in place), found again by identity when applied, so
+a decision builds no dicts; the shuffles draw exactly what ``random.Random.shuffle`` draws
+(:mod:`goatarena.games.chance`), so seeds give the same games as before.
+
 Hidden information: the hands, the cards discarded into penalty piles (face down) and the
 draw order. Cards a seat took from the row are public until that seat plays or discards
 cards that might be them; :meth:`GoatNGoatState._resample_hidden` keeps those cards in
@@ -33,9 +38,11 @@ import itertools
 import random
 from enum import StrEnum
 from functools import cache
+from itertools import compress
 from typing import Any
 
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
+from goatarena.games.chance import shuffle
 
 # -- constants and card data ------------------------------------------------------------
 
@@ -74,6 +81,9 @@ class Phase(StrEnum):
     OVER = "over"
 
 
+PLAY, TAKE, DISCARD, MOUNTAIN, OVER = Phase  # module names: cheaper than Phase.PLAY
+
+
 def card_type(colour: int, number: int) -> int:
     """The card index of a colour index and a number."""
     return colour * len(NUMBERS) + number - 1
@@ -90,6 +100,18 @@ def mountain_values(players: int) -> list[int]:
     return sorted([*SINGLE_MOUNTAINS, *(card[side] for card in DOUBLE_MOUNTAINS)])
 
 
+DECK = tuple(goat_deck())
+NEXT_SEATS = {
+    players: tuple(
+        tuple((seat + step) % players for step in range(1, players + 1)) for seat in range(players)
+    )
+    for players in FINAL_RUN_OUT
+}
+"""Per player count and seat: the seats in the order they may play next."""
+MOUNTAINS = {players: tuple(mountain_values(players)) for players in FINAL_RUN_OUT}
+"""One colour's mountains by player count, ascending."""
+
+
 # -- the state ---------------------------------------------------------------------------
 
 
@@ -102,19 +124,20 @@ class GoatNGoatState(State):
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
-        self.draw = goat_deck()
-        self.rng.shuffle(self.draw)
+        draw = self.draw = list(DECK)
+        shuffle(self.rng, draw)
         self.hands = [[0] * len(CARD_TYPES) for _ in range(players)]
         self.known = [[0] * len(CARD_TYPES) for _ in range(players)]
         for seat in range(players):
+            hand = self.hands[seat]
             for _ in range(STARTING_HANDS[seat]):
-                self.hands[seat][self.draw.pop()] += 1
-        self.row = [self.draw.pop() for _ in range(ROW_SIZE)]
+                hand[draw.pop()] += 1
+        self.row = [draw.pop() for _ in range(ROW_SIZE)]
         self.discard: list[int] = []
         self.flocks: list[list[list[int]]] = [[[] for _ in COLOURS] for _ in range(players)]
         self.penalty_public: list[list[int]] = [[] for _ in range(players)]
         self.penalty_hidden: list[list[int]] = [[] for _ in range(players)]
-        self.mountains = [mountain_values(players) for _ in COLOURS]
+        self.mountains = [list(MOUNTAINS[players]) for _ in COLOURS]
         self.held: list[list[list[int]]] = [[[] for _ in COLOURS] for _ in range(players)]
         self.seat = 0
         self.phase = Phase.PLAY
@@ -124,84 +147,114 @@ class GoatNGoatState(State):
         self.reshuffled = False
         self.ending = False
 
+    # -- the interface, without the generic layers (random playouts call these most) ------
+
+    @property
+    def is_over(self) -> bool:
+        """True once no seat has anything left to decide."""
+        return self.phase is OVER
+
+    def legal_actions(self) -> list[Action]:
+        """The choices of the seat to act, computed once per state."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = [] if self.phase is OVER else self._legal_actions()
+        return legal
+
     # -- whose decision and which choices ---------------------------------------------
 
     def _to_act(self) -> int | None:
-        return None if self.phase is Phase.OVER else self.seat
+        return None if self.phase is OVER else self.seat
 
     def _legal_actions(self) -> list[Action]:
-        if self.phase is Phase.PLAY:
-            return self._play_choices()
-        if self.phase is Phase.TAKE:
-            size = min(self.take_count, len(self.row))
-            return [{"take": [CODES[card] for card in cards]} for cards in subsets(self.row, size)]
-        if self.phase is Phase.DISCARD:
-            hand = self.hands[self.seat]
-            return [{"discard": CODES[card]} for card, count in enumerate(hand) if count]
+        # Every action offered is a shared object from the tables below, never changed.
+        phase = self.phase
+        if phase is PLAY:
+            return play_actions(self.hands[self.seat])
+        if phase is TAKE:
+            row = self.row
+            return take_actions(sorted(row), min(self.take_count, len(row)))
+        if phase is DISCARD:
+            return list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
         return [*self._trade_choices(), DECLINE]
-
-    def _play_choices(self) -> list[Action]:
-        hand = self.hands[self.seat]
-        choices: list[Action] = []
-        for number in NUMBERS:
-            held = tuple(hand[card_type(colour, number)] for colour in range(len(COLOURS)))
-            if any(held):
-                choices.extend({"play": list(cards)} for cards in plays_of_one_number(number, held))
-        return choices
 
     def _trade_choices(self) -> list[Action]:
         choices: list[Action] = []
+        mountains = self.mountains
         for colour, flock in enumerate(self.flocks[self.seat]):
-            for value in sorted(set(self.mountains[colour])):
-                if value <= len(flock):
-                    choices.append({"trade": COLOURS[colour], "mountain": value})
+            size = len(flock)
+            trades = TRADE_ACTIONS[colour]
+            for value in distinct_values(mountains[colour]):
+                if value <= size:
+                    choices.append(trades[value])
         return choices
+
+    def _can_trade(self) -> bool:
+        """Whether any flock of the seat to act can afford a face-up mountain."""
+        mountains = self.mountains
+        for colour, flock in enumerate(self.flocks[self.seat]):
+            if mountains[colour] and min(mountains[colour]) <= len(flock):
+                return True
+        return False
 
     # -- carrying out a decision --------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
-        if self.phase is Phase.PLAY:
-            self._play([CODE_INDEX[code] for code in action["play"]])
-        elif self.phase is Phase.TAKE:
-            self._take([CODE_INDEX[code] for code in action["take"]])
-        elif self.phase is Phase.DISCARD:
-            self._discard(CODE_INDEX[action["discard"]])
-        elif action == DECLINE:
+        entry = _MOVES.get(id(action))
+        phase = self.phase
+        move = entry[1] if entry is not None and entry[0] is action else parse_move(phase, action)
+        if phase is PLAY:
+            self._play(move)
+        elif phase is TAKE:
+            self._take(move)
+        elif phase is DISCARD:
+            self._discard(move)
+        elif move is None:
             self._end_turn()
         else:
-            self._trade(COLOUR_INDEX[action["trade"]], action["mountain"])
+            self._trade(*move)
 
-    def _play(self, cards: list[int]) -> None:
+    def _play(self, move: PlayMove) -> None:
         """Cards of one number onto their flocks; a lower number retires the old flock."""
-        seat, number = self.seat, CARD_TYPES[cards[0]][1]
+        cards, number, per_colour, codes = move
+        seat = self.seat
         hand, known = self.hands[seat], self.known[seat]
         for card in cards:
             hand[card] -= 1
-            known[card] = max(0, known[card] - 1)
-        for colour in sorted({CARD_TYPES[card][0] for card in cards}):
-            flock = self.flocks[seat][colour]
+            if known[card]:
+                known[card] -= 1
+        flocks = self.flocks[seat]
+        for colour, count in per_colour:
+            flock = flocks[colour]
             if flock and number < flock[-1]:
-                self.penalty_public[seat].extend(card_type(colour, n) for n in flock)
+                first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
+                self.penalty_public[seat] += [first + n for n in flock]
                 flock.clear()
-            flock.extend(number for card in cards if CARD_TYPES[card][0] == colour)
-        self.played = [CODES[card] for card in cards]
+            flock += [number] * count
+        self.played = list(codes)
         self.take_count = number
         if self.row:
-            self.phase = Phase.TAKE
+            self.phase = TAKE
         else:
             self._after_take()
 
-    def _take(self, cards: list[int]) -> None:
+    def _take(self, cards: tuple[int, ...]) -> None:
         """Resolution: the chosen cards are taken together, then the row is refilled."""
+        row, hand, known = self.row, self.hands[self.seat], self.known[self.seat]
         for card in cards:
-            self.row.remove(card)
-            self.hands[self.seat][card] += 1
-            self.known[self.seat][card] += 1
-        while len(self.row) < ROW_SIZE:
+            row.remove(card)
+            hand[card] += 1
+            known[card] += 1
+        draw = self.draw
+        while len(row) < ROW_SIZE:
+            if draw and not self.ending:
+                row.append(draw.pop())
+                continue
             drawn = self._draw_card()
             if drawn is None:
                 break
-            self.row.append(drawn)
+            row.append(drawn)
+            draw = self.draw
         self._after_take()
 
     def _draw_card(self) -> int | None:
@@ -214,36 +267,47 @@ class GoatNGoatState(State):
                 self.ending = True
                 return None
             self.draw, self.discard = self.discard, []
-            self.rng.shuffle(self.draw)
+            shuffle(self.rng, self.draw)
             self.reshuffled = True
         return self.draw.pop()
 
     def _after_take(self) -> None:
-        if sum(self.hands[self.seat]) > HAND_LIMIT:
-            self.phase = Phase.DISCARD
-        else:
-            self._offer_trade()
+        seat = self.seat
+        if sum(self.hands[seat]) > HAND_LIMIT:
+            self.phase = DISCARD
+            return
+        mountains = self.mountains  # _can_trade, inlined: this runs every turn
+        for colour, flock in enumerate(self.flocks[seat]):
+            values = mountains[colour]
+            if values and min(values) <= len(flock):
+                self.phase = MOUNTAIN
+                return
+        self._end_turn()
 
     def _discard(self, card: int) -> None:
         """One card from hand face down to the penalty pile; others learn only that."""
         seat = self.seat
-        self.hands[seat][card] -= 1
+        hand = self.hands[seat]
+        hand[card] -= 1
         self.penalty_hidden[seat].append(card)
         # Any known card may be the one discarded, so each known count drops by one.
-        self.known[seat] = [max(0, count - 1) for count in self.known[seat]]
-        if sum(self.hands[seat]) <= HAND_LIMIT:
+        known = self.known[seat]
+        for known_card in compress(CARD_RANGE, known):
+            known[known_card] -= 1
+        if sum(hand) <= HAND_LIMIT:
             self._offer_trade()
 
     def _offer_trade(self) -> None:
-        if self._trade_choices():
-            self.phase = Phase.MOUNTAIN
+        if self._can_trade():
+            self.phase = MOUNTAIN
         else:
             self._end_turn()
 
     def _trade(self, colour: int, value: int) -> None:
         """A whole flock to the discard pile for a face-up mountain of its colour."""
         flock = self.flocks[self.seat][colour]
-        self.discard.extend(card_type(colour, number) for number in flock)
+        first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
+        self.discard += [first + number for number in flock]
         flock.clear()
         self.mountains[colour].remove(value)
         self.held[self.seat][colour].append(value)
@@ -253,15 +317,15 @@ class GoatNGoatState(State):
         self.played = []
         self.take_count = 0
         if self.ending:
-            self.phase = Phase.OVER
+            self.phase = OVER
             return
-        for step in range(1, self.players + 1):
-            seat = (self.seat + step) % self.players
-            if any(self.hands[seat]):
+        hands = self.hands
+        for seat in NEXT_SEATS[self.players][self.seat]:
+            if any(hands[seat]):
                 self.seat = seat
-                self.phase = Phase.PLAY
+                self.phase = PLAY
                 return
-        self.phase = Phase.OVER  # nobody holds a card: nothing can ever happen again
+        self.phase = OVER  # nobody holds a card: nothing can ever happen again
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -394,9 +458,106 @@ class GoatNGoatState(State):
 # -- helpers -----------------------------------------------------------------------------
 
 
-def subsets(cards: list[int], size: int) -> list[list[int]]:
-    """The distinct sub-multisets of ``cards`` with ``size`` cards, each sorted."""
-    return [list(chosen) for chosen in dict.fromkeys(itertools.combinations(sorted(cards), size))]
+# -- the action tables ----------------------------------------------------------------
+# Actions are built once and shared (never changed in place); _MOVES maps each one's
+# identity to what it does (holding the object, so the identity cannot be reused).
+
+DISCARD_ACTIONS: tuple[Action, ...] = tuple({"discard": code} for code in CODES)
+TRADE_ACTIONS: tuple[dict[int, Action], ...] = tuple(
+    {value: {"trade": colour, "mountain": value} for value in range(1, 10)} for colour in COLOURS
+)
+_MOVES: dict[int, tuple[Action, Any]] = {id(DECLINE): (DECLINE, None)}
+for _card, _discard in enumerate(DISCARD_ACTIONS):
+    _MOVES[id(_discard)] = (_discard, _card)
+for _colour, _by_value in enumerate(TRADE_ACTIONS):
+    for _value, _trade in _by_value.items():
+        _MOVES[id(_trade)] = (_trade, (_colour, _value))
+_PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple({} for _ in NUMBERS)
+"""Per number (less one) and cards of it held per colour: the play actions (filled lazily)."""
+_TAKE_OF: dict[tuple[int, ...], Action] = {}
+"""Per sorted choice of row cards: its take action (at most 15,504 choices of 1 to 5)."""
+_NONE_HELD = (0, 0, 0)
+CARD_RANGE = tuple(range(len(CARD_TYPES)))
+_STRIDE = len(NUMBERS)
+
+
+def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
+    """The play actions of ``number`` with ``held`` cards of that number per colour."""
+    actions = []
+    for codes in plays_of_one_number(number, held):
+        action = {"play": list(codes)}
+        _MOVES[id(action)] = (action, play_move(codes))
+        actions.append(action)
+    _PLAYS_OF[number - 1][held] = plays = tuple(actions)
+    return plays
+
+
+def play_actions(hand: list[int]) -> list[Action]:
+    """Every play of a hand given as counts per card, in the engine's order."""
+    actions: list[Action] = []
+    for index in range(_STRIDE):
+        held = (hand[index], hand[index + _STRIDE], hand[index + 2 * _STRIDE])
+        if held != _NONE_HELD:
+            plays = _PLAYS_OF[index].get(held)
+            actions += plays if plays is not None else _plays_of(index + 1, held)
+    return actions
+
+
+def _take_of(chosen: tuple[int, ...]) -> Action:
+    action = _TAKE_OF[chosen] = {"take": [CODES[card] for card in chosen]}
+    _MOVES[id(action)] = (action, chosen)
+    return action
+
+
+def take_actions(row: list[int], size: int) -> list[Action]:
+    """Every take of ``size`` cards from a sorted row, in the engine's order."""
+    if size == 1:  # the commonest take: one of each distinct card
+        return list(map(_TAKE_ONE.__getitem__, dict.fromkeys(row)))
+    # dict.fromkeys drops repeated choices and keeps the first-seen order; the lookups
+    # run in C, and a choice not seen before is made on the way.
+    choices = dict.fromkeys(itertools.combinations(row, size))
+    try:
+        return list(map(_TAKE_OF.__getitem__, choices))
+    except KeyError:
+        return [_TAKE_OF.get(chosen) or _take_of(chosen) for chosen in choices]
+
+
+_TAKE_ONE = tuple(_take_of((card,)) for card in range(len(CARD_TYPES)))
+
+
+PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, int], ...], tuple[str, ...]]
+"""A play: its cards, their number, (colour, count) per colour played in colour order, names."""
+
+
+def play_move(codes: tuple[str, ...]) -> PlayMove:
+    """What playing the cards named ``codes`` (all of one number) does."""
+    cards = tuple(CODE_INDEX[code] for code in codes)
+    colours = sorted({card // _STRIDE for card in cards})
+    per_colour = tuple((c, sum(1 for card in cards if card // _STRIDE == c)) for c in colours)
+    return (cards, CARD_TYPES[cards[0]][1], per_colour, codes)
+
+
+def parse_move(phase: Phase, action: Action) -> Any:
+    """What a legal action that is not a shared table object (a decoded one) does."""
+    if phase is PLAY:
+        return play_move(tuple(action["play"]))
+    if phase is TAKE:
+        return tuple(CODE_INDEX[code] for code in action["take"])
+    if phase is DISCARD:
+        return CODE_INDEX[action["discard"]]
+    if action == DECLINE:
+        return None
+    return (COLOUR_INDEX[action["trade"]], action["mountain"])
+
+
+@cache
+def _distinct(values: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(set(values)))
+
+
+def distinct_values(values: list[int]) -> tuple[int, ...]:
+    """The distinct values of a list, ascending."""
+    return _distinct(tuple(values))
 
 
 @cache

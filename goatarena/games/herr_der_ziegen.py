@@ -39,10 +39,12 @@ import random
 from collections import Counter
 from enum import StrEnum
 from functools import cache
+from itertools import filterfalse
 from typing import Any
 
 from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
+from goatarena.games.chance import shuffle
 
 # -- constants and card data -------------------------------------------------------------
 
@@ -87,6 +89,18 @@ CARD_VALUE: dict[str, int] = {
 """How far a card moves the big goat (and what a goat card scores)."""
 CARD_TYPE: dict[str, str] = {f"{kind}{value}": kind for kind in TYPES for value in GOAT_VALUES}
 """The goat type of each goat card; dogs and milk have none."""
+CARD_KIND: dict[str, str] = {**dict.fromkeys(CARD_VALUE, ""), **CARD_TYPE}
+"""The goat type of every card, "" for dogs and milk (a lookup that needs no default)."""
+KIND_CARDS: dict[str, frozenset[str]] = {
+    kind: frozenset(f"{kind}{value}" for value in GOAT_VALUES) for kind in TYPES
+}
+"""The five cards of each goat type."""
+KIND_CARDS_HIGH_FIRST: dict[str, tuple[str, ...]] = {
+    kind: tuple(f"{kind}{value}" for value in sorted(GOAT_VALUES, reverse=True)) for kind in TYPES
+}
+"""The five cards of each goat type, highest value first."""
+PLAY_ACTIONS: dict[str, dict[str, str]] = {card: {"play": card} for card in CARD_VALUE}
+"""The action playing each card, made once: action values are never changed in place."""
 
 NO_MARK = None
 """The mark of a cell without a small goat."""
@@ -100,6 +114,10 @@ class Phase(StrEnum):
     DRIVE = "drive"
     CONSENT = "consent"
     OVER = "over"
+
+
+_PLAY, _TAKE, _DRIVE, _CONSENT, _OVER = Phase
+"""The phases as module names: the hot paths compare them by identity."""
 
 
 # -- the state ---------------------------------------------------------------------------
@@ -139,14 +157,14 @@ class HerrDerZiegenState(State):
         self.turn = 1
         self.end_reason = ""
 
-        deck = cards_in_play(players)
-        self.rng.shuffle(deck)
+        deck = list(deck_in_play(players))
+        shuffle(self.rng, deck)
         self.cards: list[str | None] = [None] * cell_count
         self.marks: list[int | None] = [NO_MARK] * cell_count
         open_cells = [cell for cell in range(cell_count) if cell not in self.stall_seat]
-        for cell in open_cells:
-            self.cards[cell] = deck.pop(0)
-        self.draw = deck
+        for cell, card in zip(open_cells, deck):
+            self.cards[cell] = card
+        self.draw = deck[len(open_cells) :]
         self._deal()
 
     def _deal(self) -> None:
@@ -161,9 +179,59 @@ class HerrDerZiegenState(State):
                 self.hands[seat].append(card)
         if dogs:
             self.draw.extend(dogs)
-            self.rng.shuffle(self.draw)
+            shuffle(self.rng, self.draw)
 
     # -- the decision hooks ------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        """True once no seat has anything left to decide."""
+        return self.phase is _OVER
+
+    def legal_actions(self) -> list[Action]:
+        """The choices of the seat to act, computed once per state."""
+        legal = self._legal
+        if legal is None:
+            phase = self.phase
+            if phase is _PLAY:
+                hand = self.hands[self.seat]
+                if len(hand) == 2:  # nearly always: a turn plays one card and takes one
+                    first, second = hand
+                    if first == second:
+                        legal = [PLAY_ACTIONS[first]]
+                    elif first < second:
+                        legal = [PLAY_ACTIONS[first], PLAY_ACTIONS[second]]
+                    else:
+                        legal = [PLAY_ACTIONS[second], PLAY_ACTIONS[first]]
+                else:
+                    legal = [PLAY_ACTIONS[card] for card in sorted(set(hand))]
+            elif phase is _OVER:
+                legal = []
+            else:
+                legal = self._legal_actions()
+            self._legal = legal
+        return legal
+
+    def apply_index(self, index: int) -> Action:
+        """Apply the ``index``-th legal action and return it."""
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        if not 0 <= index < len(legal):
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
+        action = legal[index]
+        self._legal = None
+        # _apply's two common cases inline: a call less on nearly every decision.
+        phase = self.phase
+        if phase is _PLAY:
+            self._play(action["play"])
+        elif phase is _TAKE:
+            row, column = action["take"]
+            self._take(row * self.size + column)
+        else:
+            self._apply(action)
+        self.history.append(action)
+        return action
 
     def _to_act(self) -> int | None:
         if self.phase is Phase.OVER:
@@ -175,25 +243,32 @@ class HerrDerZiegenState(State):
         return self.seat
 
     def _legal_actions(self) -> list[Action]:
-        if self.phase is Phase.PLAY:
-            return [{"play": card} for card in sorted(set(self.hands[self.seat]))]
-        if self.phase is Phase.TAKE:
-            return [{"take": list(divmod(cell, self.size))} for cell in self.available_in_line()]
-        if self.phase is Phase.DRIVE:
-            drives: list[Action] = [
-                {"drive": [list(divmod(source, self.size)), list(divmod(target, self.size))]}
-                for source, target in self.drives()
-            ]
-            return [*drives, "pass"]
+        if self.phase is _PLAY:
+            return [PLAY_ACTIONS[card] for card in sorted(set(self.hands[self.seat]))]
+        if self.phase is _TAKE:
+            takes = TAKE_ACTIONS[self.size]
+            return [takes[cell] for cell in self.available_in_line()]
+        if self.phase is _DRIVE:
+            return self._drive_actions()
         return ["agree", "refuse"]
 
+    def _drive_actions(self) -> list[Action]:
+        """The drives open to the active seat as actions, then "pass"."""
+        size = self.size
+        actions: list[Action] = [
+            drive_action(source, target, size) for source, target in self.drives()
+        ]
+        actions.append("pass")
+        return actions
+
     def _apply(self, action: Action) -> None:
-        if self.phase is Phase.PLAY:
+        phase = self.phase
+        if phase is _PLAY:
             self._play(action["play"])
-        elif self.phase is Phase.TAKE:
+        elif phase is _TAKE:
             row, column = action["take"]
             self._take(row * self.size + column)
-        elif self.phase is Phase.DRIVE:
+        elif phase is _DRIVE:
             if action == "pass":
                 self._end_turn()
             else:
@@ -207,14 +282,25 @@ class HerrDerZiegenState(State):
     def _play(self, card: str) -> None:
         seat = self.seat
         self.hands[seat].remove(card)
-        if card in self.known[seat]:
-            self.known[seat].remove(card)
+        known = self.known[seat]
+        if card in known:
+            known.remove(card)
         self.played = card
-        self.goats[seat] = (self.goats[seat] + CARD_VALUE[card]) % (4 * self.size)
-        if CARD_TYPE.get(card) not in self.closed:
+        size = self.size
+        self.goats[seat] = position = (self.goats[seat] + CARD_VALUE[card]) % (4 * size)
+        kind = CARD_KIND[card]
+        if not kind or kind not in self.closed:
             self.displays[seat].append(card)
-        if self.available_in_line():
-            self.phase = Phase.TAKE
+        # The faced line's available cards (as available_in_line), and at once the take
+        # choices legal_actions would find.
+        cards, marks, takes = self.cards, self.marks, TAKE_ACTIONS[size]
+        legal = []
+        for cell in TRACK_LINES[size][position]:
+            if cards[cell] is not None and marks[cell] is NO_MARK:
+                legal.append(takes[cell])
+        if legal:
+            self.phase = _TAKE
+            self._legal = legal
         else:
             self._finish("the faced line holds no available card")
 
@@ -222,29 +308,38 @@ class HerrDerZiegenState(State):
         card = self.cards[cell]
         if card is None:
             raise IllegalAction("an empty cell cannot be taken")
-        self.hands[self.seat].append(card)
-        self.known[self.seat].append(card)
-        if self.draw:
-            self.cards[cell] = self.draw.pop()
-            self._on_enter(cell)
+        seat = self.seat
+        self.hands[seat].append(card)
+        self.known[seat].append(card)
+        draw = self.draw
+        if draw:
+            self.cards[cell] = entered = draw.pop()
+            kind = CARD_KIND[entered]
+            if kind and (kind in self.owners or entered in self.fifth):
+                self._on_enter(cell)
         else:
             self.cards[cell] = None
             if not self.available_in_line():
                 self._finish("the last available card of a line was taken")
                 return
         played = self.played
-        if played is not None and played in CARD_TYPE and CARD_TYPE[played] not in self.closed:
-            self._score(CARD_TYPE[played])
-        if played == DOG and self.drives():
-            self.phase = Phase.DRIVE
-        else:
-            self._end_turn()
+        kind = CARD_KIND[played] if played is not None else ""
+        if kind:
+            if kind not in self.closed:
+                self._score(kind)
+        elif played == DOG:
+            drives = self._drive_actions()
+            if len(drives) > 1:  # more than "pass"
+                self.phase = _DRIVE
+                self._legal = drives
+                return
+        self._end_turn()
 
     def _on_enter(self, cell: int) -> None:
         """A card just laid into the pasture is marked at once if its owner has a marker."""
         card = self.cards[cell]
-        kind = CARD_TYPE.get(card or "")
-        if kind is None:
+        kind = CARD_KIND[card] if card is not None else ""
+        if not kind:
             return
         if kind in self.owners:
             self._mark(cell, self.owners[kind])
@@ -260,10 +355,17 @@ class HerrDerZiegenState(State):
 
     def _score(self, kind: str) -> None:
         """Majority, else fourth card; either closes the type and clears it from displays."""
-        sums = [display_sum(display, kind) for display in self.displays]
-        count = sum(
-            1 for display in self.displays for card in display if CARD_TYPE.get(card) == kind
-        )
+        sums = []
+        count = 0
+        values = CARD_VALUE
+        # filter runs the membership test in C: displays are scanned on every take.
+        of_kind = KIND_CARDS[kind].__contains__
+        for display in self.displays:
+            total = 0
+            for card in filter(of_kind, display):
+                total += values[card]
+                count += 1
+            sums.append(total)
         if sums[self.seat] >= MAJORITY:
             self.owners[kind] = self.seat
             for cell in self._available_of_type(kind):
@@ -281,37 +383,35 @@ class HerrDerZiegenState(State):
             return
         self.closed.add(kind)
         for display in self.displays:
-            display[:] = [card for card in display if CARD_TYPE.get(card) != kind]
+            display[:] = filterfalse(of_kind, display)
 
     def _available_of_type(self, kind: str) -> list[int]:
         """Available pasture cells holding the type, highest value first."""
-        cells = [
-            cell
-            for cell, card in enumerate(self.cards)
-            if card is not None and CARD_TYPE.get(card) == kind and self.marks[cell] is NO_MARK
-        ]
-        return sorted(cells, key=lambda cell: -CARD_VALUE[self.cards[cell] or ""])
+        cards, marks = self.cards, self.marks
+        cells = []
+        # Every goat card exists once: look each of the type's five up (in C).
+        for card in KIND_CARDS_HIGH_FIRST[kind]:
+            if card in cards:
+                cell = cards.index(card)
+                if marks[cell] is NO_MARK:
+                    cells.append(cell)
+        return cells
 
     # -- phase 5: the dog ----------------------------------------------------------------
 
     def drives(self) -> list[tuple[int, int]]:
         """(source, target) cells the active seat may drive a marked card along, in order."""
-        seat, size = self.seat, self.size
-        stall_row, stall_column = divmod(self.stalls[seat], size)
+        seat, marks, stalls, refused = self.seat, self.marks, self.stall_seat, self.refused
+        closer = closer_in_line(self.stalls[seat], self.size)
         found = []
-        for source, mark in enumerate(self.marks):
-            if mark != seat:
-                continue
-            row, column = divmod(source, size)
-            distance = abs(row - stall_row) + abs(column - stall_column)
-            for target in line_cells(row, column, size):
-                to_row, to_column = divmod(target, size)
+        source = -1
+        for _ in range(marks.count(seat)):
+            source = marks.index(seat, source + 1)
+            for target in closer[source]:
                 if (
-                    target != source
-                    and target not in self.stall_seat
-                    and self.marks[target] != seat
-                    and abs(to_row - stall_row) + abs(to_column - stall_column) < distance
-                    and (source, target) not in self.refused
+                    marks[target] != seat
+                    and target not in stalls
+                    and (source, target) not in refused
                 ):
                     found.append((source, target))
         return found
@@ -349,9 +449,10 @@ class HerrDerZiegenState(State):
 
     def _end_turn(self) -> None:
         self.seat = (self.seat + 1) % self.players
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.played = None
-        self.refused = []
+        if self.refused:
+            self.refused = []
         self.pending = None
         self.turn += 1
 
@@ -362,27 +463,25 @@ class HerrDerZiegenState(State):
     def available_in_line(self, seat: int | None = None) -> list[int]:
         """Available cells of the line a seat's big goat faces (default: the active seat)."""
         position = self.goats[self.seat if seat is None else seat]
-        cards, marks, stalls = self.cards, self.marks, self.stall_seat
+        cards, marks = self.cards, self.marks
+        # Stalls hold no card (nothing is ever laid or driven into one).
         return [
             cell
-            for cell in track_lines(self.size)[position]
-            if cards[cell] is not None and marks[cell] is NO_MARK and cell not in stalls
+            for cell in TRACK_LINES[self.size][position]
+            if cards[cell] is not None and marks[cell] is NO_MARK
         ]
 
     # -- scoring -------------------------------------------------------------------------
 
     def tied_cells(self, seat: int) -> set[int]:
         """Cells of ``seat``'s marked cards tied to its stall (doubled at the end)."""
-        size = self.size
-        stall_row, stall_column = divmod(self.stalls[seat], size)
+        marks = self.marks
         tied = set()
-        for step_row, step_column in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            row, column = stall_row + step_row, stall_column + step_column
-            while 0 <= row < size and 0 <= column < size:
-                if self.marks[row * size + column] != seat:
+        for ray in stall_rays(self.stalls[seat], self.size):
+            for cell in ray:
+                if marks[cell] != seat:
                     break
-                tied.add(row * size + column)
-                row, column = row + step_row, column + step_column
+                tied.add(cell)
         return tied
 
     def pasture_points(self, seat: int) -> int:
@@ -414,14 +513,18 @@ class HerrDerZiegenState(State):
     def scores(self) -> list[int]:
         """Pasture points plus milk bonus per seat, as if the game ended now."""
         scores = self.milk_bonus()
-        tied: set[int] = set()
+        cards, marks, values = self.cards, self.marks, CARD_VALUE
         for seat in range(self.players):
-            tied |= self.tied_cells(seat)
-        cards = self.cards
-        for cell, mark in enumerate(self.marks):
-            if mark is not NO_MARK:
-                value = CARD_VALUE[cards[cell] or ""]
-                scores[mark] += 2 * value if cell in tied else value
+            # The seat's marked cells, found by C-level scans (most cells are unmarked).
+            count = marks.count(seat)
+            if not count:
+                continue
+            tied = self.tied_cells(seat)
+            cell = -1
+            for _ in range(count):
+                cell = marks.index(seat, cell + 1)
+                value = values[cards[cell] or ""]
+                scores[seat] += 2 * value if cell in tied else value
         return scores
 
     def marked_count(self, seat: int) -> int:
@@ -450,11 +553,12 @@ class HerrDerZiegenState(State):
             "played": self.played,
             "hand": sorted(self.hands[seat]),
             "size": size,
-            "pasture": [self.cards[row * size : (row + 1) * size] for row in range(size)],
-            "marks": [self.marks[row * size : (row + 1) * size] for row in range(size)],
+            # Rows sliced in C: the referee builds an observation for every decision.
+            "pasture": list(map(self.cards.__getitem__, ROW_SLICES[size])),
+            "marks": list(map(self.marks.__getitem__, ROW_SLICES[size])),
             "stalls": [list(divmod(cell, size)) for cell in self.stalls],
             "goats": list(self.goats),
-            "facing": [list(track_side(position, size)) for position in self.goats],
+            "facing": [list(TRACK_SIDES[size][position]) for position in self.goats],
             "displays": [sorted(display) for display in self.displays],
             "owners": dict(sorted(self.owners.items())),
             "fifth_cards": dict(sorted(self.fifth.items())),
@@ -486,13 +590,13 @@ class HerrDerZiegenState(State):
                 pool.extend(hidden.elements())
                 hidden_counts[other] = hidden.total()
         not_dogs = [card for card in pool if card != DOG]
-        rng.shuffle(not_dogs)
+        shuffle(rng, not_dogs)
         for other, count in hidden_counts.items():
             self.hands[other] = list(self.known[other])
             for _ in range(count):
                 self.hands[other].append(not_dogs.pop())
         self.draw = not_dogs + [DOG] * pool.count(DOG)
-        rng.shuffle(self.draw)
+        shuffle(rng, self.draw)
 
     def clone(self) -> HerrDerZiegenState:
         """A copy sharing no mutable state with this one (much faster than deepcopy)."""
@@ -528,6 +632,12 @@ def cards_in_play(players: int) -> list[str]:
     return goats + [DOG] * setup["dogs"] + milk
 
 
+@cache
+def deck_in_play(players: int) -> tuple[str, ...]:
+    """:func:`cards_in_play`, made once per player count."""
+    return tuple(cards_in_play(players))
+
+
 def stall_cell(row: int, column: int, size: int) -> int:
     """The cell index of a stall given as in STALLS (LAST for the last index)."""
     last = size - 1
@@ -554,6 +664,7 @@ def track_cell(position: int, size: int) -> int:
     return row * size + column
 
 
+@cache
 def start_position(stall: int, size: int) -> int:
     """The first track position (clockwise from the top left) beside a stall."""
     return next(p for p in range(4 * size) if track_cell(p, size) == stall)
@@ -572,6 +683,55 @@ def track_lines(size: int) -> tuple[tuple[int, ...], ...]:
     return tuple(lines)
 
 
+@cache
+def stall_rays(stall: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """The cells going out from a stall up, down, left and right, nearest first."""
+    stall_row, stall_column = divmod(stall, size)
+    rays = []
+    for step_row, step_column in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        ray = []
+        row, column = stall_row + step_row, stall_column + step_column
+        while 0 <= row < size and 0 <= column < size:
+            ray.append(row * size + column)
+            row, column = row + step_row, column + step_column
+        rays.append(tuple(ray))
+    return tuple(rays)
+
+
+@cache
+def drive_action(source: int, target: int, size: int) -> dict[str, list[list[int]]]:
+    """The action driving the card at ``source`` to ``target`` (one value per drive)."""
+    return {"drive": [list(divmod(source, size)), list(divmod(target, size))]}
+
+
+def take_actions(size: int) -> tuple[dict[str, list[int]], ...]:
+    """Per cell of a pasture of ``size``, the action taking its card."""
+    return tuple({"take": list(divmod(cell, size))} for cell in range(size * size))
+
+
+@cache
+def closer_in_line(stall: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """Per cell, the other cells of its row and column nearer to ``stall``, in index order.
+
+    Nearer counts in steps along rows and columns; these are where a dog may drive the
+    cell's card for the stall's seat.
+    """
+    stall_row, stall_column = divmod(stall, size)
+
+    def distance(cell: int) -> int:
+        row, column = divmod(cell, size)
+        return abs(row - stall_row) + abs(column - stall_column)
+
+    return tuple(
+        tuple(
+            target
+            for target in line_cells(*divmod(source, size), size)
+            if target != source and distance(target) < distance(source)
+        )
+        for source in range(size * size)
+    )
+
+
 def line_cells(row: int, column: int, size: int) -> list[int]:
     """The cells of a cell's row and column together, in index order."""
     cells = {row * size + other for other in range(size)}
@@ -579,10 +739,22 @@ def line_cells(row: int, column: int, size: int) -> list[int]:
     return sorted(cells)
 
 
-def display_sum(display: list[str], kind: str) -> int:
-    """The sum of a display's cards of one goat type."""
-    return sum(CARD_VALUE[card] for card in display if CARD_TYPE.get(card) == kind)
-
+PASTURE_SIZES = sorted({setup["size"] for setup in SETUP.values()})
+TRACK_LINES = {size: track_lines(size) for size in PASTURE_SIZES}
+"""Per pasture size, :func:`track_lines` (looked up on every play)."""
+TAKE_ACTIONS = {size: take_actions(size) for size in PASTURE_SIZES}
+"""Per pasture size, the take action of each cell, made once: actions are never changed
+in place, so every state offers the same values."""
+ROW_SLICES = {
+    size: tuple(slice(row * size, (row + 1) * size) for row in range(size))
+    for size in PASTURE_SIZES
+}
+"""Per pasture size, the slice of each row in the flat cell lists."""
+TRACK_SIDES = {
+    size: tuple(track_side(position, size) for position in range(4 * size))
+    for size in PASTURE_SIZES
+}
+"""Per pasture size, :func:`track_side` of every track position."""
 
 CELL_WIDTH = 6
 MARGIN = 5

@@ -28,6 +28,14 @@ MAX_ROUNDS = 100
 """Resolution (stalling): the game also ends after every seat has had 100 turns."""
 DICE = 4
 MOUNTAIN_INDEX = {mountain: index for index, mountain in enumerate(MOUNTAINS)}
+FIRST_MOUNTAIN = MOUNTAINS[0]
+"""Mountains are consecutive numbers: a mountain's index is its number minus this."""
+_CHOICES_BY_CODE: list[list[dict[str, Any]] | None] = [None] * 6**DICE
+"""The choices per roll in the order rolled, filled once per roll on first use.
+
+A roll's code is its dice, less one each, read as a number in base six. The lists are
+shared by every state that rolls them: action lists are never changed in place.
+"""
 
 
 # -- the state ---------------------------------------------------------------------------
@@ -51,48 +59,82 @@ class MountainGoatsState(State):
         self.dice = self._roll()
 
     def _roll(self) -> list[int]:
-        return [self.rng.randint(1, 6) for _ in range(DICE)]
+        """Four dice, drawing from the generator exactly as ``randint(1, 6)`` each would.
+
+        ``randint(1, 6)`` takes three random bits and draws again on 6 or 7; doing that
+        here skips its layers of Python calls and keeps every seeded game the same. The
+        choices for the roll are looked up at once (the dice decide them).
+        """
+        bits = self.rng.getrandbits
+        first = bits(3)
+        while first > 5:
+            first = bits(3)
+        second = bits(3)
+        while second > 5:
+            second = bits(3)
+        third = bits(3)
+        while third > 5:
+            third = bits(3)
+        fourth = bits(3)
+        while fourth > 5:
+            fourth = bits(3)
+        code = ((first * 6 + second) * 6 + third) * 6 + fourth
+        self._legal = _CHOICES_BY_CODE[code] or choices_for_dice(code)
+        return [first + 1, second + 1, third + 1, fourth + 1]
 
     def _to_act(self) -> int | None:
         return None if self.over else self.seat
 
+    @property
+    def is_over(self) -> bool:
+        """True once no seat has anything left to decide."""
+        return self.over
+
     def _legal_actions(self) -> list[Action]:
-        return list(choices_for_roll(tuple(sorted(self.dice))))
+        dice = self.dice
+        return choices_for_dice(((dice[0] * 6 + dice[1]) * 6 + dice[2]) * 6 + dice[3] - 259)
 
     def _apply(self, action: Action) -> None:
+        # Each mountain moved is one step up, or one more token for a goat already on
+        # its summit; reaching a summit knocks every other goat there back to the foot.
+        # A token that completes a set of all six kinds also takes the next bonus.
+        seat = self.seat
+        steps = self.steps[seat]
+        supply = self.supply
         for mountain in action["move"]:
-            self._climb(self.seat, MOUNTAIN_INDEX[mountain])
-        self._end_turn()
-
-    def _climb(self, seat: int, index: int) -> None:
-        """One step up a mountain, or one more token for a goat already on its summit."""
-        summit = HEIGHTS[index]
-        if self.steps[seat][index] < summit:
-            self.steps[seat][index] += 1
-            if self.steps[seat][index] < summit:
-                return
-            for other in range(self.players):
-                if other != seat and self.steps[other][index] == summit:
-                    self.steps[other][index] = 0
-        if self.supply[index] > 0:
-            self._take_token(seat, index)
-
-    def _take_token(self, seat: int, index: int) -> None:
-        sets_before = min(self.tokens[seat])
-        self.supply[index] -= 1
-        self.tokens[seat][index] += 1
-        if min(self.tokens[seat]) > sets_before and self.bonus_left:
-            self.bonuses[seat].append(self.bonus_left.pop(0))
-
-    def _end_turn(self) -> None:
-        if not self.bonus_left or self.supply.count(0) >= 3:
-            self.ending = True
-        if self.seat == self.players - 1:
+            index = mountain - FIRST_MOUNTAIN
+            summit = HEIGHTS[index]
+            step = steps[index]
+            if step < summit:
+                steps[index] = step = step + 1
+                if step < summit:
+                    continue
+                for other, row in enumerate(self.steps):
+                    if other != seat and row[index] == summit:
+                        row[index] = 0
+            left = supply[index]
+            if left > 0:
+                supply[index] = left - 1
+                tokens = self.tokens[seat]
+                held = tokens[index]
+                sets = min(tokens)
+                tokens[index] = held + 1
+                if held == sets and sets not in tokens and self.bonus_left:
+                    self.bonuses[seat].append(self.bonus_left.pop(0))
+                    # The last bonus taken, or a third mountain out of tokens, ends
+                    # the game after this round.
+                    if not self.bonus_left:
+                        self.ending = True
+                if left == 1 and supply.count(0) >= 3:
+                    self.ending = True
+        seat += 1
+        if seat == self.players:
             if self.ending or self.round >= MAX_ROUNDS:
                 self.over = True
                 return
             self.round += 1
-        self.seat = (self.seat + 1) % self.players
+            seat = 0
+        self.seat = seat
         self.dice = self._roll()
 
     # -- scoring -------------------------------------------------------------------------
@@ -186,6 +228,15 @@ def one_settings(roll: tuple[int, ...]) -> list[list[int]]:
         return [list(roll)]
     faces = itertools.product(range(1, 7), repeat=ones - 1)
     return [sorted([1, *others, *changed]) for changed in faces]
+
+
+def choices_for_dice(code: int) -> list[dict[str, Any]]:
+    """The choices of the roll with ``code`` (see ``_CHOICES_BY_CODE``)."""
+    choices = _CHOICES_BY_CODE[code]
+    if choices is None:
+        dice = [code // 216 + 1, code // 36 % 6 + 1, code // 6 % 6 + 1, code % 6 + 1]
+        choices = _CHOICES_BY_CODE[code] = list(choices_for_roll(tuple(sorted(dice))))
+    return choices
 
 
 @cache

@@ -128,7 +128,7 @@ class BotProcess:
         self._lines = protocol.LineBuffer(limits.max_line_bytes)
         self._exited = trio.Event()
         self._stderr_done = trio.Event()
-        self._output_wait: trio.CancelScope | None = None
+        self._waiting_for_output = False
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._broken: BotViolation | None = None
@@ -258,13 +258,18 @@ class BotProcess:
             await self._wait_for_output(self._stdout.fileno())
 
     async def _wait_for_output(self, fd: int) -> None:
-        """Wait until ``fd`` is readable or the bot has exited (``_watch_exit`` cancels)."""
-        with trio.CancelScope() as scope:
-            self._output_wait = scope
-            try:
-                await trio.lowlevel.wait_readable(fd)
-            finally:
-                self._output_wait = None
+        """Wait until ``fd`` is readable or the bot has exited (``_watch_exit`` wakes us).
+
+        No cancel scope of its own (this runs on every decision): ``_watch_exit`` ends the
+        wait with :func:`trio.lowlevel.notify_closing`, which the wait reports as closed.
+        """
+        self._waiting_for_output = True
+        try:
+            await trio.lowlevel.wait_readable(fd)
+        except trio.ClosedResourceError:
+            pass  # woken by _watch_exit (or the stream is closing): the caller reads
+        finally:
+            self._waiting_for_output = False
 
     async def _crash(self, if_running: str) -> BotViolation:
         """The process is unusable: a crash, explained as well as a moment allows.
@@ -308,6 +313,12 @@ class BotProcess:
         tail = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
         return f"{detail}: {protocol.printable(tail[-1], limit=200)}" if tail else detail
 
+    def last_words(self, count: int = 10) -> list[str]:
+        """The last ``count`` non-blank lines the bot wrote to stderr (a traceback, say)."""
+        text = self.stderr_tail.decode("utf-8", "replace")
+        lines = [line.rstrip()[:200] for line in text.splitlines() if line.strip()]
+        return lines[-count:]
+
     async def handshake(self) -> str:
         """Greet the bot and return the name it gives; deadline is the caller's."""
         await self.send(protocol.Hello())
@@ -341,10 +352,12 @@ class BotProcess:
     async def _watch_exit(self) -> None:
         await self.process.wait()
         self._exited.set()
-        if self._output_wait is not None:
+        if self._waiting_for_output and self._stdout is not None:
             # The pipe may never turn readable (a child of the bot may hold it open): the
-            # reader reads what is left instead.
-            self._output_wait.cancel()
+            # reader reads what is left instead. This wakes its wait without closing.
+            assert isinstance(self._stdout, trio.lowlevel.FdStream)
+            with suppress(OSError, ValueError):
+                trio.lowlevel.notify_closing(self._stdout.fileno())
 
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr

@@ -20,7 +20,7 @@ import random
 import statistics
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -32,6 +32,9 @@ from goatarena.protocol import bot_seed
 from goatarena.referee.bot import BotViolation, Cause
 from goatarena.referee.clock import Clock, TimeControl
 from goatarena.referee.policy import Penalty, ViolationPolicy
+
+Watcher = Callable[[State, int, Action], Awaitable[None]]
+"""Told of each decision as it is played: the state after it, the seat, the action."""
 
 END_SEND_LIMIT_S = 1.0
 """How long the referee waits to deliver a start or end message before giving up."""
@@ -135,12 +138,15 @@ async def play_match(
     time_control: TimeControl | None = None,
     match_id: str = "",
     policy: ViolationPolicy | None = None,
+    watch: Watcher | None = None,
 ) -> MatchResult:
     """Play one game of ``info`` with one connected bot per seat and return its result.
 
     ``policy`` (default :class:`ViolationPolicy`: forfeit on everything) decides what a
-    violation costs. Every connection is left open; one that can no longer be trusted to
-    be in step with the conversation is marked broken.
+    violation costs. ``watch``, if given, is awaited after every decision with the state,
+    the seat that chose and its action, outside every bot's clock. Every connection is
+    left open; one that can no longer be trusted to be in step with the conversation is
+    marked broken.
     """
     started = time.perf_counter()
     control = time_control or TimeControl()
@@ -164,7 +170,7 @@ async def play_match(
         failure = await _deliver(seat, protocol.encode(start))
         if failure is not None:
             _forfeit(seat, failure, decision=0)
-    await _Game(state, seats, random.Random(seed ^ 0x0F0F1E17), policy).play()
+    await _Game(state, seats, random.Random(seed ^ 0x0F0F1E17), policy, watch).play()
     return await _finish(info, state, seats, names, time.perf_counter() - started)
 
 
@@ -172,12 +178,18 @@ class _Game:
     """The decisions of one game: whom to ask, what to tell them, what they chose."""
 
     def __init__(
-        self, state: State, seats: list[_Seat], chooser: random.Random, policy: ViolationPolicy
+        self,
+        state: State,
+        seats: list[_Seat],
+        chooser: random.Random,
+        policy: ViolationPolicy,
+        watch: Watcher | None = None,
     ) -> None:
         self.state = state
         self.seats = seats
         self.chooser = chooser
         self.policy = policy
+        self.watch = watch
         self.events: list[protocol.Event] = []
 
     async def play(self) -> None:
@@ -187,7 +199,10 @@ class _Game:
                 timer = _Timer(scope)
                 await self._play_run(timer)
             if timer.seat is not None:  # its deadline fired
+                number = self.state.to_act
                 self._time_out(timer.seat, timer.decision, sent=timer.sent)
+                if self.watch is not None and number is not None:
+                    await self.watch(self.state, number, self.state.history[-1])
 
     async def _play_run(self, timer: _Timer) -> None:
         """Play decisions until the game is over or the timer has expired."""
@@ -200,6 +215,8 @@ class _Game:
                 request = self._request(number, actions)
                 answer = await _ask(seat, request, self.policy, timer)
             self._apply(number, actions, answer)
+            if self.watch is not None:
+                await self.watch(state, number, state.history[-1])
 
     def _request(self, number: int, actions: list[Action]) -> protocol.Decide:
         """The request to seat ``number``, with the events it has not seen yet."""
@@ -239,10 +256,13 @@ class _Game:
 class _Timer:
     """The deadlines of a run of requests, all kept by one cancel scope.
 
-    Moving a scope's deadline costs much less than entering a new scope for every request.
-    The deadline is set only while a request is out, so that it can fire only during one.
+    Moving a scope's deadline costs much less than entering a new scope for every request,
+    and it is moved once per request: an answered request leaves its deadline in place
+    until the next request replaces it. Between requests the run waits only in a shielded
+    checkpoint, so a stale deadline can fire there at most; it then merely ends the run
+    (``expired`` is checked before every request) with no request out (``seat`` is None).
     A scope, once cancelled, cannot be used again: the run ends, and the caller penalises
-    the request (``seat`` is still set) and starts a new run on a new scope.
+    the request if one was out (``seat`` is still set) and starts a new run on a new scope.
     """
 
     def __init__(self, scope: trio.CancelScope) -> None:
@@ -266,7 +286,6 @@ class _Timer:
 
     def stop(self) -> None:
         """The request is over: answered, or failed otherwise than by its deadline."""
-        self._scope.deadline = math.inf
         self.seat = None
 
 
@@ -420,7 +439,8 @@ def _record(seat: _Seat, violation: Violation) -> None:
 
 
 def _live_seats(seats: Sequence[_Seat]) -> int:
-    return sum(1 for seat in seats if not seat.forfeited)
+    # Asked before every request: a list count is cheaper than a generator over properties.
+    return [seat.violation for seat in seats].count(None)
 
 
 async def _deliver(seat: _Seat, line: bytes) -> BotViolation | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,15 +42,28 @@ class BotPaths(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     write: list[str] = []
 
 
+class SprtSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A sequential probability ratio test of a gauntlet's one challenger against one
+    baseline: H0 "the challenger is ``elo0`` stronger", H1 "it is ``elo1`` stronger",
+    with the error rates ``alpha`` (accepting H1 when H0 holds) and ``beta``."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+
 class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A whole tournament: bots, games, format, clock, concurrency and master seed.
 
     ``deals`` is, for round-robin, the number of deals each table-set plays (each deal
     once per seat rotation, all rotations on the same seed); for Swiss, the games each
-    table plays per round. ``rounds`` (Swiss only) defaults to ceil(log_k N) + 2.
+    table plays per round. ``rounds`` (Swiss only) defaults to 2·ceil(log_k N) + 2.
     ``memory_mb`` limits each bot process's memory, ``line_kb`` the longest line a bot
     may write and ``log_kb`` each bot's stderr log over the whole tournament (see
-    docs/referee.md); ``policy`` says what each kind of violation costs.
+    docs/referee.md); ``policy`` says what each kind of violation costs. A gauntlet
+    plays only the round-robin tables that seat one of the ``challengers``; ``sprt`` (a
+    gauntlet of one challenger against one baseline) stops it as soon as the test decides.
 
     ``sandbox`` is ``"bwrap"`` (every bot isolated; the run refuses where that cannot be
     done) or ``"none"`` (unprotected: for bots you trust). ``ponder`` lets sandboxed bots
@@ -63,7 +77,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     name: str
     bots: dict[str, str]
     games: list[GameEntry]
-    format: Literal["round-robin", "swiss"] = "round-robin"
+    format: Literal["round-robin", "swiss", "gauntlet"] = "round-robin"
     deals: int = 1
     rounds: int = 0
     seed: int = 0
@@ -78,6 +92,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     tmp_mb: int = 64
     paths: dict[str, BotPaths] = {}
     secret_deals: bool = True
+    challengers: list[str] = []
+    sprt: SprtSettings | None = None
 
     @property
     def limits(self) -> BotLimits:
@@ -143,7 +159,37 @@ def load_config(path: Path) -> TournamentConfig:
         check_config(config)
     except GoatArenaError as error:
         raise ConfigError(f"{path}: {error}") from None
-    return config
+    base = path.parent.absolute()
+    bots = {name: resolve_command(command, base) for name, command in config.bots.items()}
+    return msgspec.structs.replace(config, bots=bots)
+
+
+def resolve_command(command: str, base: Path) -> str:
+    """``command`` with every word that names an existing file or folder relative to
+    ``base`` (the tournament file's folder) made absolute, so that a tournament runs the
+    same from any working directory.
+
+    Options (words starting with ``-``) and absolute paths are left alone, as is every
+    word that names nothing under ``base``: it keeps its meaning relative to the working
+    directory. A command with nothing to resolve is returned unchanged, quoting and all.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command  # the bot launcher reports the unparsable command
+    resolved = [
+        os.path.normpath(base / word) if _names_a_path(base, word) else word for word in words
+    ]
+    return command if resolved == words else shlex.join(resolved)
+
+
+def _names_a_path(base: Path, word: str) -> bool:
+    if not word or word.startswith("-") or os.path.isabs(word):
+        return False
+    try:
+        return (base / word).exists()
+    except (OSError, ValueError):  # too long, or a NUL: not a path
+        return False
 
 
 def _readable(message: str) -> str:
@@ -182,6 +228,9 @@ def check_names(config: TournamentConfig) -> None:
 def check_config(config: TournamentConfig) -> None:
     """Check what the schema cannot: names, known games, table sizes, enough bots, sane numbers."""
     check_names(config)
+    if config.rounds and config.format != "swiss":
+        raise ConfigError(f"rounds: only a Swiss tournament has rounds, not a {config.format}")
+    _check_gauntlet(config)
     if len(config.bots) < 2:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
@@ -214,3 +263,32 @@ def check_config(config: TournamentConfig) -> None:
     for name in config.paths:
         if name not in config.bots:
             raise ConfigError(f"paths.{name}: no bot of that name")
+
+
+def _check_gauntlet(config: TournamentConfig) -> None:
+    """Challengers only in a gauntlet, which needs them; an SPRT only where it applies."""
+    if config.format != "gauntlet":
+        if config.challengers:
+            raise ConfigError('challengers: only a gauntlet has challengers (format = "gauntlet")')
+        if config.sprt is not None:
+            raise ConfigError('sprt: an SPRT runs in a gauntlet (format = "gauntlet")')
+        return
+    if not config.challengers:
+        raise ConfigError('challengers: a gauntlet needs at least one, e.g. challengers = ["new"]')
+    for name in config.challengers:
+        if name not in config.bots:
+            raise ConfigError(f"challengers: {name!r} is not one of the bots")
+    if len(set(config.challengers)) == len(config.bots):
+        raise ConfigError("challengers: a gauntlet needs at least one bot that is not a challenger")
+    sprt = config.sprt
+    if sprt is None:
+        return
+    if len(config.challengers) != 1 or len(config.bots) != 2:
+        raise ConfigError("sprt: tests one challenger against one baseline: list exactly two bots")
+    if any(entry.players != 2 for entry in config.games):
+        raise ConfigError("sprt: needs two-player tables (players = 2 in every game)")
+    if not sprt.elo0 < sprt.elo1:
+        raise ConfigError(f"sprt: elo0 must be less than elo1 ({sprt.elo0} >= {sprt.elo1})")
+    for field, value in (("alpha", sprt.alpha), ("beta", sprt.beta)):
+        if not 0.0 < value < 0.5:
+            raise ConfigError(f"sprt.{field}: must be between 0 and 0.5, not {value}")

@@ -1,43 +1,52 @@
 """Who plays whom: round-robin tables, seat rotations and Swiss pairings.
 
-Pure functions of the standings (no I/O, no randomness), following the Pairing section of
-design/ratings.md:
+Pure functions of the standings and the tournament seed (no I/O), following the Pairing
+section of design/ratings.md:
 
 - **Round-robin**: every k-subset of the bots is a table; each table plays its games with
   the seats rotated (:func:`seat_rotations`), so that every bot sits in every seat once.
-- **Swiss, two players** (:func:`swiss_round` with ``table_size == 2``): the players are
-  sorted by points, then rating, and paired by a minimum-cost perfect matching (Edmonds'
-  blossom algorithm, exact for any number of players). The cost of a pair is, in strict
-  order of importance: how often the two already met (squared), so that a rematch only
-  happens when no pairing without one exists; the squared difference of their points, so
-  that equal scores meet; the squared distance of their places in the standings, so that
-  within a score group neighbours meet (1–2, 3–4, Monrad style). With an odd number of
-  players the lowest-ranked player with the fewest byes sits out (the runner scores a bye
-  as a win).
-- **Swiss, 3–6 players**: the players are sorted the same way and seeded into tables in
-  consecutive blocks (:func:`swiss_table_sizes`: ``ceil(N / k)`` tables, sizes as even as
-  possible, the larger tables at the top). Then pairs of players in different tables are
-  swapped, best swap first, while the total cost falls; the cost of a table is the sum
-  over its pairs of ``1000 · meetings² + (Δpoints)²``. Rematches are a penalty, not a
-  rule. Byes are only needed when the game needs more players per table than the split
-  gives (``min_table_size``); they go to the lowest-ranked players with the fewest byes.
-- **Seats**: within every Swiss table the seats are assigned to minimise the sum over the
-  players of how often each has already sat in the seat it gets (all permutations are
-  tried; ties go to the assignment that keeps the standings order).
+- **Standings order** for a Swiss round: points, then the fitted rating, then a lot drawn
+  from the tournament seed (never the names).
+- **Swiss, two players** (:func:`swiss_round` with ``table_size == 2``): a minimum-cost
+  perfect matching (networkx's blossom ``max_weight_matching``; among pairs at most
+  :data:`PAIRING_WINDOW` places apart first, all pairs if those cannot pair everyone).
+  The cost of a pair is, in strict order of importance: whether the two met before, so
+  that a rematch only happens when no pairing without one exists; how often they met
+  (squared); whether both *must* have the same seat (:mod:`.seating`: a seat difference
+  past 2, or a third game running in one seat); the squared difference of their points;
+  whether both prefer the same seat; the squared distance of their places in the
+  standings, so that within a score group neighbours meet (1–2, 3–4, Monrad style). With
+  an odd number of players the lowest-ranked player with the fewest byes sits out (the
+  runner scores a bye as a win).
+- **Swiss, 3–6 players**: tables of :func:`swiss_table_sizes` (``ceil(N / k)`` tables,
+  sizes as even as possible) split to minimise, in strict order, the number of pairs at
+  a table that met before, the sum of their squared meetings, and the sum of squared
+  point differences: exactly for small fields, by an iterated local search otherwise
+  (:mod:`.grouping`). Byes are only needed when the game
+  needs more players per table than the split gives (``min_table_size``); they go to the
+  lowest-ranked players with the fewest byes. Seats within a table: :mod:`.seating`.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import deque
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+import networkx as nx
+
+from goatarena.tournament.grouping import group_tables
+from goatarena.tournament.seating import lot, seat_conflict, seat_pair, seat_table
 
 MAX_TABLE_SIZE = 6
 """The largest table a Swiss round seats (the seat search tries all k! assignments)."""
 
-REMATCH_WEIGHT = 1000
-"""Cost of one pair at a multiplayer Swiss table per squared number of earlier meetings."""
+PAIRING_WINDOW = 16
+"""Two-player pairs are first sought among players at most this many places apart in
+the standings (the exact blossom is cubic in the number of edges it may use, and a
+pairing that reaches further costs more than a pairing of near neighbours unless
+rematches force it); when those pairs cannot pair everybody, all pairs are used."""
 
 _POINT_SCALE = 3600
 """Squared point differences are scaled by this and rounded, so that all costs are exact
@@ -51,7 +60,9 @@ class SwissPlayer:
 
     ``opponents`` maps another player's name to how many games the two have played at
     the same table; ``seats[s]`` is how many games this player played in seat ``s``
-    (missing entries count as zero); ``byes`` is how many byes it has had.
+    (missing entries count as zero); ``seat_history`` lists the seats of its games,
+    oldest first; ``byes`` is how many byes it has had; ``rating`` is its fitted rating
+    (0 when none is known), the first tie-break after points.
     """
 
     name: str
@@ -60,6 +71,7 @@ class SwissPlayer:
     opponents: Mapping[str, int] = field(default_factory=dict)
     seats: Sequence[int] = ()
     byes: int = 0
+    seat_history: Sequence[int] = ()
 
     def seat_count(self, seat: int) -> int:
         """How many games this player has played in ``seat``."""
@@ -110,8 +122,8 @@ def seat_rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
 # Swiss
 
 
-def default_swiss_rounds(bots: int, table_size: int) -> int:
-    """The default number of Swiss rounds: ``ceil(log_k N) + 2``, with k the table size.
+def swiss_depth(bots: int, table_size: int) -> int:
+    """``ceil(log_k N)``, k the table size: the rounds a knock-out would need.
 
     Computed with integers (the smallest r with k**r >= N), so that exact powers give the
     exact logarithm.
@@ -124,7 +136,18 @@ def default_swiss_rounds(bots: int, table_size: int) -> int:
     while reach < bots:
         reach *= table_size
         rounds += 1
-    return rounds + 2
+    return rounds
+
+
+def default_swiss_rounds(bots: int, table_size: int) -> int:
+    """The default number of Swiss rounds: ``2·ceil(log_k N) + 2``, k the table size.
+
+    Chosen from the simulation in ``goatarena bench --swiss`` (the table is in
+    docs/tournaments.md): at the textbook ``ceil(log_k N) + 2`` the standings ranked
+    simulated bots of known strength with Kendall τ of only about 0.55–0.6 at 16 and 32
+    bots, and these extra rounds raise it by about 0.1.
+    """
+    return 2 * swiss_depth(bots, table_size) + 2
 
 
 def swiss_table_sizes(players: int, table_size: int, min_table_size: int = 2) -> list[int]:
@@ -148,28 +171,39 @@ def swiss_table_sizes(players: int, table_size: int, min_table_size: int = 2) ->
 
 
 def swiss_round(
-    players: Sequence[SwissPlayer], table_size: int, min_table_size: int = 2
+    players: Sequence[SwissPlayer],
+    table_size: int,
+    min_table_size: int = 2,
+    *,
+    seed: int = 0,
 ) -> SwissRound:
     """Pair one Swiss round: the tables (in seat order) and the byes.
 
     ``table_size`` is the number of seats the game is played with (2 to 6);
-    ``min_table_size`` is the smallest table the game can still be played at. Deterministic:
-    the same standings always give the same round. See the module docstring for the rules.
+    ``min_table_size`` is the smallest table the game can still be played at; ``seed``
+    (the tournament's) draws the lots that break ties. Deterministic: the same standings
+    and seed always give the same round, whatever the order of ``players``. See the
+    module docstring for the rules.
     """
     _check_names([p.name for p in players])
     _check_sizes(table_size, min_table_size)
     if table_size > MAX_TABLE_SIZE:
         raise ValueError(f"Swiss tables seat at most {MAX_TABLE_SIZE}, not {table_size}")
-    ranked = sorted(players, key=lambda p: (-p.points, -p.rating, p.name))
+    ranked = rank_players(players, seed)
     sizes = swiss_table_sizes(len(ranked), table_size, min_table_size)
     byes = _pick_byes(ranked, len(ranked) - sum(sizes))
     bye_names = {p.name for p in byes}
     seated = [p for p in ranked if p.name not in bye_names]
-    groups = _pair_two_player(seated) if table_size == 2 else _group_tables(seated, sizes)
-    return SwissRound(
-        tables=[_assign_seats(group) for group in groups],
-        byes=[p.name for p in byes],
-    )
+    if table_size == 2:
+        tables = _pair_two_player(seated, seed)
+    else:
+        tables = _split_tables(seated, sizes, seed)
+    return SwissRound(tables=tables, byes=[p.name for p in byes])
+
+
+def rank_players(players: Sequence[SwissPlayer], seed: int = 0) -> list[SwissPlayer]:
+    """The standings order a Swiss round uses: points, rating, then a lot from ``seed``."""
+    return sorted(players, key=lambda p: (-p.points, -p.rating, lot(seed, "rank", p.name)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -202,398 +236,98 @@ def _pick_byes(ranked: list[SwissPlayer], count: int) -> list[SwissPlayer]:
     return [ranked[i] for i in sorted(order[:count])]
 
 
-def _pair_two_player(ranked: list[SwissPlayer]) -> list[list[SwissPlayer]]:
-    """Pairs of an even number of players (in standings order) by a minimum-cost matching.
+def _pair_two_player(ranked: list[SwissPlayer], seed: int) -> list[tuple[str, ...]]:
+    """Pairs of an even number of players (in standings order), each in seat order.
 
-    The three cost terms are combined into one integer with weights large enough that the
-    order of importance is strict: no gain in a lower term can pay for a loss in a higher
-    one over a whole round.
-    """
-    n = len(ranked)
-    half = n // 2
-    points = [[_point_cost(a, b) for b in ranked] for a in ranked]
-    meets = [[_meetings(a, b) ** 2 for b in ranked] for a in ranked]
-    place_weight = half * (n - 1) ** 2 + 1
-    base = [[points[i][j] * place_weight + (i - j) ** 2 for j in range(n)] for i in range(n)]
-    rematch_weight = half * max((max(row) for row in base), default=0) + 1
-    cost = [[meets[i][j] * rematch_weight + base[i][j] for j in range(n)] for i in range(n)]
-    mate = _min_cost_perfect_matching(cost)
-    return [[ranked[i], ranked[mate[i]]] for i in range(n) if i < mate[i]]
-
-
-def _group_tables(ranked: list[SwissPlayer], sizes: list[int]) -> list[list[SwissPlayer]]:
-    """Seed tables in blocks by standing, then swap players while the total cost falls.
-
-    Each pass takes the single best swap of two players at different tables (the first
-    found on equal gains), so the result is deterministic.
-    """
-    n = len(ranked)
-    unit = REMATCH_WEIGHT * _POINT_SCALE
-    cost = [
-        [unit * _meetings(a, b) ** 2 + _point_cost(a, b) if a is not b else 0 for b in ranked]
-        for a in ranked
-    ]
-    tables: list[list[int]] = []
-    start = 0
-    for size in sizes:
-        tables.append(list(range(start, start + size)))
-        start += size
-    where = [0] * n
-    for t, members in enumerate(tables):
-        for p in members:
-            where[p] = t
-    # to_table[p][t]: the summed cost of player p with every player at table t.
-    to_table = [[sum(cost[p][q] for q in members) for members in tables] for p in range(n)]
-    while True:
-        best_gain, best_swap = 0, None
-        for a in range(n):
-            ta = where[a]
-            row_a = to_table[a]
-            for b in range(a + 1, n):
-                tb = where[b]
-                if tb == ta:
-                    continue
-                row_b = to_table[b]
-                change = row_b[ta] - row_a[ta] + row_a[tb] - row_b[tb] - cost[a][b] - cost[b][a]
-                if change < best_gain:
-                    best_gain, best_swap = change, (a, b)
-        if best_swap is None:
-            break
-        a, b = best_swap
-        ta, tb = where[a], where[b]
-        tables[ta][tables[ta].index(a)] = b
-        tables[tb][tables[tb].index(b)] = a
-        where[a], where[b] = tb, ta
-        for p in range(n):
-            moved = cost[p][b] - cost[p][a]
-            to_table[p][ta] += moved
-            to_table[p][tb] -= moved
-    ordered = sorted((sorted(members) for members in tables), key=lambda m: m[0])
-    return [[ranked[p] for p in members] for members in ordered]
-
-
-def _assign_seats(group: list[SwissPlayer]) -> tuple[str, ...]:
-    """Seat a table (players in standings order) so that earlier seat counts add up least.
-
-    All k! assignments are tried in lexicographic order and the first minimum is kept, so
-    on ties the higher-ranked player gets the lower seat.
-    """
-    k = len(group)
-    counts = [[p.seat_count(s) for s in range(k)] for p in group]
-    best: tuple[int, ...] = tuple(range(k))
-    best_cost = sum(counts[i][i] for i in range(k))
-    for perm in itertools.permutations(range(k)):
-        total = sum(counts[i][perm[i]] for i in range(k))
-        if total < best_cost:
-            best, best_cost = perm, total
-    seating = [""] * k
-    for i, seat in enumerate(best):
-        seating[seat] = group[i].name
-    return tuple(seating)
-
-
-# ----------------------------------------------------------------------------------------
-# Minimum-cost perfect matching
-
-
-def _min_cost_perfect_matching(cost: Sequence[Sequence[int]]) -> list[int]:
-    """A perfect matching of least total cost on the complete graph with these edge costs.
-
-    ``cost`` is a symmetric n×n matrix of non-negative integers, n even; returns ``mate``
-    with ``mate[i]`` the partner of ``i``. Turned into a maximum-weight matching by
-    ``weight = C − cost`` with C so large that every perfect matching outweighs every
+    The cost terms (see the module docstring) are combined into one integer with
+    weights large enough that the order of importance is strict: no gain in a lower term
+    can pay for a loss in a higher one over a whole round. The matching maximises
+    ``big − cost`` with ``big`` so large that every perfect matching outweighs every
     smaller one.
     """
-    n = len(cost)
-    if n % 2:
-        raise ValueError("a perfect matching needs an even number of vertices")
+    n = len(ranked)
     if n == 0:
         return []
-    top_cost = max(max(row) for row in cost)
-    big = (n // 2) * top_cost + 1 + top_cost
-    weight = [[big - cost[i][j] if i != j else 0 for j in range(n)] for i in range(n)]
-    mate = _BlossomMatcher(weight).solve()
-    if any(m < 0 for m in mate):
+    cost, big = _pair_costs(ranked, PAIRING_WINDOW)
+    matching = _max_matching(cost, big, n)
+    if matching is None:
+        cost, big = _pair_costs(ranked, n)
+        matching = _max_matching(cost, big, n)
+    if matching is None:
         raise AssertionError("the matching on a complete graph came out imperfect")
-    return mate
-
-
-_Edge = tuple[int, int, int]
-
-
-class _BlossomMatcher:
-    """Maximum-weight matching on a dense graph: Edmonds' blossom algorithm, O(n³).
-
-    The primal-dual method after Galil ("Efficient algorithms for finding maximum matching
-    in graphs", 1986), on an adjacency matrix. Vertices are 1..n, blossoms n+1..2n; slot 0
-    means "none". ``edge[x][y]`` is the original edge (u in x, v in y, weight) that best
-    joins the (vertex or blossom) x to y. Duals are kept doubled (the slack of an edge is
-    ``dual[u] + dual[v] − 2·w``) so that integer weights keep all arithmetic exact.
-    """
-
-    def __init__(self, weight: Sequence[Sequence[int]]) -> None:
-        n = len(weight)
-        size = 2 * n + 1
-        self.n = n
-        self.edge: list[list[_Edge]] = [[(u, v, 0) for v in range(size)] for u in range(size)]
-        top_weight = 0
-        for u in range(1, n + 1):
-            row = self.edge[u]
-            for v in range(1, n + 1):
-                w = weight[u - 1][v - 1] if u != v else 0
-                row[v] = (u, v, w)
-                top_weight = max(top_weight, w)
-        self.dual = [0] * size
-        for u in range(1, n + 1):
-            self.dual[u] = top_weight
-        self.mate = [0] * size
-        self.slack = [0] * size
-        self.top = list(range(n + 1)) + [0] * n
-        self.parent = [0] * size
-        # entry[b][v]: the child of blossom b that contains vertex v (0 if none).
-        self.entry = [[0] * (n + 1) for _ in range(size)]
-        for u in range(1, n + 1):
-            self.entry[u][u] = u
-        # label: -1 free, 0 outer (S, even), 1 inner (T, odd).
-        self.label = [-1] * size
-        self.stamp = [0] * size
-        self.clock = 0
-        self.children: list[list[int]] = [[] for _ in range(size)]
-        self.used = n
-        self.queue: deque[int] = deque()
-
-    def solve(self) -> list[int]:
-        """Run the stages until no augmenting path is left; ``mate`` as 0-based indices."""
-        while self._stage():
-            pass
-        return [self.mate[u] - 1 for u in range(1, self.n + 1)]
-
-    def _slack(self, e: _Edge) -> int:
-        return self.dual[e[0]] + self.dual[e[1]] - 2 * e[2]
-
-    def _update_slack(self, u: int, x: int) -> None:
-        s = self.slack[x]
-        if not s or self._slack(self.edge[u][x]) < self._slack(self.edge[s][x]):
-            self.slack[x] = u
-
-    def _set_slack(self, x: int) -> None:
-        self.slack[x] = 0
-        top, label, edge = self.top, self.label, self.edge
-        for u in range(1, self.n + 1):
-            if edge[u][x][2] > 0 and top[u] != x and label[top[u]] == 0:
-                self._update_slack(u, x)
-
-    def _push(self, x: int) -> None:
-        if x <= self.n:
-            self.queue.append(x)
-        else:
-            for child in self.children[x]:
-                self._push(child)
-
-    def _set_top(self, x: int, b: int) -> None:
-        self.top[x] = b
-        if x > self.n:
-            for child in self.children[x]:
-                self._set_top(child, b)
-
-    def _entry_position(self, b: int, child: int) -> int:
-        """Position of ``child`` on b's cycle, reversing the cycle to make it even."""
-        cycle = self.children[b]
-        pos = cycle.index(child)
-        if pos % 2:
-            cycle[1:] = cycle[:0:-1]
-            return len(cycle) - pos
-        return pos
-
-    def _set_mate(self, u: int, v: int) -> None:
-        e = self.edge[u][v]
-        self.mate[u] = e[1]
-        if u <= self.n:
-            return
-        inner = self.entry[u][e[0]]
-        pos = self._entry_position(u, inner)
-        cycle = self.children[u]
-        for i in range(pos):
-            self._set_mate(cycle[i], cycle[i ^ 1])
-        self._set_mate(inner, v)
-        self.children[u] = cycle[pos:] + cycle[:pos]
-
-    def _augment(self, u: int, v: int) -> None:
-        while True:
-            outer = self.top[self.mate[u]]
-            self._set_mate(u, v)
-            if not outer:
-                return
-            self._set_mate(outer, self.top[self.parent[outer]])
-            u, v = self.top[self.parent[outer]], outer
-
-    def _common_base(self, u: int, v: int) -> int:
-        self.clock += 1
-        while u or v:
-            if u:
-                if self.stamp[u] == self.clock:
-                    return u
-                self.stamp[u] = self.clock
-                u = self.top[self.mate[u]]
-                if u:
-                    u = self.top[self.parent[u]]
-            u, v = v, u
-        return 0
-
-    def _add_blossom(self, u: int, base: int, v: int) -> None:
-        n, top, edge = self.n, self.top, self.edge
-        b = n + 1
-        while b <= self.used and top[b]:
-            b += 1
-        if b > self.used:
-            self.used += 1
-        self.dual[b] = 0
-        self.label[b] = 0
-        self.mate[b] = self.mate[base]
-        cycle = [base]
-        for start in (u, v):
-            x = start
-            while x != base:
-                y = top[self.mate[x]]
-                cycle.append(x)
-                cycle.append(y)
-                self._push(y)
-                x = top[self.parent[y]]
-            if start == u:
-                cycle[1:] = cycle[:0:-1]
-        self.children[b] = cycle
-        self._set_top(b, b)
-        row_b = edge[b]
-        for x in range(1, self.used + 1):
-            row_b[x] = (0, 0, 0)
-            edge[x][b] = (0, 0, 0)
-        entry_b = self.entry[b]
-        for x in range(1, n + 1):
-            entry_b[x] = 0
-        for child in cycle:
-            row_c = edge[child]
-            for x in range(1, self.used + 1):
-                if row_b[x][2] == 0 or self._slack(row_c[x]) < self._slack(row_b[x]):
-                    row_b[x] = row_c[x]
-                    edge[x][b] = edge[x][child]
-            entry_c = self.entry[child]
-            for x in range(1, n + 1):
-                if entry_c[x]:
-                    entry_b[x] = child
-        self._set_slack(b)
-
-    def _expand_blossom(self, b: int) -> None:
-        for child in self.children[b]:
-            self._set_top(child, child)
-        inner = self.entry[b][self.edge[b][self.parent[b]][0]]
-        pos = self._entry_position(b, inner)
-        cycle = self.children[b]
-        for i in range(0, pos, 2):
-            xs, xns = cycle[i], cycle[i + 1]
-            self.parent[xs] = self.edge[xns][xs][0]
-            self.label[xs] = 1
-            self.label[xns] = 0
-            self.slack[xs] = 0
-            self._set_slack(xns)
-            self._push(xns)
-        self.label[inner] = 1
-        self.parent[inner] = self.parent[b]
-        for i in range(pos + 1, len(cycle)):
-            self.label[cycle[i]] = -1
-            self._set_slack(cycle[i])
-        self.top[b] = 0
-
-    def _found_edge(self, e: _Edge) -> bool:
-        """Grow the forest along a tight edge; True when it completed an augmentation."""
-        u, v = self.top[e[0]], self.top[e[1]]
-        if self.label[v] == -1:
-            self.parent[v] = e[0]
-            self.label[v] = 1
-            nu = self.top[self.mate[v]]
-            self.slack[v] = self.slack[nu] = 0
-            self.label[nu] = 0
-            self._push(nu)
-        elif self.label[v] == 0:
-            base = self._common_base(u, v)
-            if not base:
-                self._augment(u, v)
-                self._augment(v, u)
-                return True
-            self._add_blossom(u, base, v)
-        return False
-
-    def _stage(self) -> bool:
-        """One stage: grow alternating trees until an augmentation (True) or none is left."""
-        n, top, label, slack, dual, edge = (
-            self.n,
-            self.top,
-            self.label,
-            self.slack,
-            self.dual,
-            self.edge,
+    tables: list[tuple[str, ...]] = []
+    for i, j in sorted(tuple(sorted(edge)) for edge in matching):
+        high, low = ranked[i], ranked[j]
+        coin = lot(seed, "seat", high.name, low.name)
+        tables.append(
+            (high.name, low.name) if seat_pair(high, low, coin) else (low.name, high.name)
         )
-        for x in range(1, self.used + 1):
-            label[x] = -1
-            slack[x] = 0
-        self.queue.clear()
-        for x in range(1, self.used + 1):
-            if top[x] == x and not self.mate[x]:
-                self.parent[x] = 0
-                label[x] = 0
-                self._push(x)
-        if not self.queue:
-            return False
-        while True:
-            while self.queue:
-                u = self.queue.popleft()
-                if label[top[u]] == 1:
-                    continue
-                row = edge[u]
-                for v in range(1, n + 1):
-                    e = row[v]
-                    if e[2] > 0 and top[u] != top[v]:
-                        if self._slack(e) == 0:
-                            if self._found_edge(e):
-                                return True
-                        else:
-                            self._update_slack(u, top[v])
-            delta: int | None = None
-            for b in range(n + 1, self.used + 1):
-                if top[b] == b and label[b] == 1:
-                    d = dual[b] // 2
-                    if delta is None or d < delta:
-                        delta = d
-            for x in range(1, self.used + 1):
-                if top[x] == x and slack[x] and label[x] != 1:
-                    d = self._slack(edge[slack[x]][x])
-                    if label[x] == 0:
-                        d //= 2
-                    if delta is None or d < delta:
-                        delta = d
-            if delta is None:
-                return False
-            for u in range(1, n + 1):
-                lu = label[top[u]]
-                if lu == 0:
-                    if dual[u] <= delta:
-                        return False
-                    dual[u] -= delta
-                elif lu == 1:
-                    dual[u] += delta
-            for b in range(n + 1, self.used + 1):
-                if top[b] == b:
-                    if label[b] == 0:
-                        dual[b] += 2 * delta
-                    elif label[b] == 1:
-                        dual[b] -= 2 * delta
-            self.queue.clear()
-            x = 1
-            while x <= self.used:
-                s = slack[x]
-                tight = top[x] == x and s and top[s] != x and self._slack(edge[s][x]) == 0
-                if tight and self._found_edge(edge[s][x]):
-                    return True
-                x += 1
-            for b in range(n + 1, self.used + 1):
-                if top[b] == b and label[b] == 1 and dual[b] == 0:
-                    self._expand_blossom(b)
+    return tables
+
+
+def _pair_costs(ranked: list[SwissPlayer], window: int) -> tuple[dict[tuple[int, int], int], int]:
+    """The integer cost of every pair at most ``window`` places apart (i < j, places in
+    the standings), and ``big``."""
+    n = len(ranked)
+    half = n // 2
+    terms: dict[tuple[int, int], tuple[int, ...]] = {}
+    for i, j in itertools.combinations(range(n), 2):
+        if j - i > window:
+            continue
+        a, b = ranked[i], ranked[j]
+        must, prefer = seat_conflict(a, b)
+        met = _meetings(a, b)
+        terms[i, j] = (int(met > 0), met**2, must, _point_cost(a, b), prefer, (i - j) ** 2)
+    weights = [1] * 6
+    for level in range(len(weights) - 2, -1, -1):
+        below = max(
+            (sum(w * t for w, t in zip(weights[level + 1 :], term[level + 1 :], strict=True))
+             for term in terms.values()),
+            default=0,
+        )  # fmt: skip
+        weights[level] = half * below + 1
+    cost = {edge: sum(w * t for w, t in zip(weights, term, strict=True))
+            for edge, term in terms.items()}  # fmt: skip
+    big = half * max(cost.values()) + 1 + max(cost.values())
+    return cost, big
+
+
+def _max_matching(
+    cost: dict[tuple[int, int], int], big: int, n: int
+) -> set[tuple[int, int]] | None:
+    """The least-cost perfect matching of ``n`` players using the pairs in ``cost``.
+
+    None when those pairs admit no perfect matching (the caller widens the window).
+    """
+    graph = nx.Graph()
+    graph.add_weighted_edges_from((i, j, big - c) for (i, j), c in cost.items())
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    return matching if len(matching) == n // 2 else None
+
+
+def _split_tables(ranked: list[SwissPlayer], sizes: list[int], seed: int) -> list[tuple[str, ...]]:
+    """Tables of ``sizes`` with the fewest rematched pairs, then the fewest repeated
+    meetings (squared, so that no pair meets a third time while others could meet a
+    second), then the nearest scores, seated."""
+    points = [[_point_cost(a, b) if a is not b else 0 for b in ranked] for a in ranked]
+    met = [[_meetings(a, b) for b in ranked] for a in ranked]
+    pairs_seated = sum(size * (size - 1) // 2 for size in sizes)
+    again = pairs_seated * max((max(row) for row in points), default=0) + 1
+    most = max((max(row) for row in met), default=0)
+    rematch = pairs_seated * (again * most**2 + again) + 1
+    cost = [
+        [rematch * (met[i][j] > 0) + again * met[i][j] ** 2 + points[i][j] if i != j else 0
+         for j in range(len(ranked))]
+        for i in range(len(ranked))
+    ]  # fmt: skip
+    names = "+".join(sorted(p.name for p in ranked))
+    rng = random.Random(lot(seed, "split", names))
+    tables = []
+    for members in group_tables(cost, sizes, rng, good_enough=rematch):
+        group = [ranked[p] for p in members]
+        seats = seat_table(group, lot(seed, "seats", *(p.name for p in group)))
+        seating = [""] * len(group)
+        for player, seat in zip(group, seats, strict=True):
+            seating[seat] = player.name
+        tables.append(tuple(seating))
+    return tables

@@ -3,7 +3,9 @@
 Rerunning a tournament against its database resumes it: stored games are skipped and
 any game that was interrupted is played again from its start (it was never stored).
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
-the interrupted one did.
+the interrupted one did. A file that grew keeps the games of its earlier version (see
+:mod:`goatarena.tournament.growth`); a gauntlet with an SPRT stops as soon as the test
+decides.
 
 The store is used from one worker thread at a time, never from the event loop: a disk
 that is slow, full or locked by another process must not hold up the games being played.
@@ -25,26 +27,34 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-import msgspec
 import trio
 
 from goatarena.errors import ClusterError, StoreError
-from goatarena.ratings import points_from_ranks
+from goatarena.ratings import fit_ratings, points_from_ranks
+from goatarena.referee.match import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.store import Store, StoredGame
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.executors import Executor, open_executor
+from goatarena.tournament.growth import claim_store
 from goatarena.tournament.job import JobOutcome, deal_of, job_for
-from goatarena.tournament.pairing import SwissPlayer, default_swiss_rounds, swiss_round
+from goatarena.tournament.pairing import (
+    SwissPlayer,
+    SwissRound,
+    default_swiss_rounds,
+    swiss_round,
+)
 from goatarena.tournament.pool import MAX_START_FAILURES
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
     ScheduledGame,
     deal_seed,
     entry_label,
+    gauntlet_schedule,
     match_id,
     round_robin_schedule,
 )
+from goatarena.tournament.sprt import SprtStatus, SprtTally, progress_note, tally_of
 
 T = TypeVar("T")
 
@@ -90,6 +100,35 @@ class Runner:
         self._limiter = trio.CapacityLimiter(config.workers)
         self._store_thread = trio.CapacityLimiter(1)
         self._executor: Executor | None = None
+        self._claimed = False
+        self._sprt: SprtTally | None = None
+        self._sprt_scope: trio.CancelScope | None = None
+
+    def schedule(self) -> list[ScheduledGame]:
+        """The games of a round-robin or gauntlet (a Swiss is paired as it goes)."""
+        if self.config.format == "gauntlet":
+            return gauntlet_schedule(self.config, secret=self.secret)
+        return round_robin_schedule(self.config, secret=self.secret)
+
+    def claim(self) -> None:
+        """Bind the store to this tournament, or refuse: a store holding games of an
+        earlier version of the file is taken over when the file only grew, so its games
+        are kept and only new ones are played (see :mod:`goatarena.tournament.growth`)."""
+        if not self._claimed:
+            claim_store(self.store, self.config, workdir=Path.cwd())
+            if self.config.secret_deals:
+                self.secret = self.store.deal_secret()
+        self._claimed = True
+
+    def stored_of_schedule(self) -> int:
+        """How many of the scheduled games are stored already (all stored ones for a Swiss)."""
+        if self.config.format == "swiss":
+            return len(self.finished)
+        return sum(1 for game in self.schedule() if game.key in self.finished)
+
+    def sprt_status(self) -> SprtStatus | None:
+        """Where the SPRT stands, if the tournament has one."""
+        return None if self._sprt is None else self._sprt.status()
 
     async def _in_store(self, call: Callable[[], T]) -> T:
         """Run ``call`` on the store in the store's one worker thread, off the event loop.
@@ -101,8 +140,8 @@ class Runner:
 
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
-        if self.config.format == "round-robin":
-            return len(round_robin_schedule(self.config))
+        if self.config.format != "swiss":
+            return len(self.schedule())
         bots = len(self.config.bots)
         total = 0
         for entry in self.config.games:
@@ -114,34 +153,34 @@ class Runner:
         return self.config.rounds or default_swiss_rounds(len(self.config.bots), table_size)
 
     async def run(self) -> None:
-        """Play every game not yet stored."""
-        claim_config = msgspec.json.encode(self.config).decode()
+        """Play every game not yet stored (an SPRT: until it decides)."""
         sandboxes = self.config.sandboxes(self.hidden)
         for policy in sandboxes.values():
             require_sandbox(policy)  # refuse before anything is stored or disqualified
-        await self._in_store(
-            lambda: self.store.claim(
-                tournament=self.config.name,
-                fingerprint=self.config.fingerprint(),
-                config_json=claim_config,
-            )
-        )
-        if self.config.secret_deals:
-            self.secret = await self._in_store(self.store.deal_secret)
+        if not self._claimed:
+            await self._in_store(self.claim)
         self._sandboxes = sandboxes
         async with open_executor(
             self.config, cluster=self.cluster, log_dir=self.log_dir
         ) as executor:
             self._executor = executor
             self._limiter = trio.CapacityLimiter(executor.capacity)
-            if self.config.format == "round-robin":
-                await self._play_all(round_robin_schedule(self.config, secret=self.secret))
+            if self.config.sprt is not None:
+                await self._play_sprt()
+            elif self.config.format != "swiss":
+                await self._play_all(self.schedule())
             else:
                 async with trio.open_nursery() as swisses:
                     for index in range(len(self.config.games)):
                         swisses.start_soon(self._play_swiss, index)
 
     async def _play_all(self, games: Sequence[ScheduledGame]) -> None:
+        async with trio.open_nursery() as nursery:
+            for group in self._groups(games):
+                nursery.start_soon(self._play_group, group)
+
+    def _groups(self, games: Sequence[ScheduledGame]) -> list[list[ScheduledGame]]:
+        """The games not stored yet, in their order, as the executor takes them."""
         assert self._executor is not None
         groups: dict[str, list[ScheduledGame]] = defaultdict(list)
         for game in games:
@@ -149,9 +188,7 @@ class Runner:
                 # A cluster plays the rotations of a deal on one machine, for fair clocks.
                 name = deal_of(game.key) if self._executor.groups_deals else game.key
                 groups[name].append(game)
-        async with trio.open_nursery() as nursery:
-            for group in groups.values():
-                nursery.start_soon(self._play_group, group)
+        return list(groups.values())
 
     async def _play_group(self, games: list[ScheduledGame]) -> None:
         """Play games through the executor and store each outcome as it comes back."""
@@ -206,12 +243,57 @@ class Runner:
                 ) from None
             self.finished.add(scheduled.key)
             self.played += 1
+            if self._sprt is not None:
+                self._sprt_step(scheduled.key, result)
         else:
             reason = outcome.failed or "no record came back"
             self.failed[scheduled.key] = reason
             await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
-            self.progress.advance()
+            self.progress.advance(result=outcome.result)
+
+    async def _play_sprt(self) -> None:
+        """Play deal after deal until the test decides (or the deals run out)."""
+        config = self.config
+        assert config.sprt is not None
+        stored = await self._in_store(lambda: list(self.store.games()))
+        self._sprt = tally_of(
+            config.sprt, config.bots, config.challengers[0], ((g.key, g.result) for g in stored)
+        )
+        self._sprt_step()
+        if self._sprt.status().verdict != "running":
+            return
+        with trio.CancelScope() as scope:
+            self._sprt_scope = scope
+            await self._play_in_order(self.schedule())
+
+    async def _play_in_order(self, games: Sequence[ScheduledGame]) -> None:
+        """Play the games strictly in order, as many at a time as the executor takes:
+        each worker task takes the next group when it is free. (Tasks started at once
+        reach a limiter in whatever order the scheduler runs them, which would scatter a
+        deal's two games.)"""
+        assert self._executor is not None
+        pending = iter(self._groups(games))
+
+        async def worker() -> None:
+            for group in pending:  # shared: every group is taken by exactly one worker
+                await self._play_group(group)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(self._executor.capacity):
+                nursery.start_soon(worker)
+
+    def _sprt_step(self, key: str | None = None, result: MatchResult | None = None) -> None:
+        """Count a finished game; stop the games still running once the test decides."""
+        assert self._sprt is not None
+        if key is not None and result is not None:
+            self._sprt.add(key, result)
+        status = self._sprt.status()
+        if self.progress is not None:
+            self.progress.note = progress_note(status)
+        if status.verdict != "running" and self._sprt_scope is not None:
+            # Games cut short are never stored: the record stays complete or absent.
+            self._sprt_scope.cancel()
 
     async def _play_swiss(self, index: int) -> None:
         entry = self.config.games[index]
@@ -220,8 +302,19 @@ class Runner:
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, self._swiss_rounds(entry.players) + 1):
             stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
-            players = self._swiss_standings(stored, label, round_number, bots, byes, entry.players)
-            pairing = swiss_round(players, entry.players)
+            # The rating fit and the split search take a while on large fields: in a
+            # thread, so that other events' games keep their clocks.
+            pairing = await trio.to_thread.run_sync(
+                partial(
+                    self._pair_round,
+                    stored,
+                    label,
+                    round_number,
+                    bots,
+                    defaultdict(int, byes),
+                    entry.players,
+                )
+            )
             for name in pairing.byes:
                 byes[name] += 1
             games = []
@@ -242,6 +335,19 @@ class Runner:
                     )
             await self._play_all(games)
 
+    def _pair_round(
+        self,
+        games: list[StoredGame],
+        label: str,
+        round_number: int,
+        bots: list[str],
+        byes: dict[str, int],
+        table_size: int,
+    ) -> SwissRound:
+        """Pair round ``round_number`` from the standings before it."""
+        players = self._swiss_standings(games, label, round_number, bots, byes, table_size)
+        return swiss_round(players, table_size, seed=self.config.seed)
+
     def _swiss_standings(
         self,
         games: list[StoredGame],
@@ -256,26 +362,40 @@ class Runner:
         points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
         met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
         seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
+        history: dict[str, list[tuple[int, int, int]]] = {name: [] for name in bots}
+        earlier = []
         for stored in games:
             if stored.round >= round_number or not stored.key.startswith(label + "/"):
                 continue
             result = stored.result
+            earlier.append(dict(zip(result.players, result.ranks)))
+            deal = _deal_number(stored.key)
             for seat, (name, gained) in enumerate(
                 zip(result.players, points_from_ranks(result.ranks))
             ):
                 points[name] += gained
                 seats[name][seat] += 1
+                history[name].append((stored.round, deal, seat))
                 for other in result.players:
                     if other != name:
                         met[name][other] += 1
+        # The fitted rating breaks ties in points (it weighs whom each bot met).
+        ratings = fit_ratings(earlier) if earlier else {}
         return [
             SwissPlayer(
                 name=name,
                 points=points[name],
-                rating=0.0,
+                rating=ratings[name].elo if name in ratings else 0.0,
                 opponents=dict(met[name]),
                 seats=seats[name],
                 byes=byes[name],
+                seat_history=[seat for _, _, seat in sorted(history[name])],
             )
             for name in bots
         ]
+
+
+def _deal_number(key: str) -> int:
+    """The deal of a Swiss game from its key (``.../d<deal>``); 0 if the key has none."""
+    last = key.rsplit("/", 1)[-1]
+    return int(last[1:]) if last[:1] == "d" and last[1:].isdigit() else 0

@@ -70,3 +70,25 @@ def round_robin_schedule(config: TournamentConfig, *, secret: str = "") -> list[
                         )
                     )
     return games
+
+
+def deal_number(key: str) -> int:
+    """The deal index in a round-robin or gauntlet key (``.../d3/r1`` is deal 3)."""
+    return int(key.rsplit("/", 2)[1][1:])
+
+
+def gauntlet_schedule(config: TournamentConfig, *, secret: str = "") -> list[ScheduledGame]:
+    """The round-robin games whose table seats a challenger, deal by deal.
+
+    Keys and seeds are the round-robin's, so games among the pool already stored in the
+    same database, and any round-robin game that seats a challenger, count as they are.
+    Deal-major order (every table's deal 0, then deal 1, ...) lets an SPRT decide from
+    the first deals while later ones are still unplayed.
+    """
+    challengers = set(config.challengers)
+    games = [
+        game
+        for game in round_robin_schedule(config, secret=secret)
+        if challengers.intersection(game.seating)
+    ]
+    return sorted(games, key=lambda game: deal_number(game.key))

@@ -1,0 +1,46 @@
+"""The ``list`` command: the stored games, one line each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from goatarena.cli import main
+from goatarena.cli._common import only_database, reports_errors
+from goatarena.export import render_list, select
+from goatarena.games import find_game
+from goatarena.store import open_store
+
+
+@main.command("list")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results database (default: the only one under results/).",
+)
+@click.option("--bot", default=None, help="Only games that seat this bot.")
+@click.option("--game", default=None, help="Only games of this game.")
+@click.option("--violations", is_flag=True, help="Only games in which a bot broke a rule.")
+@reports_errors
+def list_command(db: Path | None, bot: str | None, game: str | None, violations: bool) -> None:
+    """List the stored games: number, key, game, players by seat, result and violations.
+
+    The number or the key of a game is what 'goatarena replay' takes.
+
+    \b
+    Example:
+        goatarena list --db results/demo.sqlite --bot greedy --violations
+    """
+    if game is not None:
+        find_game(game)
+    store = open_store(db or only_database(), create=False)
+    try:
+        rows = list(select(store.games(), bot=bot, game=game, violations=violations))
+        total = store.count()
+    finally:
+        store.close()
+    if rows:
+        click.echo(render_list(rows))
+    click.echo(f"{len(rows)} of {total} stored games", err=True)

@@ -1,0 +1,55 @@
+"""The ``report`` command: a stored tournament as one self-contained HTML file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from goatarena.cli import main
+from goatarena.cli._common import only_database, reports_errors
+from goatarena.report import DEFAULT_REPLAYS, build_report, write_report
+from goatarena.store import open_store
+
+
+@main.command("report")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results database (default: the only one under results/).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="The HTML file to write.",
+)
+@click.option(
+    "--replays",
+    type=click.IntRange(min=0),
+    default=DEFAULT_REPLAYS,
+    show_default=True,
+    help="Most games to embed a replay of (all when there are no more games than this).",
+)
+@reports_errors
+def report_command(db: Path | None, output: Path, replays: int) -> None:
+    """Write an HTML report: standings, head to head, violations, rating history, games
+    and replays. It needs nothing but a browser (no network).
+
+    \b
+    Example:
+        goatarena report --db results/demo.sqlite -o demo.html
+    """
+    store = open_store(db or only_database(), create=False)
+    try:
+        games = list(store.games())
+        tournament = store.meta("tournament") or store.path.stem
+        disqualified = store.disqualified()
+    finally:
+        store.close()
+    page = build_report(tournament, games, disqualified=disqualified, replays=replays)
+    write_report(output, page)
+    click.echo(f"{output}: {len(games)} games, {len(page) / 1e6:.1f} MB")

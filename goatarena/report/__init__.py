@@ -1,0 +1,113 @@
+"""The HTML report of a tournament: one self-contained file, nothing loaded from anywhere.
+
+:func:`build_report` makes the page from stored games: standings per game and overall
+with interval bars, the head-to-head heat map, violations by bot and cause, each bot's
+rating against the games it played, the games list (filterable by bot and game) and an
+SVG replay viewer for each of the four games. Styles, script and template are package
+data files under ``assets/``, inlined into the page.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from html import escape
+from importlib.resources import files
+from pathlib import Path
+
+import msgspec
+
+from goatarena.errors import ConfigError, IllegalAction
+from goatarena.games import GAMES
+from goatarena.render.style import SEAT_COLOURS
+from goatarena.report import data, html
+from goatarena.report.replays import DEFAULT_REPLAYS, choose_replays, encode_replay
+from goatarena.standings import OVERALL
+from goatarena.store import StoredGame
+
+__all__ = ["DEFAULT_REPLAYS", "build_report", "write_report"]
+
+
+def _asset(name: str) -> str:
+    return (files("goatarena.report") / "assets" / name).read_text(encoding="utf-8")
+
+
+def _script_json(value: object) -> str:
+    """JSON safe inside a <script> element (no "</" can close it)."""
+    return msgspec.json.encode(value).decode().replace("</", "<\\/")
+
+
+def build_report(
+    tournament: str,
+    games: Sequence[StoredGame],
+    *,
+    disqualified: Mapping[str, str] | None = None,
+    replays: int = DEFAULT_REPLAYS,
+) -> str:
+    """The whole report page as one string of HTML."""
+    results = [game.result for game in games]
+    standings = data.standings_of(tournament, games, disqualified or {})
+    order = data.tables_in_order(standings)
+    overall = [row.bot for row in standings.standings.get(OVERALL, [])]
+    colours = html.bot_colours(overall)
+    bots, cells = data.head_to_head(results)
+    chosen = choose_replays(games, replays)
+    packed: dict[str, str] = {}
+    broken: list[str] = []
+    for game in chosen:
+        try:
+            packed[game.key] = encode_replay(game)
+        except IllegalAction as error:
+            # A record its engine cannot replay: the page says so rather than failing.
+            broken.append(f"{game.key}: {error}")
+    payload = {
+        "tournament": tournament,
+        "list": data.game_rows(games, set(packed)),
+        "titles": {name: info.title for name, info in GAMES.items()},
+        "seatColours": list(SEAT_COLOURS),
+    }
+    sections = {
+        "TITLE": escape(f"{tournament}: goatarena report"),
+        "TOURNAMENT": escape(tournament),
+        "SUMMARY": escape(
+            f"{len(games)} games, {len(bots)} bots, {len(order) - 1} game types;"
+            f" {len(packed)} replays embedded"
+            + (f"; {len(broken)} could not be replayed ({'; '.join(broken[:3])})" if broken else "")
+        ),
+        "STANDINGS": html.standings_section(standings, order, colours),
+        "HEATMAP": html.heat_map(overall or bots, cells),
+        "VIOLATIONS": html.violations_table(data.violations_by_cause(results)),
+        "HISTORY": html.history_section(
+            {
+                name: data.rating_history([r for r in results if name == OVERALL or r.game == name])
+                for name in order
+            },
+            colours,
+        ),
+    }
+    page = _asset("template.html")
+    for name, value in sections.items():
+        page = page.replace(f"<!--{name}-->", value)
+    # Data and code go in last so that nothing in them is taken for a placeholder.
+    page = page.replace("/*CSS*/", html.seat_colour_css() + _asset("report.css"))
+    page = page.replace("<!--DATA-->", _script_json(payload))
+    page = page.replace("<!--REPLAYS-->", _script_json(packed))
+    return page.replace("/*SCRIPT*/", _asset("report.js"))
+
+
+def write_report(path: Path, page: str) -> None:
+    """Write the page whole or not at all (a temporary file renamed into place)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(page)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as error:
+        raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None

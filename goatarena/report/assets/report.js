@@ -1,0 +1,430 @@
+"use strict";
+// The report's games list and replay viewer. Replays hold every step's view as the
+// engine observed it (gzip + base64); this script only draws them, it knows no rules.
+(() => {
+  const DATA = JSON.parse(document.getElementById("report-data").textContent);
+  const PACKED = JSON.parse(document.getElementById("report-replays").textContent);
+  const SEAT = ["#d62728", "#1f77b4", "#2ca02c", "#e6a700", "#b5179e", "#0f9fb5"];
+  const NS = "http://www.w3.org/2000/svg";
+  const $ = (id) => document.getElementById(id);
+  const LIST = DATA.list;
+  const SHOWN_ROWS = 300;
+
+  // -- games list ----------------------------------------------------------------------
+  function fillFilters() {
+    const bots = [...LIST.bots].sort();
+    for (const bot of bots) $("filter-bot").add(new Option(bot, String(LIST.bots.indexOf(bot))));
+    LIST.games.forEach((game, i) => $("filter-game").add(new Option(title(game), String(i))));
+    for (const id of ["filter-bot", "filter-game", "filter-violations"]) $(id).addEventListener("change", drawList);
+  }
+
+  function drawList() {
+    const bot = $("filter-bot").value, game = $("filter-game").value;
+    const flagged = $("filter-violations").checked;
+    const body = document.createElement("tbody");
+    let count = 0;
+    LIST.rows.forEach((row, index) => {
+      const [key, round, kind, seats, ranks, scores, causes, decisions, replay] = row;
+      if (bot !== "" && !seats.includes(Number(bot))) return;
+      if (game !== "" && kind !== Number(game)) return;
+      if (flagged && !causes) return;
+      count += 1;
+      if (count > SHOWN_ROWS) return;
+      const tr = body.insertRow();
+      tr.dataset.key = key;
+      const players = seats.map((b, s) =>
+        `<span class="${ranks[s] === 1 ? "rank1" : ""}" style="color:${SEAT[s % 6]}">${esc(LIST.bots[b])}</span> (${ranks[s]}, ${scores[s]})`).join(", ");
+      const faults = causes ? causes.map((c, s) => c ? `${esc(LIST.bots[seats[s]])}: ${esc(c)}` : "").filter(Boolean).join(", ") : "";
+      tr.innerHTML = `<td>${index + 1}</td><td>${esc(key)}</td><td>${esc(title(LIST.games[kind]))}</td>` +
+        `<td>${round}</td><td>${players}</td><td>${decisions}</td><td class="viol">${faults}</td>` +
+        `<td>${replay ? '<button class="view">replay</button>' : '<span class="note" title="not embedded: goatarena replay KEY">-</span>'}</td>`;
+      if (replay) { tr.classList.add("has-replay"); tr.addEventListener("click", () => openReplay(key)); }
+    });
+    $("games-table").replaceChild(body, $("games-table").tBodies[0]);
+    $("games-count").textContent = `${count} games`;
+    $("games-more").textContent = count > SHOWN_ROWS ? `showing the first ${SHOWN_ROWS}; narrow the filters to see others` : "";
+  }
+
+  // A game's title without its parenthesised original (its script may lack a font).
+  function title(game) {
+    return (DATA.titles[game] || game).split(" (")[0];
+  }
+
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+
+  // -- replays -------------------------------------------------------------------------
+  const cache = new Map();
+  async function unpack(key) {
+    if (!cache.has(key)) {
+      const bytes = Uint8Array.from(atob(PACKED[key]), (c) => c.charCodeAt(0));
+      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      cache.set(key, JSON.parse(await new Response(stream).text()));
+    }
+    return cache.get(key);
+  }
+
+  const viewer = { replay: null, step: 0, seat: null, timer: null };
+
+  async function openReplay(key) {
+    const replay = await unpack(key);
+    viewer.replay = replay;
+    viewer.step = 0;
+    stop();
+    $("viewer").hidden = false;
+    $("viewer-title").textContent = `${title(replay.game)}: ${key}`;
+    const seat = $("seat");
+    const keep = seat.value;
+    seat.length = 1;
+    replay.players.forEach((name, s) => seat.add(new Option(`seat ${s} ${name}`, String(s))));
+    seat.value = keep !== "" && Number(keep) < replay.players.length ? keep : "";
+    viewer.seat = seat.value === "" ? null : Number(seat.value);
+    $("slider").max = String(replay.steps.length);
+    for (const tr of $("games-table").tBodies[0].rows) tr.classList.toggle("current", tr.dataset.key === key);
+    document.body.dataset.replay = key;
+    listMoves();
+    show();
+    $("viewer").scrollIntoView({ block: "start" });
+  }
+
+  function seatView(view, seat) {
+    if (seat === null) return view;
+    return { ...view, seat, hands: view.hands.map((hand, s) => (s === seat ? hand : null)) };
+  }
+
+  // The list of decisions beside the board, each as the chosen seat's view tells it.
+  function listMoves() {
+    const replay = viewer.replay;
+    const items = replay.steps.map(([actor, action, shown], n) => {
+      const li = document.createElement("li");
+      const seen = viewer.seat === null || viewer.seat === actor || shown === null ? action : shown;
+      li.textContent = `${replay.players[actor]}: ${JSON.stringify(seen)}`;
+      li.style.color = SEAT[actor % 6];
+      li.title = li.textContent;
+      li.onclick = () => go(n);
+      return li;
+    });
+    const end = document.createElement("li");
+    end.textContent = "end";
+    end.onclick = () => go(replay.steps.length);
+    $("moves").replaceChildren(...items, end);
+  }
+
+  function show() {
+    const replay = viewer.replay;
+    const total = replay.steps.length;
+    const n = viewer.step;
+    const names = replay.players;
+    let view, caption;
+    if (n < total) {
+      const [actor, action, shown] = replay.steps[n];
+      view = replay.steps[n][3];
+      const seen = viewer.seat === null || viewer.seat === actor || shown === null ? action : shown;
+      caption = `decision ${n}: seat ${actor} ${names[actor]} chose ${JSON.stringify(seen)}`;
+    } else {
+      view = replay.end;
+      caption = "end: " + names.map((name, s) => `${name} rank ${replay.ranks[s]} (${replay.scores[s]})`).join(", ");
+    }
+    $("caption").textContent = caption;
+    $("slider").value = String(n);
+    $("step-label").textContent = `${n} / ${total}`;
+    const svg = DRAW[replay.game](seatView(view, viewer.seat), names);
+    svg.dataset.step = String(n);
+    svg.dataset.seat = viewer.seat === null ? "" : String(viewer.seat);
+    $("board").replaceChildren(svg);
+    const moves = $("moves").children;
+    for (const li of moves) li.classList.remove("current");
+    if (moves[n]) {
+      moves[n].classList.add("current");
+      const list = $("moves");
+      const top = moves[n].offsetTop - list.offsetTop;
+      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - 20) list.scrollTop = top - list.clientHeight / 2;
+    }
+  }
+
+  function go(step) {
+    viewer.step = Math.max(0, Math.min(step, viewer.replay.steps.length));
+    show();
+  }
+  function stop() {
+    if (viewer.timer) clearInterval(viewer.timer);
+    viewer.timer = null;
+    $("play").textContent = "play";
+  }
+  function play() {
+    if (viewer.timer) return stop();
+    if (viewer.step >= viewer.replay.steps.length) go(0);
+    $("play").textContent = "pause";
+    viewer.timer = setInterval(() => {
+      if (viewer.step >= viewer.replay.steps.length) return stop();
+      go(viewer.step + 1);
+    }, 350);
+  }
+
+  function wireControls() {
+    $("first").onclick = () => go(0);
+    $("prev").onclick = () => go(viewer.step - 1);
+    $("next").onclick = () => go(viewer.step + 1);
+    $("last").onclick = () => go(viewer.replay.steps.length);
+    $("play").onclick = play;
+    $("slider").oninput = () => go(Number($("slider").value));
+    $("seat").onchange = () => {
+      viewer.seat = $("seat").value === "" ? null : Number($("seat").value);
+      listMoves();
+      show();
+    };
+    document.addEventListener("keydown", (event) => {
+      if (!viewer.replay || event.target.tagName === "SELECT") return;
+      if (event.key === "ArrowRight") go(viewer.step + 1);
+      if (event.key === "ArrowLeft") go(viewer.step - 1);
+    });
+  }
+
+  // -- SVG drawing helpers -----------------------------------------------------------------
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+    for (const child of children) if (child) node.append(child);
+    return node;
+  }
+  function text(x, y, content, attrs = {}) {
+    const node = el("text", { x, y, "font-size": 12, ...attrs });
+    node.textContent = content;
+    return node;
+  }
+  function svgRoot(width, height) {
+    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "board" });
+    const pattern = el("pattern", { id: "back", width: 6, height: 6, patternUnits: "userSpaceOnUse" },
+      el("rect", { width: 6, height: 6, fill: "#5b6b8c" }), el("path", { d: "M0 6L6 0", stroke: "#8fa0c4", "stroke-width": 1.5 }));
+    svg.append(el("defs", {}, pattern));
+    return svg;
+  }
+  // A card face up (label on a coloured face) or face down (patterned back).
+  function card(x, y, label, { fill = "#fff", color = "#222", w = 44, h = 26, cls = "" } = {}) {
+    const g = el("g", { class: `card ${label === null ? "facedown" : "faceup"} ${cls}`, transform: `translate(${x},${y})` });
+    g.append(el("rect", { width: w, height: h, rx: 4, fill: label === null ? "url(#back)" : fill }));
+    if (label !== null) g.append(text(w / 2, h / 2 + 4, label, { "text-anchor": "middle", fill: color, "font-size": w < 40 ? 10 : 11, "font-weight": 600 }));
+    return g;
+  }
+  // A seat's hand: its cards face up, or as many backs as it holds.
+  function hand(seat, cards, size, x, y, opts = {}, step = 48) {
+    const g = el("g", { class: "hand", "data-seat": seat, "data-hidden": cards === null ? "1" : "0" });
+    const list = cards === null ? Array(size).fill(null) : cards;
+    list.forEach((c, i) => {
+      const face = c === null ? null : opts.label ? opts.label(c) : c;
+      const style = opts.style ? opts.style(c) : {};
+      g.append(card(x + i * step, y, face, style));
+    });
+    return g;
+  }
+  function seatLabel(seat, names, view, x, y) {
+    const you = view.seat === seat ? " (you)" : "";
+    const acting = view.to_act === seat ? " ◀" : "";
+    return text(x, y, `seat ${seat} ${names[seat]}${you}${acting}`, { fill: SEAT[seat % 6], "font-weight": 700, "font-size": 13 });
+  }
+  function status(view) {
+    return view.to_act === null || view.to_act === undefined ? "game over" : `seat ${view.to_act} to act`;
+  }
+
+  // -- Mountain Goats ----------------------------------------------------------------------
+  function drawMountainGoats(view, names) {
+    const players = view.steps.length;
+    const colW = 96, cellH = 40, base = 250, width = 780;
+    const height = base + 74 + players * 22;
+    const svg = svgRoot(width, height);
+    svg.append(text(12, 20, `Mountain Goats · round ${view.round} · ${status(view)} · bonus left ${view.bonus_left.join(" ") || "-"}${view.ending ? " · last round" : ""}`, { "font-size": 14, "font-weight": 600 }));
+    view.dice.forEach((d, i) => {
+      svg.append(el("rect", { x: width - 150 + i * 34, y: 30, width: 26, height: 26, rx: 5, fill: "#fff", stroke: "#333", class: "die" }));
+      svg.append(text(width - 137 + i * 34, 48, String(d), { "text-anchor": "middle", "font-weight": 700, "font-size": 15 }));
+    });
+    view.mountains.forEach((mountain, m) => {
+      const x = 40 + m * colW, h = view.heights[m];
+      for (let step = 1; step <= h; step++) {
+        const y = base - step * cellH;
+        const summit = step === h;
+        svg.append(el("rect", { x, y, width: colW - 10, height: cellH - 4, rx: summit ? 12 : 3, fill: summit ? "#d9cfb8" : "#ebe6d8", stroke: "#b4a98c", class: summit ? "summit" : "step" }));
+      }
+      svg.append(el("rect", { x, y: base, width: colW - 10, height: cellH - 8, rx: 3, fill: "#cde3c0", stroke: "#9bb88c" }));
+      svg.append(text(x + (colW - 10) / 2, base + 50, `${mountain}`, { "text-anchor": "middle", "font-size": 16, "font-weight": 700 }));
+      svg.append(text(x + (colW - 10) / 2, base - h * cellH - 8, `${view.supply[m]} tokens`, { "text-anchor": "middle", fill: "#555" }));
+      for (let seat = 0; seat < players; seat++) {
+        const step = view.steps[seat][m];
+        const y = step === 0 ? base + 12 : base - step * cellH + 18;
+        svg.append(el("circle", { cx: x + 12 + seat * 20, cy: y, r: 8, fill: SEAT[seat % 6], class: "goat", "data-seat": seat }));
+      }
+    });
+    for (let seat = 0; seat < players; seat++) {
+      const y = base + 78 + seat * 22;
+      svg.append(seatLabel(seat, names, view, 12, y));
+      const tokens = view.mountains.map((m, i) => (view.tokens[seat][i] ? `${view.tokens[seat][i]}×${m}` : "")).filter(Boolean).join(" ");
+      const bonus = view.bonuses[seat].map((b) => `+${b}`).join(" ");
+      svg.append(text(240, y, `score ${view.scores[seat]} · tokens ${tokens || "-"} ${bonus}`));
+    }
+    return svg;
+  }
+
+  // -- Goat Lords ----------------------------------------------------------------------------
+  const WILD = { goatini: "#f5d76e", lord: "#f0b429" };
+  function lordsCard(c) { return { fill: WILD[c] || "#f3efe4", w: 62 }; }
+  function drawGoatLords(view, names) {
+    const players = view.herds.length, perRow = 6, width = 900;
+    const lines = Math.max(1, ...view.herds.map((herd) => Math.ceil(herd.length / perRow)));
+    const rowH = Math.max(78, 30 + lines * 24), height = 70 + players * rowH;
+    const svg = svgRoot(width, height);
+    svg.append(text(12, 20, `Goat Lords · round ${view.round} · ${status(view)} · draw ${view.draw_size} · discard ${view.discard_size}${view.recycled ? " · recycled" : ""}`, { "font-size": 14, "font-weight": 600 }));
+    svg.append(text(12, 44, "discard top"));
+    svg.append(card(84, 28, view.discard_top || "-", lordsCard(view.discard_top)));
+    if (view.duel) {
+      const d = view.duel;
+      svg.append(text(170, 44, `duel: seat ${d.attacker} attacks seat ${d.defender} (${d.kind || "wilds"}), played ${d.played.join(" ")}; seat ${d.to_answer} to answer`, { fill: "#b00020", "font-weight": 600 }));
+    }
+    for (let seat = 0; seat < players; seat++) {
+      const y = 66 + seat * rowH;
+      svg.append(el("rect", { x: 4, y: y - 4, width: width - 8, height: rowH - 6, rx: 6, fill: view.to_act === seat ? "#f1f7e9" : "#fff", stroke: "#e2ded2" }));
+      svg.append(seatLabel(seat, names, view, 12, y + 14));
+      svg.append(text(12, y + 32, `total ${view.totals[seat]} · herd ${view.herd_values[seat]}`));
+      svg.append(text(12, y + 52, "hand", { fill: "#666" }));
+      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], 50, y + 36, { style: lordsCard, label: (c) => c }, 64));
+      svg.append(text(400, y + 14, "herd", { fill: "#666" }));
+      view.herds[seat].forEach((pile, i) => {
+        // The pile's kind and count, then how many wilds: "ninja×3 +2★" (all cards on hover).
+        const wilds = pile.cards.filter((c) => c in WILD).length;
+        const kinds = pile.cards.length - wilds;
+        const label = pile.kind ? `${pile.kind}${kinds > 1 ? "×" + kinds : ""}${wilds ? " +" + wilds + "★" : ""}` : pile.cards.join(" ");
+        const x = 400 + (i % perRow) * 82, yy = y + 20 + Math.floor(i / perRow) * 24;
+        const g = el("g", { class: "pile" });
+        g.append(el("rect", { x, y: yy, width: 78, height: 20, rx: 3, fill: pile.kind ? "#e8efe0" : WILD.goatini, stroke: "#889" }));
+        g.append(text(x + 39, yy + 14, label.length > 14 ? label.slice(0, 13) + "…" : label, { "text-anchor": "middle", "font-size": 10 }));
+        g.append(el("title", {}, document.createTextNode(pile.cards.join(" "))));
+        svg.append(g);
+      });
+    }
+    return svg;
+  }
+
+  // -- Goat 'n' Goat -------------------------------------------------------------------------
+  const GNG = { g: "#3c9a4a", b: "#2f6fb5", r: "#c8393b" };
+  const GNG_NAMES = { green: "g", blue: "b", red: "r" };
+  function gngCard(c) { return { fill: (c && GNG[c[0]]) || "#999", color: "#fff", w: 34 }; }
+  function drawGoatNGoat(view, names) {
+    const players = view.hand_sizes.length, rowH = 74, width = 900, height = 130 + players * rowH;
+    const svg = svgRoot(width, height);
+    const phase = view.to_act === null ? "" : ` (${view.phase}${view.phase === "take" ? " " + view.take_count : ""})`;
+    svg.append(text(12, 20, `Goat 'n' Goat · ${status(view)}${phase} · draw ${view.draw_size} · discard ${view.discard.length} · run-outs ${view.run_outs}/${view.final_run_out}${view.ending ? " · last turn" : ""}`, { "font-size": 14, "font-weight": 600 }));
+    svg.append(text(12, 48, "row", { fill: "#666" }));
+    view.row.forEach((c, i) => svg.append(card(48 + i * 40, 32, c, gngCard(c))));
+    if (view.played.length) svg.append(text(320, 48, `played ${view.played.join(" ")}`));
+    svg.append(text(12, 86, "mountains", { fill: "#666" }));
+    Object.entries(view.mountains).forEach(([colour, values], ci) => {
+      values.forEach((v, i) => {
+        svg.append(el("path", { d: `M${90 + ci * 270 + i * 30} 100 l12 -24 l12 24 z`, fill: GNG[GNG_NAMES[colour]], opacity: 0.8 }));
+        svg.append(text(102 + ci * 270 + i * 30, 97, String(v), { "text-anchor": "middle", fill: "#fff", "font-size": 10, "font-weight": 700 }));
+      });
+    });
+    for (let seat = 0; seat < players; seat++) {
+      const y = 118 + seat * rowH;
+      svg.append(el("rect", { x: 4, y: y - 4, width: width - 8, height: rowH - 6, rx: 6, fill: view.to_act === seat ? "#f1f7e9" : "#fff", stroke: "#e2ded2" }));
+      svg.append(seatLabel(seat, names, view, 12, y + 14));
+      const held = Object.entries(view.mountains_held[seat]).flatMap(([c, vs]) => vs.map((v) => `${GNG_NAMES[c]}${v}`)).join(" ");
+      svg.append(text(12, y + 32, `score ${view.scores[seat]} · penalty ${view.penalty_sizes[seat]} · mountains ${held || "-"}`));
+      svg.append(text(12, y + 52, "flocks", { fill: "#666" }));
+      Object.entries(view.flocks[seat]).forEach(([colour, flock], ci) => {
+        svg.append(text(56 + ci * 90, y + 52, flock.join("") || "–", { fill: GNG[GNG_NAMES[colour]], "font-weight": 700, "font-size": 14 }));
+      });
+      svg.append(text(330, y + 14, "hand", { fill: "#666" }));
+      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], 330, y + 22, { style: gngCard }, 38));
+      if (view.hands[seat] === null && view.known_in_hands[seat].length) svg.append(text(330 + view.hand_sizes[seat] * 38 + 8, y + 40, `known ${view.known_in_hands[seat].join(" ")}`, { fill: "#666" }));
+    }
+    return svg;
+  }
+
+  // -- Herr der Ziegen ------------------------------------------------------------------------
+  const HDZ_SHORT = { dog: "dog", milk1: "milk", milk2: "milk²" };
+  function hdzCard(c) { return { fill: c === "dog" ? "#e8d9c4" : c && c.startsWith("milk") ? "#e3f1fb" : "#f3efe4", w: 36 }; }
+  function drawHerrDerZiegen(view, names) {
+    const n = view.size, cell = 54, gx = 60, gy = 64, players = view.displays.length;
+    const gridW = n * cell, width = Math.max(gx + gridW + 60, 900);
+    const panelY = gy + gridW + 50, rowH = 64, height = panelY + players * rowH;
+    const svg = svgRoot(width, height);
+    const phase = view.to_act === null ? (view.end_reason ? ` (${view.end_reason})` : "") : ` (${view.phase}${view.played ? " after " + view.played : ""})`;
+    svg.append(text(12, 20, `Herr der Ziegen · turn ${view.turn} · ${status(view)}${phase} · draw ${view.draw_size}`, { "font-size": 14, "font-weight": 600 }));
+    const owners = Object.entries(view.owners).map(([t, s]) => `${t}:${s}`).join(" ");
+    if (owners) svg.append(text(12, 38, `owners ${owners}`, { fill: "#555" }));
+    const stalls = new Map(view.stalls.map(([r, c], s) => [`${r},${c}`, s]));
+    for (let r = 0; r < n; r++) {
+      for (let c = 0; c < n; c++) {
+        const x = gx + c * cell, y = gy + r * cell, k = `${r},${c}`;
+        if (stalls.has(k)) {
+          const s = stalls.get(k);
+          svg.append(el("rect", { x: x + 2, y: y + 2, width: cell - 4, height: cell - 4, rx: 6, fill: SEAT[s % 6], class: "stall" }));
+          svg.append(text(x + cell / 2, y + cell / 2 + 4, `S${s}`, { "text-anchor": "middle", fill: "#fff", "font-weight": 700 }));
+          continue;
+        }
+        const c2 = view.pasture[r][c], mark = view.marks[r][c];
+        if (c2 === null) { svg.append(el("rect", { x: x + 2, y: y + 2, width: cell - 4, height: cell - 4, rx: 4, fill: "#eee9dc" })); continue; }
+        const style = hdzCard(c2);
+        svg.append(el("rect", { x: x + 2, y: y + 2, width: cell - 4, height: cell - 4, rx: 4, fill: style.fill, stroke: mark === null ? "#999" : SEAT[mark % 6], "stroke-width": mark === null ? 1 : 3 }));
+        svg.append(text(x + cell / 2, y + cell / 2 + 4, HDZ_SHORT[c2] || c2, { "text-anchor": "middle", "font-weight": 600 }));
+        if (mark !== null) svg.append(el("circle", { cx: x + cell - 10, cy: y + 10, r: 5, fill: SEAT[mark % 6] }));
+      }
+    }
+    // Big goats on the track round the pasture: top, right, bottom, left, clockwise.
+    const spot = (p) => {
+      const side = Math.floor(p / n), o = p % n;
+      if (side === 0) return [gx + o * cell + cell / 2, gy - 14];
+      if (side === 1) return [gx + gridW + 14, gy + o * cell + cell / 2];
+      if (side === 2) return [gx + (n - 1 - o) * cell + cell / 2, gy + gridW + 14];
+      return [gx - 14, gy + (n - 1 - o) * cell + cell / 2];
+    };
+    const atSpot = {};
+    view.goats.forEach((p, s) => {
+      const [x, y] = spot(p);
+      const k = atSpot[p] = (atSpot[p] || 0) + 1;
+      svg.append(el("circle", { cx: x + (k - 1) * 7, cy: y + (k - 1) * 3, r: 9, fill: SEAT[s % 6], stroke: "#fff", "stroke-width": 2, class: "goat", "data-seat": s }));
+      svg.append(text(x + (k - 1) * 7, y + (k - 1) * 3 + 4, String(s), { "text-anchor": "middle", fill: "#fff", "font-size": 10, "font-weight": 700 }));
+    });
+    for (let seat = 0; seat < players; seat++) {
+      const y = panelY + seat * rowH;
+      svg.append(el("rect", { x: 4, y: y - 4, width: width - 8, height: rowH - 6, rx: 6, fill: view.to_act === seat ? "#f1f7e9" : "#fff", stroke: "#e2ded2" }));
+      svg.append(seatLabel(seat, names, view, 12, y + 14));
+      svg.append(text(12, y + 34, `score ${view.scores[seat]} · markers ${view.markers[seat]}`));
+      svg.append(text(230, y + 14, "hand", { fill: "#666" }));
+      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], 230, y + 20, { style: hdzCard, label: (c) => HDZ_SHORT[c] || c }, 40));
+      if (view.hands[seat] === null && view.known_hands[seat].length) svg.append(text(230, y + 58, `known ${view.known_hands[seat].join(" ")}`, { fill: "#666", "font-size": 10 }));
+      svg.append(text(340, y + 14, "display", { fill: "#666" }));
+      view.displays[seat].forEach((c, i) => svg.append(card(340 + i * 40, y + 20, HDZ_SHORT[c] || c, hdzCard(c))));
+    }
+    return svg;
+  }
+
+  const DRAW = {
+    "mountain-goats": drawMountainGoats,
+    "goat-lords": drawGoatLords,
+    "goat-n-goat": drawGoatNGoat,
+    "herr-der-ziegen": drawHerrDerZiegen,
+  };
+
+  // The rating history shown: overall, or one game's; pointing at a legend entry
+  // brings that bot's line forward.
+  function wireHistory() {
+    for (const svg of document.querySelectorAll("svg.history")) {
+      for (const legend of svg.querySelectorAll(".legend")) {
+        const series = [...svg.querySelectorAll(".series")].filter((g) => g.dataset.bot === legend.dataset.bot);
+        legend.addEventListener("mouseenter", () => { svg.classList.add("focus"); series.forEach((g) => g.classList.add("on")); });
+        legend.addEventListener("mouseleave", () => { svg.classList.remove("focus"); series.forEach((g) => g.classList.remove("on")); });
+      }
+    }
+    const choice = $("history-table");
+    if (!choice) return;
+    choice.addEventListener("change", () => {
+      for (const plot of document.querySelectorAll("#history .plot")) plot.hidden = plot.dataset.table !== choice.value;
+    });
+  }
+
+  fillFilters();
+  drawList();
+  wireHistory();
+  wireControls();
+  window.goatarenaReport = { openReplay, go, steps: () => (viewer.replay ? viewer.replay.steps.length : 0) };
+})();

@@ -1,0 +1,101 @@
+"""What the report shows, computed from stored games: standings, head-to-head, violations,
+how the ratings settled, the list of games.
+
+Pure functions of the stored games; the HTML is made elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from goatarena.ratings import fit_ratings
+from goatarena.referee.match import MatchResult
+from goatarena.standings import OVERALL, Standings, compute_standings, cross_table
+from goatarena.store import StoredGame
+
+CHECKPOINTS = 24
+"""How many points of each bot's rating history are fitted (evenly spread over the games)."""
+
+
+def standings_of(
+    tournament: str, games: Sequence[StoredGame], disqualified: Mapping[str, str]
+) -> Standings:
+    """The standings per game and overall, as ``goatarena standings`` prints them."""
+    return compute_standings(tournament, [game.result for game in games], disqualified=disqualified)
+
+
+def head_to_head(
+    results: Sequence[MatchResult],
+) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
+    """Bots and, per ordered pair, the row bot's points against the column bot and games."""
+    return cross_table(results)
+
+
+def violations_by_cause(results: Sequence[MatchResult]) -> dict[str, Counter[str]]:
+    """Per bot, how many violations of each cause it committed."""
+    table: dict[str, Counter[str]] = defaultdict(Counter)
+    for result in results:
+        for seat, bot in enumerate(result.players):
+            listed = result.all_violations[seat] if seat < len(result.all_violations) else []
+            if not listed and result.violations[seat] is not None:
+                listed = [result.violations[seat]]  # type: ignore[list-item]
+            for violation in listed:
+                table[bot][violation.cause] += 1
+    return dict(table)
+
+
+def rating_history(
+    results: Sequence[MatchResult], checkpoints: int = CHECKPOINTS
+) -> dict[str, list[tuple[int, float, float, float]]]:
+    """Per bot, (games the bot had played, Elo, lo, hi) after each of evenly spread prefixes
+    of the games in finishing order: how the estimate settled."""
+    tables = [dict(zip(result.players, result.ranks, strict=True)) for result in results]
+    if not tables:
+        return {}
+    ends = sorted({max(1, round(len(tables) * (k + 1) / checkpoints)) for k in range(checkpoints)})
+    history: dict[str, list[tuple[int, float, float, float]]] = defaultdict(list)
+    played: Counter[str] = Counter()
+    start = 0
+    for end in ends:
+        for table in tables[start:end]:
+            played.update(table.keys())
+        start = end
+        for bot, rating in fit_ratings(tables[:end]).items():
+            history[bot].append((played[bot], rating.elo, rating.lo, rating.hi))
+    return dict(history)
+
+
+def game_rows(games: Sequence[StoredGame], replayed: set[str]) -> dict[str, Any]:
+    """The list of games, compactly: bot and game names once, then one array per game.
+
+    A row is ``[key, round, game index, bot indices by seat, ranks, scores, violation
+    causes by seat (or null), decisions, has a replay]``.
+    """
+    bots: dict[str, int] = {}
+    kinds: dict[str, int] = {}
+    rows = []
+    for game in games:
+        result = game.result
+        seats = [bots.setdefault(bot, len(bots)) for bot in result.players]
+        causes = [violation.cause if violation else None for violation in result.violations]
+        rows.append(
+            [
+                game.key,
+                game.round,
+                kinds.setdefault(result.game, len(kinds)),
+                seats,
+                result.ranks,
+                [round(score, 2) for score in result.scores],
+                causes if any(causes) else None,
+                len(result.decisions),
+                game.key in replayed,
+            ]
+        )
+    return {"bots": list(bots), "games": list(kinds), "rows": rows}
+
+
+def tables_in_order(standings: Standings) -> list[str]:
+    """Overall first, then each game."""
+    return [OVERALL] + [name for name in standings.standings if name != OVERALL]

@@ -1,0 +1,203 @@
+"""The static parts of the report as HTML: standings with interval bars, the head-to-head
+heat map, violations, and the rating history plot (inline SVG, no script needed)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from html import escape
+
+from goatarena.render.style import SEAT_COLOURS
+from goatarena.standings import Row, Standings
+
+PALETTE = (
+    "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf",
+    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79", "#637939",
+)  # fmt: skip
+"""Colours of bots in the plots (by the bot's place in the overall standings)."""
+
+BAR_WIDTH = 220
+
+
+def bot_colours(bots: Sequence[str]) -> dict[str, str]:
+    """A colour per bot, in the given order, cycling through the palette."""
+    return {bot: PALETTE[index % len(PALETTE)] for index, bot in enumerate(bots)}
+
+
+def standings_table(title: str, rows: Sequence[Row], colours: Mapping[str, str]) -> str:
+    """One standings table; each Elo drawn with its 95 % interval on a shared scale."""
+    if not rows:
+        return ""
+    low = min(row.lo for row in rows)
+    high = max(row.hi for row in rows)
+    span = max(high - low, 1.0)
+
+    def x(value: float) -> float:
+        return 6 + (value - low) / span * (BAR_WIDTH - 12)
+
+    lines = [
+        f'<table class="standings" data-table="{escape(title)}"><caption>{escape(title)}</caption>',
+        "<tr><th>#</th><th>bot</th><th>elo</th><th>95% interval</th><th></th><th>games</th>"
+        "<th>wins</th><th>avg rank</th><th>avg score</th><th>violations</th></tr>",
+    ]
+    for place, row in enumerate(rows, 1):
+        colour = colours.get(row.bot, "#555")
+        bar = (
+            f'<svg class="bar" width="{BAR_WIDTH}" height="14" role="img"'
+            f' aria-label="{row.lo:.0f} to {row.hi:.0f}">'
+            f'<line x1="{x(row.lo):.1f}" x2="{x(row.hi):.1f}" y1="7" y2="7"'
+            f' stroke="{colour}" stroke-width="4" stroke-linecap="round" opacity="0.45"/>'
+            f'<circle cx="{x(row.elo):.1f}" cy="7" r="4.5" fill="{colour}"/></svg>'
+        )
+        # Scores of different games are not comparable: the overall table has none.
+        score = "-" if row.avg_score is None else f"{row.avg_score:.1f}"
+        violations = ", ".join(f"{cause} {count}" for cause, count in row.violations.items())
+        if row.disqualified:
+            violations = (violations + "; " if violations else "") + "disqualified"
+        lines.append(
+            f"<tr><td>{place}</td><td class=bot>{escape(row.bot)}</td><td>{row.elo:.0f}</td>"
+            f"<td class=num>{row.lo:.0f} .. {row.hi:.0f}</td><td>{bar}</td><td>{row.games}</td>"
+            f"<td>{row.wins}</td><td>{row.avg_rank:.2f}</td><td>{score}</td>"
+            f"<td>{escape(violations) or '-'}</td></tr>"
+        )
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+def standings_section(
+    standings: Standings, order: Sequence[str], colours: Mapping[str, str]
+) -> str:
+    """Every standings table, overall first."""
+    return "\n".join(
+        standings_table(name, standings.standings.get(name, []), colours) for name in order
+    )
+
+
+def heat_map(bots: Sequence[str], cells: Mapping[tuple[str, str], list[float]]) -> str:
+    """The head-to-head table: the row bot's share of points against the column bot,
+    from red (lost every meeting) through white to green (won every one)."""
+    if not bots:
+        return "<p>No games yet.</p>"
+    head = "".join(f"<th><span>{escape(bot)}</span></th>" for bot in bots)
+    lines = [f'<table class="heat"><tr><th></th>{head}</tr>']
+    for a in bots:
+        tds = []
+        for b in bots:
+            cell = cells.get((a, b))
+            if a == b or cell is None or not cell[1]:
+                tds.append('<td class="none"></td>')
+                continue
+            share = cell[0] / cell[1]
+            # 0 -> red, 0.5 -> white, 1 -> green, by lightness so text stays readable.
+            hue = 120 if share >= 0.5 else 0
+            light = 100 - abs(share - 0.5) * 2 * 45
+            tds.append(
+                f'<td style="background:hsl({hue},65%,{light:.0f}%)"'
+                f' title="{escape(a)} vs {escape(b)}: {cell[0]:g} of {cell[1]:g}">'
+                f"{share * 100:.0f}%<small>{cell[1]:g}</small></td>"
+            )
+        lines.append(f"<tr><th>{escape(a)}</th>{''.join(tds)}</tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+def violations_table(table: Mapping[str, Counter[str]]) -> str:
+    """Violations by bot (rows) and cause (columns)."""
+    causes = sorted({cause for counts in table.values() for cause in counts})
+    if not causes:
+        return '<p class="clean">No violations: every bot kept to the protocol.</p>'
+    head = "".join(f"<th>{escape(cause)}</th>" for cause in causes)
+    lines = [f'<table class="violations"><tr><th>bot</th>{head}<th>total</th></tr>']
+    for bot in sorted(table, key=lambda bot: (-sum(table[bot].values()), bot)):
+        counts = table[bot]
+        if not counts:
+            continue
+        tds = "".join(f"<td>{counts.get(cause, 0) or ''}</td>" for cause in causes)
+        lines.append(
+            f"<tr><td class=bot>{escape(bot)}</td>{tds}<td>{sum(counts.values())}</td></tr>"
+        )
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+def history_plot(
+    history: Mapping[str, Sequence[tuple[int, float, float, float]]], colours: Mapping[str, str]
+) -> str:
+    """Each bot's Elo (with its interval as a band) against the games it had played."""
+    if not history:
+        return "<p>No games yet.</p>"
+    width, left, right, top, bottom = 760, 56, 150, 12, 34
+    height = max(320, top + bottom + 16 * len(history))  # room for every legend line
+    most = max(point[0] for points in history.values() for point in points) or 1
+    low = min(point[2] for points in history.values() for point in points)
+    high = max(point[3] for points in history.values() for point in points)
+    span = max(high - low, 1.0)
+
+    def x(games: float) -> float:
+        return left + games / most * (width - left - right)
+
+    def y(elo: float) -> float:
+        return top + (high - elo) / span * (height - top - bottom)
+
+    parts = [f'<svg class="history" viewBox="0 0 {width} {height}" role="img">']
+    for step in range(5):
+        elo = low + span * step / 4
+        parts.append(
+            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(elo):.1f}"'
+            f' y2="{y(elo):.1f}"/><text class="tick" x="{left - 6}" y="{y(elo) + 4:.1f}"'
+            f' text-anchor="end">{elo:.0f}</text>'
+        )
+    parts.append(
+        f'<text class="tick" x="{left}" y="{height - 8}">0</text>'
+        f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">{most}</text>'
+        f'<text class="axis" x="{(left + width - right) / 2}" y="{height - 8}"'
+        ' text-anchor="middle">games played by the bot</text>'
+    )
+    for index, (bot, points) in enumerate(sorted(history.items(), key=lambda kv: -kv[1][-1][1])):
+        colour = colours.get(bot, "#555")
+        band = [f"{x(p[0]):.1f},{y(p[3]):.1f}" for p in points] + [
+            f"{x(p[0]):.1f},{y(p[2]):.1f}" for p in reversed(points)
+        ]
+        line = " ".join(f"{x(p[0]):.1f},{y(p[1]):.1f}" for p in points)
+        parts.append(
+            f'<g class="series" data-bot="{escape(bot)}"><polygon points="{" ".join(band)}"'
+            f' fill="{colour}" opacity="0.12"/><polyline points="{line}" fill="none"'
+            f' stroke="{colour}" stroke-width="2"/></g>'
+            f'<text class="legend" x="{width - right + 10}" y="{top + 14 + index * 16}"'
+            f' fill="{colour}" data-bot="{escape(bot)}">{escape(bot)} {points[-1][1]:.0f}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def history_section(
+    histories: Mapping[str, Mapping[str, Sequence[tuple[int, float, float, float]]]],
+    colours: Mapping[str, str],
+) -> str:
+    """One history plot per table (overall first, shown) and a choice between them."""
+    options = "".join(
+        f'<option value="{escape(name)}">{escape(name)}</option>' for name in histories
+    )
+    plots = "".join(
+        f'<div class="plot" data-table="{escape(name)}"{" hidden" if index else ""}>'
+        f"{history_plot(history, colours)}</div>"
+        for index, (name, history) in enumerate(histories.items())
+    )
+    return f'<label>table <select id="history-table">{options}</select></label>{plots}'
+
+
+def seat_colour_css() -> str:
+    """CSS variables for the seat colours, shared with the terminal's."""
+    named = {
+        "red": "#d62728",
+        "blue": "#1f77b4",
+        "green": "#2ca02c",
+        "yellow": "#e6a700",
+        "magenta": "#b5179e",
+        "cyan": "#0f9fb5",
+    }
+    return (
+        ":root{"
+        + "".join(f"--seat{index}:{named[colour]};" for index, colour in enumerate(SEAT_COLOURS))
+        + "}"
+    )

@@ -1,0 +1,93 @@
+"""Pre-flight: start every bot of a tournament once before its first game.
+
+A bot whose command names a missing file, that dies of a syntax error or never says
+hello would otherwise forfeit game after game and end disqualified in a results
+database that must then be deleted. Started here, through the same launcher as the
+games, it stops the run before anything is written, with its name, its command and the
+end of what it wrote to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import trio
+
+from goatarena.errors import BotError, user_error_in
+from goatarena.referee.bot import BotLimits, open_bot
+from goatarena.referee.sandbox import SandboxPolicy
+
+STDERR_LINES = 10
+"""How many of the last lines of a failed bot's stderr are shown."""
+
+
+async def start_failure(
+    command: str,
+    *,
+    startup_s: float,
+    limits: BotLimits | None,
+    sandbox: SandboxPolicy | None = None,
+) -> str | None:
+    """Why ``command`` cannot start and say hello within ``startup_s``, or None if it can.
+
+    The reason is the launcher's or the handshake's, followed by the last lines the bot
+    wrote to stderr, one per line, indented.
+    """
+    try:
+        async with open_bot(command, limits=limits, sandbox=sandbox) as bot:
+            await bot.greet(startup_s)
+            if bot.broken is None:
+                return None
+            reason = bot.broken.detail
+            lines = bot.last_words(STDERR_LINES)
+    except (BotError, BaseExceptionGroup) as error:
+        found = user_error_in(error)
+        if found is None:
+            raise
+        return str(found)
+    if lines and reason.endswith(": " + lines[-1]):
+        reason = reason[: -len(lines[-1]) - 2]  # shown below with the lines before it
+    if not lines:
+        return f"{reason} (nothing on stderr)"
+    return reason + "; the end of its stderr:\n" + "\n".join(f"    | {line}" for line in lines)
+
+
+async def preflight(
+    commands: Mapping[str, str],
+    *,
+    startup_s: float,
+    limits: BotLimits | None = None,
+    sandboxes: Mapping[str, SandboxPolicy] | None = None,
+) -> None:
+    """Start every bot once and greet it; raise :class:`BotError` naming each that fails.
+
+    Each bot starts in its sandbox from ``sandboxes`` (by name; none listed: unsandboxed).
+
+    Bots start a few at a time (one per two CPUs), as in a tournament, so that a slow
+    interpreter start is not mistaken for a bot that never answers.
+    """
+    failures: dict[str, str] = {}
+    limiter = trio.CapacityLimiter(max(1, (os.cpu_count() or 2) // 2))
+
+    async def check(name: str, command: str) -> None:
+        async with limiter:
+            reason = await start_failure(
+                command,
+                startup_s=startup_s,
+                limits=limits,
+                sandbox=(sandboxes or {}).get(name),
+            )
+        if reason is not None:
+            failures[name] = reason
+
+    async with trio.open_nursery() as nursery:
+        for name, command in commands.items():
+            nursery.start_soon(check, name, command)
+    if failures:
+        lines = [
+            f"bot {name!r} did not start (command: {commands[name]}): {failures[name]}"
+            for name in commands
+            if name in failures
+        ]
+        raise BotError("\n".join(lines) + "\nnothing was played or written")

@@ -1,0 +1,104 @@
+"""Side by side: random playouts per second of the engines at a base commit and here.
+
+Usage (from the repository root)::
+
+    .venv/bin/python scripts/compare_engines.py [--base COMMIT] [--seconds S] [--rounds N]
+        [GAME ...]
+
+The base commit's ``goatarena`` package is extracted with ``git archive`` into a
+temporary directory; each measurement runs in its own subprocess with either that copy
+or this working tree first on ``sys.path``. The two alternate round by round and the best
+round of each counts (other load on the machine can only slow a round down), so the
+ratios printed are measured in one run under the same conditions. Both sides play the
+same seeded games (so the decisions per game must agree) and the clock is the process's
+CPU time, which other load on a shared machine disturbs far less than wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MEASURE = """\
+import json, random, sys, time
+sys.path.insert(0, sys.argv[1])
+from goatarena.games import find_game
+info = find_game(sys.argv[2])
+seconds, seeds = float(sys.argv[3]), int(sys.argv[4])
+out = {}
+for players in info.player_counts:
+    games = decisions = 0
+    started = time.process_time()
+    while True:
+        # The same seeds every time, so both sides play exactly the same games.
+        seed = games % seeds
+        rng = random.Random(seed)
+        state = info.new_state(players, seed)
+        while not state.is_over:
+            state.apply_index(rng.randrange(len(state.legal_actions())))
+        games += 1
+        decisions += len(state.history)
+        elapsed = time.process_time() - started
+        if elapsed >= seconds and games % seeds == 0:
+            break
+    out[players] = [games / elapsed, decisions / games]
+print(json.dumps(out))
+"""
+"""Runs in a subprocess: CPU seconds, since a shared machine makes wall time noisy."""
+
+
+def measure(root: str, game: str, seconds: float, seeds: int) -> dict[str, list[float]]:
+    """Games per CPU second and decisions per game, per player count, ``root`` imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, root, game, str(seconds), str(seeds)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, list[float]] = json.loads(done.stdout)
+    return result
+
+
+def main() -> None:
+    """Measure, alternating base and here, and print a table with the ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", default=["goat-lords", "goat-n-goat"])
+    parser.add_argument("--base", default="decd4a0", help="the commit to compare against")
+    parser.add_argument("--seconds", type=float, default=1.0, help="per player count")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=50, help="distinct games played")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as base_root:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.base, "goatarena"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", base_root], input=archive, check=True)
+        print(f"base {args.base} vs working tree; best of {args.rounds} rounds")
+        header = ("game", "players", "base g/s", "new g/s", "ratio", "dec/game")
+        print("{:<16}{:>8}{:>11}{:>11}{:>8}{:>10}".format(*header))
+        for game in args.games:
+            best: dict[str, dict[str, list[float]]] = {"base": {}, "new": {}}
+            for _ in range(args.rounds):
+                for label, root in (("base", base_root), ("new", str(ROOT))):
+                    for players, row in measure(root, game, args.seconds, args.seeds).items():
+                        if players not in best[label] or row[0] > best[label][players][0]:
+                            best[label][players] = row
+            for players, (base_rate, decisions) in best["base"].items():
+                new_rate, new_decisions = best["new"][players]
+                note = "" if abs(new_decisions - decisions) < 1e-9 else " (differs!)"
+                print(
+                    f"{game:<16}{players:>8}{base_rate:>11.0f}{new_rate:>11.0f}"
+                    f"{new_rate / base_rate:>7.2f}x{decisions:>10.1f}{note}"
+                )
+
+
+if __name__ == "__main__":
+    main()

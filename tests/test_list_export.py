@@ -1,0 +1,111 @@
+"""``list``, ``export`` and the standings' formats on a small stored tournament."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from goatarena.cli import main
+from tests.helpers import RANDOM_BOT, misbehaving
+from tests.test_tournament import write_config
+
+GAMES = (
+    '[[games]]\nname = "mountain-goats"\nplayers = 2\n[[games]]\nname = "goat-lords"\nplayers = 2'
+)
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stored")
+    bots = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "liar": misbehaving("bad-index", after=0)}
+    config = write_config(folder / "t.toml", bots=bots, games=GAMES)
+    path = folder / "t.sqlite"
+    result = run("run", str(config), "--db", str(path), "--quiet")
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def records(db) -> list[tuple[str, str]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute("SELECT key, result FROM games ORDER BY rowid").fetchall()
+
+
+def test_list_shows_every_game_in_one_line_numbered_as_replay_takes_them(db):
+    result = run("list", "--db", str(db))
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()[2:]
+    stored = records(db)
+    assert len(lines) == len(stored) == 12
+    for number, (line, (key, _)) in enumerate(zip(lines, stored), 1):
+        assert line.split()[:2] == [str(number), key]
+    assert "12 of 12 stored games" in result.stderr
+    replayed = run("replay", "3", "--db", str(db), "--json")
+    assert json.loads(replayed.stdout)["key"] == stored[2][0]
+
+
+def test_list_filters_by_bot_game_and_violations(db):
+    by_bot = run("list", "--db", str(db), "--bot", "alpha").stdout.splitlines()[2:]
+    assert len(by_bot) == 8 and all("alpha" in line for line in by_bot)
+    by_game = run("list", "--db", str(db), "--game", "goat-lords").stdout.splitlines()[2:]
+    assert len(by_game) == 6 and all(" goat-lords " in line for line in by_game)
+    broken = run("list", "--db", str(db), "--violations").stdout.splitlines()[2:]
+    assert len(broken) == 8 and all("liar: illegal" in line for line in broken)
+    assert run("list", "--db", str(db), "--game", "chess").exit_code == 2
+
+
+def test_export_jsonl_is_every_whole_record(db):
+    result = run("export", "--db", str(db))
+    lines = result.stdout.splitlines()
+    stored = records(db)
+    assert len(lines) == len(stored)
+    for line, (key, record) in zip(lines, stored):
+        exported = json.loads(line)
+        assert exported["key"] == key and exported["result"] == json.loads(record)
+
+
+def test_export_csv_has_a_row_per_seat_and_writes_files_whole(db, tmp_path):
+    out = tmp_path / "games.csv"
+    assert run("export", "--db", str(db), "--format", "csv", "-o", str(out)).exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == 2 * len(records(db))
+    liar = [row for row in rows if row["bot"] == "liar"]
+    assert liar and all(row["violations"] == "illegal" for row in liar)
+    assert {row["rank"] for row in rows} <= {"1", "2"}
+    missing = run("export", "--db", str(db), "-o", str(tmp_path / "no" / "x.jsonl"))
+    assert missing.exit_code == 2 and "cannot write" in missing.stderr
+    assert not list(tmp_path.glob("**/*.part"))
+
+
+def test_cross_works_as_json_and_is_refused_as_csv(db):
+    data = json.loads(run("standings", "--db", str(db), "--format", "json", "--cross").stdout)
+    assert data["cross"]["alpha"]["liar"]["games"] == 4
+    assert data["cross"]["liar"]["alpha"]["points"] == 0
+    refused = run("standings", "--db", str(db), "--format", "csv", "--cross")
+    assert refused.exit_code == 2 and "--cross" in refused.stderr
+    assert "sprt" not in data
+
+
+def test_the_overall_table_has_no_mean_score_across_games(db):
+    data = json.loads(run("standings", "--db", str(db), "--format", "json").stdout)
+    assert all(row["avg_score"] is None for row in data["standings"]["overall"])
+    assert all(row["avg_score"] is not None for row in data["standings"]["goat-lords"])
+    table = run("standings", "--db", str(db)).stdout
+    overall = table.split("\noverall\n")[1].splitlines()[2:]
+    assert overall and all(" - " in line for line in overall)
+
+
+def test_standings_of_a_game_with_nothing_stored_say_so_in_one_line(db):
+    result = run("standings", "--db", str(db), "--game", "herr-der-ziegen")
+    assert result.exit_code == 0
+    assert result.output == "t: no herr-der-ziegen games stored\n"
+    stored = run("standings", "--db", str(db), "--game", "goat-lords")
+    assert "goat-lords" in stored.output and "alpha" in stored.output

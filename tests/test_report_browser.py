@@ -1,0 +1,203 @@
+"""The HTML report in a real browser: headless Chromium (Debian's) driven by Playwright.
+
+The test installs Chromium with apt-get when it is missing and it runs as root (once,
+behind a lock, for parallel runs); otherwise it skips and says why. It never downloads
+a browser build of Playwright's own. Screenshots go to ``test-artifacts/report/``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from goatarena.games import GAMES
+from goatarena.report import build_report, write_report
+from tests.test_report import stored_games
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "report"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+def chromium() -> Path:
+    """Debian's chromium, installed first if it can be; skips the test if it cannot."""
+    if CHROMIUM.exists():
+        return CHROMIUM
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        pytest.skip("no /usr/bin/chromium, and no root apt-get to install it with")
+    with open("/tmp/goatarena-chromium-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not CHROMIUM.exists():
+            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+            for command in (
+                ["apt-get", "update", "-qq"],
+                ["apt-get", "install", "-y", "-qq", "chromium"],
+            ):
+                done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+                if done.returncode != 0:
+                    pytest.skip(f"installing chromium failed: {done.stderr.strip()[-300:]}")
+    if not CHROMIUM.exists():
+        pytest.skip("apt-get installed chromium but /usr/bin/chromium is not there")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = chromium()
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(executable), args=FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    write_report(path, build_report("browser-test", stored_games(per_game=2)))
+    return path
+
+
+@pytest.fixture
+def page(browser, report_file):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, offline=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(report_file.as_uri())
+    yield page
+    context.close()
+    assert errors == [], errors  # no console errors, whatever the test did
+
+
+def shoot(page, name: str, *, full: bool = False, selector: str | None = None) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    target = page.locator(selector) if selector else page
+    target.screenshot(
+        path=str(ARTIFACTS / f"{name}.png"),
+        **({"full_page": True} if full and not selector else {}),
+    )
+
+
+def open_replay(page, game: str) -> int:
+    """Filter the games list to ``game``, open its first replay; the number of decisions."""
+    page.select_option("#filter-game", label=GAMES[game].title.split(" (")[0])
+    page.locator("#games-table tbody tr.has-replay button.view").first.click()
+    page.wait_for_selector("#board svg[data-step='0']")
+    return int(page.locator("#slider").get_attribute("max"))
+
+
+def test_the_report_opens_with_standings_plots_and_the_games_list(page):
+    assert page.locator("table.standings").count() == 1 + len(GAMES)
+    assert page.locator("svg.bar").count() > 0
+    assert page.locator("#history .plot:visible svg.history polyline").count() == 4  # 4 bots
+    page.select_option("#history-table", value="goat-lords")
+    visible = page.locator("#history .plot:visible")
+    assert visible.count() == 1 and visible.get_attribute("data-table") == "goat-lords"
+    lords = {
+        bot
+        for g in stored_games(per_game=2)
+        if g.result.game == "goat-lords"
+        for bot in g.result.players
+    }
+    assert visible.locator("polyline").count() == len(lords)  # the bots that played it
+    page.select_option("#history-table", value="overall")
+    assert page.locator("table.heat td[title]").count() > 0
+    assert page.locator("#games-table tbody tr").count() == 2 * len(GAMES)
+    page.select_option("#filter-bot", label="delta")
+    filtered = page.locator("#games-table tbody tr")
+    assert 0 < filtered.count() < 2 * len(GAMES)
+    assert all("delta" in filtered.nth(i).inner_text() for i in range(filtered.count()))
+    page.select_option("#filter-bot", label="all")
+    page.check("#filter-violations")
+    assert page.locator("#games-table tbody tr").count() == 1
+    shoot(page, "report", full=True)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_each_games_replay_steps_from_the_first_decision_to_the_last(page, game):
+    decisions = open_replay(page, game)
+    assert decisions > 0
+    board = page.locator("#board svg")
+    # Press "next" through the whole game inside the page (one round trip, not hundreds),
+    # noting the step the board shows after each press.
+    shown = page.evaluate(
+        """(count) => Array.from({length: count}, () => {
+            document.getElementById("next").click();
+            return Number(document.querySelector("#board svg").dataset.step);
+        })""",
+        decisions + 1,
+    )
+    assert shown == [*range(1, decisions + 1), decisions]  # stops at the end
+    assert page.locator("#caption").inner_text().startswith("end:")
+    assert "game over" in (board.text_content() or "")
+    page.click("#first")
+    assert board.get_attribute("data-step") == "0"
+    page.locator("#moves li").nth(decisions - 1).click()  # the move list jumps too
+    assert board.get_attribute("data-step") == str(decisions - 1)
+    page.locator("#slider").fill(str(decisions // 2))
+    assert board.get_attribute("data-step") == str(decisions // 2)
+    shoot(page, f"replay-{game}", selector="#viewer")
+
+
+@pytest.mark.parametrize("game", [name for name, info in GAMES.items() if info.hidden_information])
+def test_the_seat_view_hides_the_other_seats_hands(page, game):
+    decisions = open_replay(page, game)
+    page.locator("#slider").fill(str(decisions // 3))
+    everyone = page.locator("#board svg .hand")
+    assert everyone.count() == 3 and page.locator("#board svg .card.facedown").count() == 0
+    page.select_option("#seat", value="1")
+    assert page.locator("#board svg").get_attribute("data-seat") == "1"
+    for seat in range(3):
+        hand = page.locator(f"#board svg .hand[data-seat='{seat}']")
+        faceup = hand.locator(".card.faceup").count()
+        facedown = hand.locator(".card.facedown").count()
+        if seat == 1:
+            assert hand.get_attribute("data-hidden") == "0" and facedown == 0
+        else:
+            assert hand.get_attribute("data-hidden") == "1" and faceup == 0
+    # At every step to the end: the other hands face down, and of the other seats' moves
+    # only what the engine made public (a face-down discard stays face down).
+    page.click("#first")
+    seen = page.evaluate(
+        """(count) => Array.from({length: count + 1}, (_, step) => {
+            if (step) document.getElementById("next").click();
+            const svg = document.querySelector("#board svg");
+            return [svg.querySelectorAll(".hand:not([data-seat='1']) .card.faceup").length,
+                    document.getElementById("caption").textContent];
+        })""",
+        decisions,
+    )
+    assert all(faceup == 0 for faceup, _ in seen)
+    listed = page.locator("#moves li").all_inner_texts()[:-1]
+    assert [text.split(": ", 1)[1] for text in listed] == [
+        c.split(" chose ", 1)[1] for _, c in seen[:-1]
+    ]
+    key = page.evaluate("document.body.dataset.replay")
+    stored = next(g for g in stored_games(per_game=2) if g.key == key)
+    state = GAMES[game].new_state(3, stored.result.seed)
+    for (_, caption), action in zip(seen, stored.result.decisions):
+        actor = state.to_act
+        shown = action if actor == 1 else state.public_action(actor, action)
+        assert caption.endswith(" chose " + json.dumps(shown, separators=(",", ":")))
+        state.apply(action)
+    page.locator("#slider").fill(str(decisions // 3))
+    shoot(page, f"seat-view-{game}", selector="#viewer")
