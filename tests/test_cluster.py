@@ -260,7 +260,9 @@ def test_a_game_that_keeps_killing_workers_is_recorded_as_failed(cluster, tmp_pa
     }
     config = _tournament(tmp_path, bots, "poison")
     db = tmp_path / "poison.sqlite"
-    result = _run(str(config), "--db", str(db), "--cluster", cluster.address)
+    # Unsandboxed, as trusted bots may run: in a sandbox the bot cannot reach the worker
+    # (its pid namespace), so a game that kills workers is one whose runtime crashes them.
+    result = _run(str(config), "--db", str(db), "--cluster", cluster.address, "--sandbox", "none")
     # The scheduler allows one failure: the deal is tried twice, then recorded as failed.
     assert result.returncode == 1, result.stderr
     assert "2 games failed and are not stored" in result.stderr

@@ -122,7 +122,16 @@ def test_a_reader_that_stops_early_ends_check_bot_quietly_with_every_bot_gone(tm
     # `goatarena check-bot BOT | head -1`: the first line is read, then the pipe closes.
     pids = tmp_path / "pids"
     process = subprocess.Popen(
-        [sys.executable, "-m", "goatarena", "check-bot", slow_bot(pids) + " 1"],
+        # Unsandboxed for the same reason as above: the bot writes down its process id.
+        [
+            sys.executable,
+            "-m",
+            "goatarena",
+            "check-bot",
+            "--sandbox",
+            "none",
+            slow_bot(pids) + " 1",
+        ],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

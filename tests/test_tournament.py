@@ -162,7 +162,9 @@ def test_a_bot_that_stops_starting_is_disqualified_and_the_tournament_goes_on(tm
         f"runpy.run_path({str(random_bot)!r}, run_name='__main__')"
     )
     bots = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "ghost": ghost}
-    config = write_config(tmp_path / "t.toml", bots=bots)
+    # Unsandboxed: the ghost leaves a marker file beside the tournament, which its
+    # sandbox (rightly) does not let it write.
+    config = write_config(tmp_path / "t.toml", bots=bots, extra='sandbox = "none"')
     db = tmp_path / "t.sqlite"
     result = run("run", str(config), "--db", str(db), "--quiet")
     assert result.exit_code == 0, result.output

@@ -17,6 +17,10 @@ def doctor_command() -> None:
     Sandboxing needs Linux user namespaces and bubblewrap; limits that count shared
     memory, process limits and freezing need cgroups the runner may create (see the
     security section of docs/referee.md).
+
+    \b
+    Example:
+        goatarena doctor
     """
     rows, sandboxed = isolation_report()
     width = max(len(what) for what, _ in rows)
