@@ -14,6 +14,7 @@ import click
 
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.interrupt import Interrupted, handling_signals
+from goatarena.store import Store, open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,6 +91,21 @@ def make_log_dir(path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(f"cannot create log folder {path}: {error.strerror or error}") from None
+
+
+database_option = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results database (default: the only one under results/).",
+)
+"""The ``--db`` option of the commands that read a stored tournament."""
+
+
+def open_results(db: Path | None) -> Store:
+    """The results database ``db`` (else :func:`only_database`), opened read-only: the
+    commands that read a tournament never create or alter a file."""
+    return open_store(db or only_database(), create=False)
 
 
 def only_database() -> Path:

@@ -11,19 +11,13 @@ from pathlib import Path
 import click
 
 from goatarena.cli import main
-from goatarena.cli._common import only_database, reports_errors
+from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.export import csv_lines, jsonl_lines
-from goatarena.store import open_store
 
 
 @main.command("export")
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Results database (default: the only one under results/).",
-)
+@database_option
 @click.option(
     "--format",
     "output_format",
@@ -47,7 +41,7 @@ def export_command(db: Path | None, output_format: str, output: Path | None) -> 
     Example:
         goatarena export --db results/demo.sqlite --format csv -o demo.csv
     """
-    store = open_store(db or only_database(), create=False)
+    store = open_results(db)
     try:
         games = store.games()
         lines = jsonl_lines(games) if output_format == "jsonl" else csv_lines(games)

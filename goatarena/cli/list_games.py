@@ -7,19 +7,13 @@ from pathlib import Path
 import click
 
 from goatarena.cli import main
-from goatarena.cli._common import only_database, reports_errors
+from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.export import render_list, select
 from goatarena.games import find_game
-from goatarena.store import open_store
 
 
 @main.command("list")
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Results database (default: the only one under results/).",
-)
+@database_option
 @click.option("--bot", default=None, help="Only games that seat this bot.")
 @click.option("--game", default=None, help="Only games of this game.")
 @click.option("--violations", is_flag=True, help="Only games in which a bot broke a rule.")
@@ -35,7 +29,7 @@ def list_command(db: Path | None, bot: str | None, game: str | None, violations:
     """
     if game is not None:
         find_game(game)
-    store = open_store(db or only_database(), create=False)
+    store = open_results(db)
     try:
         rows = list(select(store.games(), bot=bot, game=game, violations=violations))
         total = store.count()

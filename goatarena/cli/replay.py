@@ -9,22 +9,16 @@ import click
 import msgspec
 
 from goatarena.cli import main
-from goatarena.cli._common import only_database, reports_errors
+from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.render import Style
 from goatarena.render.style import wants_colour
 from goatarena.replay import check_decision, picture_match
-from goatarena.store import open_store
 
 
 @main.command("replay")
 @click.argument("game_key")
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Results database (default: the only one under results/).",
-)
+@database_option
 @click.option(
     "--seat",
     type=click.IntRange(min=0),
@@ -51,7 +45,7 @@ def replay_command(
     Example:
         goatarena replay 3 --db results/demo.sqlite --seat 0 --at 10
     """
-    store = open_store(db or only_database(), create=False)
+    store = open_results(db)
     try:
         stored = store.find_game(game_key)
     finally:

@@ -7,18 +7,12 @@ from pathlib import Path
 import click
 
 from goatarena.cli import main
-from goatarena.cli._common import only_database, reports_errors
+from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.report import DEFAULT_REPLAYS, build_report, write_report
-from goatarena.store import open_store
 
 
 @main.command("report")
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Results database (default: the only one under results/).",
-)
+@database_option
 @click.option(
     "-o",
     "--output",
@@ -43,7 +37,7 @@ def report_command(db: Path | None, output: Path, replays: int) -> None:
     Example:
         goatarena report --db results/demo.sqlite -o demo.html
     """
-    store = open_store(db or only_database(), create=False)
+    store = open_results(db)
     try:
         games = list(store.games())
         tournament = store.meta("tournament") or store.path.stem

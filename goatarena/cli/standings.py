@@ -8,7 +8,7 @@ import click
 import msgspec
 
 from goatarena.cli import main
-from goatarena.cli._common import only_database, reports_errors
+from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.games import find_game
 from goatarena.standings import (
@@ -18,7 +18,7 @@ from goatarena.standings import (
     render_los,
     render_tables,
 )
-from goatarena.store import StoredGame, open_store
+from goatarena.store import StoredGame
 from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.sprt import SprtStatus, tally_of
@@ -26,12 +26,7 @@ from goatarena.tournament.sprt import describe as describe_sprt
 
 
 @main.command("standings")
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Results database (default: the only one under results/).",
-)
+@database_option
 @click.option("--game", default=None, help="Only this game's standings.")
 @click.option(
     "--format",
@@ -65,7 +60,7 @@ def standings_command(
         find_game(game)
     if cross and output_format == "csv":
         raise ConfigError("--cross: not available as CSV; use --format json or table")
-    store = open_store(db or only_database(), create=False)
+    store = open_results(db)
     try:
         stored = list(store.games(game=game))
         results = [game.result for game in stored]
