@@ -36,11 +36,13 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from enum import StrEnum
 from functools import cache
 from itertools import compress
 from typing import Any
 
+from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 from goatarena.games.chance import shuffle
 
@@ -126,21 +128,29 @@ class GoatNGoatState(State):
         super().__init__(players, seed, options)
         draw = self.draw = list(DECK)
         shuffle(self.rng, draw)
-        self.hands = [[0] * len(CARD_TYPES) for _ in range(players)]
-        self.known = [[0] * len(CARD_TYPES) for _ in range(players)]
+        # Dealt as the rules deal, one card at a time from the top (the end) of the pile;
+        # a hand is a count per card, so only which cards it got counts.
+        hands: list[list[int]] = []
+        self.hands = hands
         for seat in range(players):
-            hand = self.hands[seat]
-            for _ in range(STARTING_HANDS[seat]):
-                hand[draw.pop()] += 1
-        self.row = [draw.pop() for _ in range(ROW_SIZE)]
+            hand = [0] * _CARD_COUNT
+            dealt = STARTING_HANDS[seat]
+            for card in draw[-dealt:]:
+                hand[card] += 1
+            del draw[-dealt:]
+            hands.append(hand)
+        self.known = [[0] * _CARD_COUNT for _ in range(players)]
+        self.row = draw[: -ROW_SIZE - 1 : -1]  # popped one by one: the top card first
+        del draw[-ROW_SIZE:]
         self.discard: list[int] = []
-        self.flocks: list[list[list[int]]] = [[[] for _ in COLOURS] for _ in range(players)]
+        self.flocks: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
         self.penalty_public: list[list[int]] = [[] for _ in range(players)]
         self.penalty_hidden: list[list[int]] = [[] for _ in range(players)]
-        self.mountains = [list(MOUNTAINS[players]) for _ in COLOURS]
-        self.held: list[list[list[int]]] = [[[] for _ in COLOURS] for _ in range(players)]
+        values = MOUNTAINS[players]
+        self.mountains = [list(values), list(values), list(values)]
+        self.held: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
         self.seat = 0
-        self.phase = Phase.PLAY
+        self.phase = PLAY
         self.take_count = 0
         self.played: list[str] = []
         self.run_outs = 0
@@ -155,11 +165,53 @@ class GoatNGoatState(State):
         return self.phase is OVER
 
     def legal_actions(self) -> list[Action]:
-        """The choices of the seat to act, computed once per state."""
+        """The choices of the seat to act, computed once per state.
+
+        The list may be shared with other states (and the table it came from): like the
+        actions in it, it must never be changed in place.
+        """
+        legal = self._legal
+        if legal is not None:
+            return legal
+        phase = self.phase
+        if phase is PLAY:
+            hand = self.hands[self.seat]
+            # Per number, the plays of the cards held of it in each colour.
+            parts: list[Any] = list(
+                map(_dict_get, _PLAYS_OF, zip(hand[0:5], hand[5:10], hand[10:15]))
+            )
+            if None in parts:
+                parts = _fill_plays(hand, parts)
+            one, two, three, four, five = parts
+            legal = [*one, *two, *three, *four, *five]
+        elif phase is TAKE:
+            legal = take_actions(self.row, self.take_count)
+        elif phase is DISCARD:
+            legal = list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
+        elif phase is MOUNTAIN:
+            legal = [*self._trade_choices(), DECLINE]
+        else:
+            legal = []
+        self._legal = legal
+        return legal
+
+    def apply_index(self, index: int) -> Action:
+        """Apply the ``index``-th legal action and return it.
+
+        The hot path of every playout: every action offered is a table object, so what it
+        does is found by identity and called directly, without a dispatch on the phase.
+        """
         legal = self._legal
         if legal is None:
-            legal = self._legal = [] if self.phase is OVER else self._legal_actions()
-        return legal
+            legal = self.legal_actions()
+        if not 0 <= index < len(legal):
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
+        action = legal[index]
+        self._legal = None
+        _, handler, move = _MOVES[id(action)]
+        handler(self, move)
+        self.history.append(action)
+        return action
 
     # -- whose decision and which choices ---------------------------------------------
 
@@ -167,16 +219,8 @@ class GoatNGoatState(State):
         return None if self.phase is OVER else self.seat
 
     def _legal_actions(self) -> list[Action]:
-        # Every action offered is a shared object from the tables below, never changed.
-        phase = self.phase
-        if phase is PLAY:
-            return play_actions(self.hands[self.seat])
-        if phase is TAKE:
-            row = self.row
-            return take_actions(sorted(row), min(self.take_count, len(row)))
-        if phase is DISCARD:
-            return list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
-        return [*self._trade_choices(), DECLINE]
+        self._legal = None
+        return self.legal_actions()
 
     def _trade_choices(self) -> list[Action]:
         choices: list[Action] = []
@@ -191,28 +235,23 @@ class GoatNGoatState(State):
 
     def _can_trade(self) -> bool:
         """Whether any flock of the seat to act can afford a face-up mountain."""
-        mountains = self.mountains
-        for colour, flock in enumerate(self.flocks[self.seat]):
-            if mountains[colour] and min(mountains[colour]) <= len(flock):
-                return True
-        return False
+        # Three colours, unrolled: this runs at the end of nearly every turn. An empty
+        # flock affords nothing (every mountain is worth at least one).
+        green, blue, red = self.flocks[self.seat]
+        m_green, m_blue, m_red = self.mountains
+        return bool(
+            (green and m_green and min(m_green) <= len(green))
+            or (blue and m_blue and min(m_blue) <= len(blue))
+            or (red and m_red and min(m_red) <= len(red))
+        )
 
     # -- carrying out a decision --------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
         entry = _MOVES.get(id(action))
-        phase = self.phase
-        move = entry[1] if entry is not None and entry[0] is action else parse_move(phase, action)
-        if phase is PLAY:
-            self._play(move)
-        elif phase is TAKE:
-            self._take(move)
-        elif phase is DISCARD:
-            self._discard(move)
-        elif move is None:
-            self._end_turn()
-        else:
-            self._trade(*move)
+        if entry is None or entry[0] is not action:  # an equal action, decoded
+            entry = parse_move(self.phase, action)
+        entry[1](self, entry[2])
 
     def _play(self, move: PlayMove) -> None:
         """Cards of one number onto their flocks; a lower number retires the old flock."""
@@ -224,13 +263,13 @@ class GoatNGoatState(State):
             if known[card]:
                 known[card] -= 1
         flocks = self.flocks[seat]
-        for colour, count in per_colour:
+        for colour, added in per_colour:
             flock = flocks[colour]
             if flock and number < flock[-1]:
                 first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
                 self.penalty_public[seat] += [first + n for n in flock]
                 flock.clear()
-            flock += [number] * count
+            flock += added
         self.played = list(codes)
         self.take_count = number
         if self.row:
@@ -240,21 +279,24 @@ class GoatNGoatState(State):
 
     def _take(self, cards: tuple[int, ...]) -> None:
         """Resolution: the chosen cards are taken together, then the row is refilled."""
-        row, hand, known = self.row, self.hands[self.seat], self.known[self.seat]
+        seat = self.seat
+        row, hand, known = self.row, self.hands[seat], self.known[seat]
         for card in cards:
             row.remove(card)
             hand[card] += 1
             known[card] += 1
+        need = ROW_SIZE - len(row)
         draw = self.draw
-        while len(row) < ROW_SIZE:
-            if draw and not self.ending:
-                row.append(draw.pop())
-                continue
-            drawn = self._draw_card()
-            if drawn is None:
-                break
-            row.append(drawn)
-            draw = self.draw
+        if need > 0:
+            if len(draw) >= need and not self.ending:
+                row += draw[: -need - 1 : -1]  # popped one by one: the top card first
+                del draw[-need:]
+            else:
+                while len(row) < ROW_SIZE:
+                    drawn = self._draw_card()
+                    if drawn is None:
+                        break
+                    row.append(drawn)
         self._after_take()
 
     def _draw_card(self) -> int | None:
@@ -272,17 +314,12 @@ class GoatNGoatState(State):
         return self.draw.pop()
 
     def _after_take(self) -> None:
-        seat = self.seat
-        if sum(self.hands[seat]) > HAND_LIMIT:
+        if sum(self.hands[self.seat]) > HAND_LIMIT:
             self.phase = DISCARD
-            return
-        mountains = self.mountains  # _can_trade, inlined: this runs every turn
-        for colour, flock in enumerate(self.flocks[seat]):
-            values = mountains[colour]
-            if values and min(values) <= len(flock):
-                self.phase = MOUNTAIN
-                return
-        self._end_turn()
+        elif self._can_trade():
+            self.phase = MOUNTAIN
+        else:
+            self._end_turn()
 
     def _discard(self, card: int) -> None:
         """One card from hand face down to the penalty pile; others learn only that."""
@@ -295,22 +332,23 @@ class GoatNGoatState(State):
         for known_card in compress(CARD_RANGE, known):
             known[known_card] -= 1
         if sum(hand) <= HAND_LIMIT:
-            self._offer_trade()
+            if self._can_trade():
+                self.phase = MOUNTAIN
+            else:
+                self._end_turn()
 
-    def _offer_trade(self) -> None:
-        if self._can_trade():
-            self.phase = MOUNTAIN
-        else:
-            self._end_turn()
-
-    def _trade(self, colour: int, value: int) -> None:
+    def _trade(self, move: tuple[int, int]) -> None:
         """A whole flock to the discard pile for a face-up mountain of its colour."""
+        colour, value = move
         flock = self.flocks[self.seat][colour]
         first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
         self.discard += [first + number for number in flock]
         flock.clear()
         self.mountains[colour].remove(value)
         self.held[self.seat][colour].append(value)
+        self._end_turn()
+
+    def _decline(self, _: None) -> None:
         self._end_turn()
 
     def _end_turn(self) -> None:
@@ -455,30 +493,32 @@ class GoatNGoatState(State):
         return "\n".join(lines)
 
 
-# -- helpers -----------------------------------------------------------------------------
-
-
 # -- the action tables ----------------------------------------------------------------
 # Actions are built once and shared (never changed in place); _MOVES maps each one's
-# identity to what it does (holding the object, so the identity cannot be reused).
+# identity to (the action, the state method that carries it out, its argument), holding
+# the object so that the identity cannot be reused.
 
+Handler = Callable[[GoatNGoatState, Any], None]
+Move = tuple[Action, Handler, Any]
+
+_STRIDE = len(NUMBERS)
+_CARD_COUNT = len(CARD_TYPES)
+CARD_RANGE = tuple(range(_CARD_COUNT))
 DISCARD_ACTIONS: tuple[Action, ...] = tuple({"discard": code} for code in CODES)
 TRADE_ACTIONS: tuple[dict[int, Action], ...] = tuple(
     {value: {"trade": colour, "mountain": value} for value in range(1, 10)} for colour in COLOURS
 )
-_MOVES: dict[int, tuple[Action, Any]] = {id(DECLINE): (DECLINE, None)}
+_MOVES: dict[int, Move] = {id(DECLINE): (DECLINE, GoatNGoatState._decline, None)}
 for _card, _discard in enumerate(DISCARD_ACTIONS):
-    _MOVES[id(_discard)] = (_discard, _card)
+    _MOVES[id(_discard)] = (_discard, GoatNGoatState._discard, _card)
 for _colour, _by_value in enumerate(TRADE_ACTIONS):
     for _value, _trade in _by_value.items():
-        _MOVES[id(_trade)] = (_trade, (_colour, _value))
-_PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple({} for _ in NUMBERS)
+        _MOVES[id(_trade)] = (_trade, GoatNGoatState._trade, (_colour, _value))
+_PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple(
+    {(0, 0, 0): ()} for _ in NUMBERS
+)
 """Per number (less one) and cards of it held per colour: the play actions (filled lazily)."""
-_TAKE_OF: dict[tuple[int, ...], Action] = {}
-"""Per sorted choice of row cards: its take action (at most 15,504 choices of 1 to 5)."""
-_NONE_HELD = (0, 0, 0)
-CARD_RANGE = tuple(range(len(CARD_TYPES)))
-_STRIDE = len(NUMBERS)
+_dict_get = dict.get
 
 
 def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
@@ -486,31 +526,45 @@ def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
     actions = []
     for codes in plays_of_one_number(number, held):
         action = {"play": list(codes)}
-        _MOVES[id(action)] = (action, play_move(codes))
+        _MOVES[id(action)] = (action, GoatNGoatState._play, play_move(codes))
         actions.append(action)
     _PLAYS_OF[number - 1][held] = plays = tuple(actions)
     return plays
 
 
+def _fill_plays(hand: list[int], parts: list[Any]) -> list[tuple[Action, ...]]:
+    """``parts`` (per number, the plays found in the tables or None) with the gaps made."""
+    held = list(zip(hand[0:5], hand[5:10], hand[10:15], strict=True))
+    return [
+        plays if plays is not None else _plays_of(index + 1, held[index])
+        for index, plays in enumerate(parts)
+    ]
+
+
 def play_actions(hand: list[int]) -> list[Action]:
     """Every play of a hand given as counts per card, in the engine's order."""
-    actions: list[Action] = []
-    for index in range(_STRIDE):
-        held = (hand[index], hand[index + _STRIDE], hand[index + 2 * _STRIDE])
-        if held != _NONE_HELD:
-            plays = _PLAYS_OF[index].get(held)
-            actions += plays if plays is not None else _plays_of(index + 1, held)
-    return actions
+    parts: list[Any] = list(map(_dict_get, _PLAYS_OF, zip(hand[0:5], hand[5:10], hand[10:15])))
+    if None in parts:
+        parts = _fill_plays(hand, parts)
+    return [action for plays in parts for action in plays]
+
+
+_TAKE_OF: dict[tuple[int, ...], Action] = {}
+"""Per sorted choice of row cards: its take action (at most 15,504 choices of 1 to 5)."""
+_TAKES: tuple[dict[tuple[int, ...], list[Action]], ...] = tuple({} for _ in range(ROW_SIZE + 1))
+"""Per number of cards taken and sorted row: the take actions, a shared list (bounded)."""
+TAKE_MEMO = 1 << 15
+"""Rows remembered per number of cards taken before the memo starts afresh."""
 
 
 def _take_of(chosen: tuple[int, ...]) -> Action:
     action = _TAKE_OF[chosen] = {"take": [CODES[card] for card in chosen]}
-    _MOVES[id(action)] = (action, chosen)
+    _MOVES[id(action)] = (action, GoatNGoatState._take, chosen)
     return action
 
 
-def take_actions(row: list[int], size: int) -> list[Action]:
-    """Every take of ``size`` cards from a sorted row, in the engine's order."""
+def _take_choices(row: tuple[int, ...], size: int) -> list[Action]:
+    """Every take of ``size`` cards from a sorted row, computed afresh."""
     if size == 1:  # the commonest take: one of each distinct card
         return list(map(_TAKE_ONE.__getitem__, dict.fromkeys(row)))
     # dict.fromkeys drops repeated choices and keeps the first-seen order; the lookups
@@ -522,32 +576,53 @@ def take_actions(row: list[int], size: int) -> list[Action]:
         return [_TAKE_OF.get(chosen) or _take_of(chosen) for chosen in choices]
 
 
-_TAKE_ONE = tuple(_take_of((card,)) for card in range(len(CARD_TYPES)))
+def take_actions(row: list[int], count: int) -> list[Action]:
+    """Every take of ``count`` cards (all of them, if fewer) from the row, in the engine's order.
+
+    The list is shared by every state with the same row contents: never change it.
+    """
+    key = tuple(sorted(row))
+    size = count if count < len(key) else len(key)
+    memo = _TAKES[size]
+    legal = memo.get(key)
+    if legal is None:
+        if len(memo) >= TAKE_MEMO:
+            memo.clear()
+        legal = memo[key] = _take_choices(key, size)
+    return legal
 
 
-PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, int], ...], tuple[str, ...]]
-"""A play: its cards, their number, (colour, count) per colour played in colour order, names."""
+_TAKE_ONE = tuple(_take_of((card,)) for card in range(_CARD_COUNT))
+
+
+PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, list[int]], ...], tuple[str, ...]]
+"""A play: its cards, their number, (colour, the numbers added to its flock) per colour
+played in colour order, and the cards' names."""
 
 
 def play_move(codes: tuple[str, ...]) -> PlayMove:
     """What playing the cards named ``codes`` (all of one number) does."""
     cards = tuple(CODE_INDEX[code] for code in codes)
+    number = CARD_TYPES[cards[0]][1]
     colours = sorted({card // _STRIDE for card in cards})
-    per_colour = tuple((c, sum(1 for card in cards if card // _STRIDE == c)) for c in colours)
-    return (cards, CARD_TYPES[cards[0]][1], per_colour, codes)
+    per_colour = tuple(
+        (c, [number] * sum(1 for card in cards if card // _STRIDE == c)) for c in colours
+    )
+    return (cards, number, per_colour, codes)
 
 
-def parse_move(phase: Phase, action: Action) -> Any:
+def parse_move(phase: Phase, action: Action) -> Move:
     """What a legal action that is not a shared table object (a decoded one) does."""
     if phase is PLAY:
-        return play_move(tuple(action["play"]))
+        return (action, GoatNGoatState._play, play_move(tuple(action["play"])))
     if phase is TAKE:
-        return tuple(CODE_INDEX[code] for code in action["take"])
+        return (action, GoatNGoatState._take, tuple(CODE_INDEX[code] for code in action["take"]))
     if phase is DISCARD:
-        return CODE_INDEX[action["discard"]]
+        return (action, GoatNGoatState._discard, CODE_INDEX[action["discard"]])
     if action == DECLINE:
-        return None
-    return (COLOUR_INDEX[action["trade"]], action["mountain"])
+        return (action, GoatNGoatState._decline, None)
+    move = (COLOUR_INDEX[action["trade"]], action["mountain"])
+    return (action, GoatNGoatState._trade, move)
 
 
 @cache
