@@ -224,13 +224,12 @@ class GoatNGoatState(State):
 
     def _trade_choices(self) -> list[Action]:
         choices: list[Action] = []
-        mountains = self.mountains
-        for colour, flock in enumerate(self.flocks[self.seat]):
-            size = len(flock)
-            trades = TRADE_ACTIONS[colour]
-            for value in distinct_values(mountains[colour]):
-                if value <= size:
-                    choices.append(trades[value])
+        seat = self.seat
+        for colour in (0, 1, 2):
+            flock = self.flocks[seat][colour]
+            values = self.mountains[colour]
+            if flock and values:
+                choices += trade_actions(colour, len(flock), values)
         return choices
 
     def _can_trade(self) -> bool:
@@ -297,7 +296,32 @@ class GoatNGoatState(State):
                     if drawn is None:
                         break
                     row.append(drawn)
-        self._after_take()
+        # What follows a take (_after_take), inlined: it runs after nearly every play.
+        if sum(hand) > HAND_LIMIT:
+            self.phase = DISCARD
+            return
+        green, blue, red = self.flocks[seat]
+        m_green, m_blue, m_red = self.mountains
+        if (
+            (green and m_green and min(m_green) <= len(green))
+            or (blue and m_blue and min(m_blue) <= len(blue))
+            or (red and m_red and min(m_red) <= len(red))
+        ):
+            self.phase = MOUNTAIN
+            return
+        # _end_turn, inlined
+        self.played = []
+        self.take_count = 0
+        if self.ending:
+            self.phase = OVER
+            return
+        hands = self.hands
+        for after in NEXT_SEATS[self.players][seat]:
+            if any(hands[after]):
+                self.seat = after
+                self.phase = PLAY
+                return
+        self.phase = OVER
 
     def _draw_card(self) -> int | None:
         """The top card of the draw pile, rebuilding it on a run-out that is not final."""
@@ -625,14 +649,19 @@ def parse_move(phase: Phase, action: Action) -> Move:
     return (action, GoatNGoatState._trade, move)
 
 
-@cache
-def _distinct(values: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(sorted(set(values)))
+_TRADES: tuple[dict[tuple[int, ...], tuple[Action, ...]], ...] = ({}, {}, {})
+"""Per colour, and flock size followed by the face-up mountains: the trades it affords."""
 
 
-def distinct_values(values: list[int]) -> tuple[int, ...]:
-    """The distinct values of a list, ascending."""
-    return _distinct(tuple(values))
+def trade_actions(colour: int, size: int, mountains: list[int]) -> tuple[Action, ...]:
+    """The trades a flock of ``size`` cards of ``colour`` affords, mountain values ascending."""
+    key = (size, *mountains)
+    trades = _TRADES[colour].get(key)
+    if trades is None:
+        by_value = TRADE_ACTIONS[colour]
+        affordable = sorted({value for value in mountains if value <= size})
+        trades = _TRADES[colour][key] = tuple(by_value[value] for value in affordable)
+    return trades
 
 
 @cache
