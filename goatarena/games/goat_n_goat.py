@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from functools import cache
 from itertools import compress
@@ -176,16 +176,23 @@ class GoatNGoatState(State):
         phase = self.phase
         if phase is PLAY:
             hand = self.hands[self.seat]
-            # Per number, the plays of the cards held of it in each colour.
-            parts: list[Any] = list(
-                map(_dict_get, _PLAYS_OF, zip(hand[0:5], hand[5:10], hand[10:15]))
+            # Per number, the plays of the cards held of it in each colour; a combination
+            # not met before is missing (None, which cannot be unpacked) until made.
+            one, two, three, four, five = map(
+                _dict_get, _PLAYS_OF, zip(hand[0:5], hand[5:10], hand[10:15])
             )
-            if None in parts:
-                parts = _fill_plays(hand, parts)
-            one, two, three, four, five = parts
-            legal = [*one, *two, *three, *four, *five]
+            try:
+                legal = [*one, *two, *three, *four, *five]
+            except TypeError:
+                legal = play_actions(hand)
         elif phase is TAKE:
-            legal = take_actions(self.row, self.take_count)
+            # take_actions, inlined
+            row = tuple(sorted(self.row))
+            count = self.take_count
+            memo = _TAKES[count if count < len(row) else len(row)]
+            legal = memo.get(row)
+            if legal is None:
+                legal = take_actions(row, count)
         elif phase is DISCARD:
             legal = list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
         elif phase is MOUNTAIN:
@@ -204,9 +211,12 @@ class GoatNGoatState(State):
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
-        if not 0 <= index < len(legal):
-            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
-        action = legal[index]
+        try:
+            if index < 0:
+                raise IndexError(index)
+            action = legal[index]
+        except IndexError:
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}") from None
         self._legal = None
         _, handler, move = _MOVES[id(action)]
         handler(self, move)
@@ -269,7 +279,7 @@ class GoatNGoatState(State):
                 self.penalty_public[seat] += [first + n for n in flock]
                 flock.clear()
             flock += added
-        self.played = list(codes)
+        self.played = codes  # the move's own list, never changed in place
         self.take_count = number
         if self.row:
             self.phase = TAKE
@@ -542,7 +552,7 @@ _PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple(
     {(0, 0, 0): ()} for _ in NUMBERS
 )
 """Per number (less one) and cards of it held per colour: the play actions (filled lazily)."""
-_dict_get = dict.get
+_dict_get: Any = dict.get  # the plays of one number, or None when not made yet
 
 
 def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
@@ -556,21 +566,14 @@ def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
     return plays
 
 
-def _fill_plays(hand: list[int], parts: list[Any]) -> list[tuple[Action, ...]]:
-    """``parts`` (per number, the plays found in the tables or None) with the gaps made."""
-    held = list(zip(hand[0:5], hand[5:10], hand[10:15], strict=True))
-    return [
-        plays if plays is not None else _plays_of(index + 1, held[index])
-        for index, plays in enumerate(parts)
-    ]
-
-
 def play_actions(hand: list[int]) -> list[Action]:
     """Every play of a hand given as counts per card, in the engine's order."""
-    parts: list[Any] = list(map(_dict_get, _PLAYS_OF, zip(hand[0:5], hand[5:10], hand[10:15])))
-    if None in parts:
-        parts = _fill_plays(hand, parts)
-    return [action for plays in parts for action in plays]
+    held = list(zip(hand[0:5], hand[5:10], hand[10:15], strict=True))
+    actions: list[Action] = []
+    for index, table in enumerate(_PLAYS_OF):
+        plays = table.get(held[index])
+        actions += plays if plays is not None else _plays_of(index + 1, held[index])
+    return actions
 
 
 _TAKE_OF: dict[tuple[int, ...], Action] = {}
@@ -600,7 +603,7 @@ def _take_choices(row: tuple[int, ...], size: int) -> list[Action]:
         return [_TAKE_OF.get(chosen) or _take_of(chosen) for chosen in choices]
 
 
-def take_actions(row: list[int], count: int) -> list[Action]:
+def take_actions(row: Sequence[int], count: int) -> list[Action]:
     """Every take of ``count`` cards (all of them, if fewer) from the row, in the engine's order.
 
     The list is shared by every state with the same row contents: never change it.
@@ -619,7 +622,7 @@ def take_actions(row: list[int], count: int) -> list[Action]:
 _TAKE_ONE = tuple(_take_of((card,)) for card in range(_CARD_COUNT))
 
 
-PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, list[int]], ...], tuple[str, ...]]
+PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, list[int]], ...], list[str]]
 """A play: its cards, their number, (colour, the numbers added to its flock) per colour
 played in colour order, and the cards' names."""
 
@@ -632,7 +635,7 @@ def play_move(codes: tuple[str, ...]) -> PlayMove:
     per_colour = tuple(
         (c, [number] * sum(1 for card in cards if card // _STRIDE == c)) for c in colours
     )
-    return (cards, number, per_colour, codes)
+    return (cards, number, per_colour, list(codes))
 
 
 def parse_move(phase: Phase, action: Action) -> Move:
