@@ -150,7 +150,7 @@ class GoatNGoatState(State):
         self.mountains = [list(values), list(values), list(values)]
         self.held: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
         self.seat = 0
-        self.phase = PLAY
+        self.phase = PLAY  # sets is_over too
         self.take_count = 0
         self.played: list[str] = []
         self.run_outs = 0
@@ -159,10 +159,24 @@ class GoatNGoatState(State):
 
     # -- the interface, without the generic layers (random playouts call these most) ------
 
+    is_over = False
+    """True once no seat has anything left to decide: a plain attribute, not the base
+    class's property, since every playout step reads it. It follows :attr:`phase`."""
+
     @property
-    def is_over(self) -> bool:
-        """True once no seat has anything left to decide."""
-        return self.phase is OVER
+    def phase(self) -> Phase:
+        """The decision the seat to act must make next (``OVER`` once the game is over).
+
+        Writable like any field (samplers and tests set it); writing it keeps
+        :attr:`is_over` in step. The engine's own steps write ``_phase`` directly and set
+        ``is_over`` where the game ends.
+        """
+        return self._phase
+
+    @phase.setter
+    def phase(self, value: Phase) -> None:
+        self._phase = value
+        self.is_over = value is OVER
 
     def legal_actions(self) -> list[Action]:
         """The choices of the seat to act, computed once per state.
@@ -173,7 +187,7 @@ class GoatNGoatState(State):
         legal = self._legal
         if legal is not None:
             return legal
-        phase = self.phase
+        phase = self._phase
         if phase is PLAY:
             hand = self.hands[self.seat]
             # Per number, the plays of the cards held of it in each colour; a combination
@@ -226,7 +240,7 @@ class GoatNGoatState(State):
     # -- whose decision and which choices ---------------------------------------------
 
     def _to_act(self) -> int | None:
-        return None if self.phase is OVER else self.seat
+        return None if self.is_over else self.seat
 
     def _legal_actions(self) -> list[Action]:
         self._legal = None
@@ -259,7 +273,7 @@ class GoatNGoatState(State):
     def _apply(self, action: Action) -> None:
         entry = _MOVES.get(id(action))
         if entry is None or entry[0] is not action:  # an equal action, decoded
-            entry = parse_move(self.phase, action)
+            entry = parse_move(self._phase, action)
         entry[1](self, entry[2])
 
     def _play(self, move: PlayMove) -> None:
@@ -282,7 +296,7 @@ class GoatNGoatState(State):
         self.played = codes  # the move's own list, never changed in place
         self.take_count = number
         if self.row:
-            self.phase = TAKE
+            self._phase = TAKE
         else:
             self._after_take()
 
@@ -308,7 +322,7 @@ class GoatNGoatState(State):
                     row.append(drawn)
         # What follows a take (_after_take), inlined: it runs after nearly every play.
         if sum(hand) > HAND_LIMIT:
-            self.phase = DISCARD
+            self._phase = DISCARD
             return
         green, blue, red = self.flocks[seat]
         m_green, m_blue, m_red = self.mountains
@@ -317,21 +331,23 @@ class GoatNGoatState(State):
             or (blue and m_blue and min(m_blue) <= len(blue))
             or (red and m_red and min(m_red) <= len(red))
         ):
-            self.phase = MOUNTAIN
+            self._phase = MOUNTAIN
             return
         # _end_turn, inlined
         self.played = []
         self.take_count = 0
         if self.ending:
-            self.phase = OVER
+            self._phase = OVER
+            self.is_over = True
             return
         hands = self.hands
         for after in NEXT_SEATS[self.players][seat]:
             if any(hands[after]):
                 self.seat = after
-                self.phase = PLAY
+                self._phase = PLAY
                 return
-        self.phase = OVER
+        self._phase = OVER
+        self.is_over = True
 
     def _draw_card(self) -> int | None:
         """The top card of the draw pile, rebuilding it on a run-out that is not final."""
@@ -349,9 +365,9 @@ class GoatNGoatState(State):
 
     def _after_take(self) -> None:
         if sum(self.hands[self.seat]) > HAND_LIMIT:
-            self.phase = DISCARD
+            self._phase = DISCARD
         elif self._can_trade():
-            self.phase = MOUNTAIN
+            self._phase = MOUNTAIN
         else:
             self._end_turn()
 
@@ -367,7 +383,7 @@ class GoatNGoatState(State):
             known[known_card] -= 1
         if sum(hand) <= HAND_LIMIT:
             if self._can_trade():
-                self.phase = MOUNTAIN
+                self._phase = MOUNTAIN
             else:
                 self._end_turn()
 
@@ -389,15 +405,17 @@ class GoatNGoatState(State):
         self.played = []
         self.take_count = 0
         if self.ending:
-            self.phase = OVER
+            self._phase = OVER
+            self.is_over = True
             return
         hands = self.hands
         for seat in NEXT_SEATS[self.players][self.seat]:
             if any(hands[seat]):
                 self.seat = seat
-                self.phase = PLAY
+                self._phase = PLAY
                 return
-        self.phase = OVER  # nobody holds a card: nothing can ever happen again
+        self._phase = OVER  # nobody holds a card: nothing can ever happen again
+        self.is_over = True
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -422,7 +440,7 @@ class GoatNGoatState(State):
             "seat": seat,
             "to_act": self._to_act(),
             "turn": self.seat,
-            "phase": self.phase.value,
+            "phase": self._phase.value,
             "played": list(self.played),
             "take_count": self.take_count,
             "hand": codes_of_counts(self.hands[seat]),
