@@ -50,10 +50,11 @@ draw pile holds only cards that were on the discard pile).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from goatarena.errors import ConfigError
+from goatarena.errors import ConfigError, IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 from goatarena.games.chance import randbelow, shuffle
 
@@ -116,25 +117,73 @@ RESTOCK_ORDER = tuple(
 """Per player count and active seat: the seats in restocking order, the active one first."""
 NEXT_SEATS = tuple(tuple(order[1:] + order[:1] for order in orders) for orders in RESTOCK_ORDER)
 """Per player count and active seat: the seats that may play next, in order."""
+NEXT_SEAT = tuple(tuple(seats[0] for seats in orders) for orders in NEXT_SEATS)
+"""Per player count and active seat: the next seat, the one to play unless its hand is empty."""
 OTHERS = tuple(
     tuple(tuple(other for other in range(players) if other != seat) for seat in range(players))
     for players in range(MAX_PLAYERS + 1)
 )
 """Per player count and seat: the other seats in seat order (the duel targets' order)."""
-# What each offered action does, found by the object's identity: (move, card, target).
-BIRTH_MOVE, ASSISTED_MOVE, DISCARD_MOVE, DUEL_MOVE, PLAY_MOVE, YIELD_MOVE = range(6)
-_MOVES: dict[int, tuple[int, int, int]] = {id(YIELD): (YIELD_MOVE, -1, -1)}
-for _card in range(len(CARDS)):
-    _MOVES[id(BIRTH[_card])] = (BIRTH_MOVE, _card, -1)
-    _MOVES[id(ASSISTED_BIRTH[_card])] = (ASSISTED_MOVE, _card, -1)
-    _MOVES[id(DISCARD[_card])] = (DISCARD_MOVE, _card, -1)
-    _MOVES[id(PLAY[_card])] = (PLAY_MOVE, _card, -1)
-    for _target in range(MAX_PLAYERS):
-        _MOVES[id(DUEL[_target][_card])] = (DUEL_MOVE, _card, _target)
-_HAND_CHOICES: dict[tuple[int, ...], tuple[list[Action], list[Action], tuple[int, ...]]] = {}
-"""Per hand (counts per card): its births, its discards and its wilds, computed once."""
-_HAND_CHOICES_LIMIT = 50_000
+
+SAFE = -1
+"""The ``_tops`` entry of a herd with fewer than two piles: it cannot be dueled."""
+HOLDS_KIND, HOLDS_GOATINI, HOLDS_LORD = 1, 2, 4
+"""Bits of what a hand holds against a pile: its kind's goat, a Goatini, a Goat Lord."""
+
+
+def _answers(first: int, holds: int) -> list[Action]:
+    answers: list[Action] = [PLAY[first]] if holds & HOLDS_KIND else []
+    if holds & HOLDS_GOATINI:
+        answers.append(PLAY[GOATINI])
+    if holds & HOLDS_LORD:
+        answers.append(PLAY[LORD])
+    answers.append(YIELD)
+    return answers
+
+
+ANSWERS = tuple(tuple(_answers(first, holds) for holds in range(8)) for first in range(len(CARDS)))
+"""Per first card of the defended pile and bits a hand holds: the answers in a duel."""
+DUEL_OFFERS = tuple(
+    tuple(
+        tuple(
+            tuple(
+                DUEL[target][card]
+                for card, bit in ((first, HOLDS_KIND), (GOATINI, HOLDS_GOATINI), (LORD, HOLDS_LORD))
+                if holds & bit
+            )
+            for holds in range(8)
+        )
+        for first in range(len(CARDS))
+    )
+    for target in range(MAX_PLAYERS)
+)
+"""Per target, first card of its top pile and bits held against it: the duels offered."""
+
+HandChoices = tuple[
+    list[Action], tuple[list[Action], ...], tuple[tuple[tuple[Action, ...], ...], ...]
+]
+"""What a hand offers: its discards; per discard top (a card) its births, with the assisted
+birth if the top allows one; per target and first card of the target's top pile (index
+``SAFE``: a herd that cannot be dueled) the duels against it."""
+_HAND_CHOICES: dict[tuple[int, ...], HandChoices] = {}
+"""Per hand (counts per card): its :data:`HandChoices`, computed once."""
+_HAND_CHOICES_LIMIT = 20_000
 """Hands seen in play number a few thousand; a state built by hand may add odd ones."""
+NO_ASSIST = CARD_INDEX["lord"]
+"""A discard top that never allows an assisted birth (a wild), for an empty discard pile."""
+_PENDING: list[Action] = []
+"""``_legal`` after a move of the engine's own: the legal actions are still to compute, but
+the derived ``_sizes`` and ``_tops`` are up to date (``None`` means they are not)."""
+
+
+def holdings(hand: list[int], first: int) -> int:
+    """The :data:`HOLDS_KIND` ... bits of ``hand`` against a pile whose first card is ``first``."""
+    holds = HOLDS_KIND if hand[first] and IS_GOAT[first] else 0
+    if hand[GOATINI]:
+        holds |= HOLDS_GOATINI
+    if hand[LORD]:
+        holds |= HOLDS_LORD
+    return holds
 
 
 # -- the state ---------------------------------------------------------------------------
@@ -146,6 +195,12 @@ class GoatLordsState(State):
     Cards are indices into ``CARDS``. A hand is a list of counts per card; a herd is a list
     of piles, bottom (the protected first pile) to top, each a list of cards whose first
     card is a goat exactly when the pile has a kind. The draw pile's top is its last card.
+
+    Two private lists are derived from those fields and kept up to date by every move:
+    ``_sizes``, the number of cards in each hand, and ``_tops``, the first card of each
+    herd's top pile (``SAFE`` for a herd of fewer than two piles). Code that changes the
+    fields by hand sets ``_legal = None`` afterwards, which rebuilds them (a new state and
+    a clone of such a state start that way).
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
@@ -157,7 +212,7 @@ class GoatLordsState(State):
         self.totals = [0] * players
         self.round_scores: list[list[int]] = []
         self.round = 0
-        self.over = False
+        self.is_over = False
         self.hands: list[list[int]] = []
         self.herds: list[list[list[int]]] = []
         self.draw: list[int] = []
@@ -166,7 +221,13 @@ class GoatLordsState(State):
         self.turn = 0
         self.duel_target = -1
         self.duel_cards: list[int] = []
+        self._sizes: list[int] = []
+        self._tops: list[int] = []
+        self._uneven = False
+        self._next = NEXT_SEAT[players]
+        self._rivals = OTHERS[players]
         self._start_round()
+        self._legal = None
 
     # -- rounds --------------------------------------------------------------------------
 
@@ -191,37 +252,108 @@ class GoatLordsState(State):
         self.turn = self.round % self.players
         self.duel_target = -1
         self.duel_cards = []
+        self._sizes = [self.hand_size] * self.players
+        self._tops = [SAFE] * self.players
+        self._uneven = False
 
     def _end_round(self) -> None:
         scores = [self.herd_value(seat) for seat in range(self.players)]
         self.round_scores.append(scores)
         self.totals = [total + score for total, score in zip(self.totals, scores, strict=True)]
         if self.rounds > 0:
-            self.over = len(self.round_scores) >= self.rounds
+            self.is_over = len(self.round_scores) >= self.rounds
         else:
-            self.over = max(self.totals) >= TARGET
-        if not self.over:
+            self.is_over = max(self.totals) >= TARGET
+        if not self.is_over:
             self.round += 1
             self._start_round()
 
+    def _derive(self) -> None:
+        """Rebuild ``_sizes`` and ``_tops`` from the fields (new lists: clones share them)."""
+        self._next = NEXT_SEAT[self.players]
+        self._rivals = OTHERS[self.players]
+        self._sizes = [sum(hand) for hand in self.hands]
+        self._tops = [herd[-1][0] if len(herd) > 1 else SAFE for herd in self.herds]
+        size = self.hand_size
+        self._uneven = bool(self.draw) and any(seat_size != size for seat_size in self._sizes)
+
     # -- the interface, without the generic layers (random playouts call these most) ------
 
+    is_over: bool = False
+    """True once the last round is scored (a plain field: playouts read it every decision)."""
+
     @property
-    def is_over(self) -> bool:
-        """True once the last round is scored."""
-        return self.over
+    def over(self) -> bool:
+        """The same as :attr:`is_over` (the name this field had first)."""
+        return self.is_over
+
+    @over.setter
+    def over(self, value: bool) -> None:
+        self.is_over = value
 
     def legal_actions(self) -> list[Action]:
-        """The choices of the seat to act, computed once per state."""
+        """The choices of the seat to act, computed once per state.
+
+        The list may be shared with other states and with the engine's tables: callers
+        must not change it (none does; copy it to reorder or filter).
+        """
         legal = self._legal
-        if legal is None:
-            legal = self._legal = [] if self.over else self._legal_actions()
+        if legal is not _PENDING:
+            if legal is not None:
+                return legal
+            self._derive()
+        if self.is_over:
+            legal = []
+        elif self.duel_target >= 0:
+            first = self.herds[self.duel_target][-1][0]
+            legal = ANSWERS[first][holdings(self.hands[self._duel_responder()], first)]
+        else:
+            # A turn: the hand's births, plus an assisted birth and duels, else discards.
+            seat = self.turn
+            key = tuple(self.hands[seat])
+            discards, births, duels = _HAND_CHOICES.get(key) or hand_choices(key)
+            discard = self.discard
+            legal = births[discard[-1]] if discard else births[NO_ASSIST]
+            if self.herds[seat]:
+                tops = self._tops
+                for target in self._rivals[seat]:
+                    offered = duels[target][tops[target]]
+                    if offered:
+                        legal = [*legal, *offered]
+            if not legal:
+                legal = discards
+        self._legal = legal
         return legal
+
+    def apply_index(self, index: int) -> Action:
+        """Apply the ``index``-th legal action and return it."""
+        try:
+            if index < 0:
+                raise IndexError
+            # Not computed yet fails too: _PENDING is empty and None cannot be indexed.
+            action = self._legal[index]  # type: ignore[index]
+        except (IndexError, TypeError):
+            legal = self.legal_actions()
+            if not 0 <= index < len(legal):
+                raise IllegalAction(
+                    f"action index {index} is outside 0..{len(legal) - 1}"
+                ) from None
+            action = legal[index]
+        self._legal = _PENDING
+        move, card, target = _MOVES[id(action)]
+        move(self, card, target)
+        self.history.append(action)
+        return action
+
+    def _commit(self, action: Action) -> None:
+        self._legal = _PENDING
+        self._apply(action)
+        self.history.append(action)
 
     # -- decisions -----------------------------------------------------------------------
 
     def _to_act(self) -> int | None:
-        if self.over:
+        if self.is_over:
             return None
         if self.duel_target < 0:
             return self.turn
@@ -232,126 +364,198 @@ class GoatLordsState(State):
         return self.duel_target if len(self.duel_cards) % 2 else self.turn
 
     def _legal_actions(self) -> list[Action]:
-        # The actions are shared constants; lists of them are built, never dicts.
-        if self.duel_target >= 0:
-            duel_cards = self.duel_cards
-            hand = self.hands[self.duel_target if len(duel_cards) % 2 else self.turn]
-            kind = self.herds[self.duel_target][-1][0]
-            plays: list[Action] = [PLAY[kind]] if IS_GOAT[kind] and hand[kind] else []
-            if hand[GOATINI]:
-                plays.append(PLAY[GOATINI])
-            if hand[LORD]:
-                plays.append(PLAY[LORD])
-            plays.append(YIELD)
-            return plays
-        seat = self.turn
-        hand = self.hands[seat]
-        key = tuple(hand)
-        choices = _HAND_CHOICES.get(key) or hand_choices(key)
-        actions = choices[0]
-        discard = self.discard
-        if discard:
-            top = discard[-1]
-            if hand[top] and IS_GOAT[top]:
-                actions = [*actions, ASSISTED_BIRTH[top]]
-        herds = self.herds
-        if herds[seat]:
-            wilds = choices[2]
-            for target in OTHERS[self.players][seat]:
-                herd = herds[target]
-                if len(herd) < 2:
-                    continue
-                duel = DUEL[target]
-                kind = herd[-1][0]
-                if hand[kind] and IS_GOAT[kind]:
-                    actions = [*actions, duel[kind], *[duel[card] for card in wilds]]
-                elif wilds:
-                    actions = [*actions, *[duel[card] for card in wilds]]
-        if actions:
-            return actions if actions is not choices[0] else list(actions)
-        return list(choices[1])
+        self._legal = None
+        return self.legal_actions()
 
     def _apply(self, action: Action) -> None:
-        move, card, target = _MOVES.get(id(action)) or parse_move(action)
-        if move == PLAY_MOVE:
-            self._answer(card)
-            return
-        if move == YIELD_MOVE:
-            self._end_duel()
-            return
+        move, card, target = _MOVES.get(id(action)) or _MOVES[id(shared_action(action))]
+        move(self, card, target)
+
+    # -- the moves, one method per kind of action (found through _MOVES) -------------------
+
+    # Each move restocks its player at once in the common case, the draw pile outlasting the
+    # cards it takes and every other hand full (not ``_uneven``): the hand is back to its
+    # size and the next seat in order plays. Otherwise _end_turn does the general work.
+
+    def _birth_pair(self, card: int, _target: int) -> None:
         seat = self.turn
         hand = self.hands[seat]
-        if move == BIRTH_MOVE:
-            if IS_GOAT[card]:
-                hand[card] -= 2
-                self.herds[seat].append([card, card])
-            else:
-                hand[card] -= 1
-                self.herds[seat].append([card])
-        elif move == ASSISTED_MOVE:
-            card = self.discard.pop()
-            hand[card] -= 1
-            self.herds[seat].append([card, card])
-        elif move == DISCARD_MOVE:
-            hand[card] -= 1
-            self.discard.append(card)
+        hand[card] -= 2
+        herd = self.herds[seat]
+        if herd:
+            self._tops[seat] = card
+        herd.append([card, card])
+        draw = self.draw
+        if len(draw) > 2 and not self._uneven:
+            hand[draw.pop()] += 1
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
         else:
+            self._sizes[seat] -= 2
+            self._end_turn()
+
+    def _birth_wild(self, card: int, _target: int) -> None:
+        seat = self.turn
+        hand = self.hands[seat]
+        hand[card] -= 1
+        herd = self.herds[seat]
+        if herd:
+            self._tops[seat] = card
+        herd.append([card])
+        self._restock_one(seat, hand)
+
+    def _assisted_birth(self, card: int, _target: int) -> None:
+        seat = self.turn
+        card = self.discard.pop()
+        hand = self.hands[seat]
+        hand[card] -= 1
+        herd = self.herds[seat]
+        if herd:
+            self._tops[seat] = card
+        herd.append([card, card])
+        self._restock_one(seat, hand)
+
+    def _discard(self, card: int, _target: int) -> None:
+        seat = self.turn
+        hand = self.hands[seat]
+        hand[card] -= 1
+        self.discard.append(card)
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
+        else:
+            self._sizes[seat] -= 1
+            self._end_turn()
+
+    def _restock_one(self, seat: int, hand: list[int]) -> None:
+        """End the turn of ``seat``, which has put one card of ``hand`` into play."""
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
+        else:
+            self._sizes[seat] -= 1
+            self._end_turn()
+
+    def _open_duel(self, card: int, target: int) -> None:
+        # _answer and _end_duel folded into one for the opening card: it is the most
+        # frequent move of random play, and most often the defender cannot answer it.
+        attacker = self.turn
+        mine = self.hands[attacker]
+        mine[card] -= 1
+        hand = self.hands[target]
+        herd = self.herds[target]
+        first = herd[-1][0]
+        holds = HOLDS_KIND if hand[first] and IS_GOAT[first] else 0
+        if hand[GOATINI]:
+            holds |= HOLDS_GOATINI
+        if hand[LORD]:
+            holds |= HOLDS_LORD
+        if holds:
+            self._sizes[attacker] -= 1
             self.duel_target = target
-            self.duel_cards = []
-            self._answer(card)
+            self.duel_cards = [card]
+            self._legal = ANSWERS[first][holds]
             return
-        self._end_turn()
+        pile = herd.pop()
+        pile.append(card)
+        tops = self._tops
+        tops[target] = herd[-1][0] if len(herd) > 1 else SAFE
+        herd = self.herds[attacker]
+        herd.append(pile)
+        tops[attacker] = pile[0] if len(herd) > 1 else SAFE
+        self._restock_one(attacker, mine)
 
     # -- duels ---------------------------------------------------------------------------
 
-    def _answer(self, card: int) -> None:
+    def _answer(self, card: int, _target: int) -> None:
         """The side to answer plays ``card``; the duel ends if the other side cannot answer."""
         duel_cards, target, hands = self.duel_cards, self.duel_target, self.hands
         if len(duel_cards) % 2:
-            hands[target][card] -= 1
-            hand = hands[self.turn]
+            player, hand = target, hands[self.turn]
         else:
-            hands[self.turn][card] -= 1
-            hand = hands[target]
+            player, hand = self.turn, hands[target]
+        hands[player][card] -= 1
+        self._sizes[player] -= 1
         duel_cards.append(card)
-        kind = self.herds[target][-1][0]
-        if not ((hand[kind] and IS_GOAT[kind]) or hand[GOATINI] or hand[LORD]):
-            self._end_duel()
+        first = self.herds[target][-1][0]
+        # What the other side holds against the pile (holdings(), inlined: once per answer).
+        holds = HOLDS_KIND if hand[first] and IS_GOAT[first] else 0
+        if hand[GOATINI]:
+            holds |= HOLDS_GOATINI
+        if hand[LORD]:
+            holds |= HOLDS_LORD
+        if holds:
+            self._legal = ANSWERS[first][holds]
+        else:
+            self._end_duel(card, target)
 
-    def _end_duel(self) -> None:
+    def _end_duel(self, _card: int, _target: int) -> None:
         """The side that played the last card wins the duel."""
-        defender_herd = self.herds[self.duel_target]
+        target, attacker = self.duel_target, self.turn
+        defender_herd = self.herds[target]
         if len(self.duel_cards) % 2:
             pile = defender_herd.pop()
             pile.extend(self.duel_cards)
-            self.herds[self.turn].append(pile)
+            tops = self._tops
+            tops[target] = defender_herd[-1][0] if len(defender_herd) > 1 else SAFE
+            herd = self.herds[attacker]
+            herd.append(pile)
+            tops[attacker] = pile[0] if len(herd) > 1 else SAFE
         else:
             defender_herd[-1].extend(self.duel_cards)
         self.duel_target = -1
         self.duel_cards = []
+        if self._sizes[target] < self.hand_size:  # the defender answered
+            self._uneven = True
         self._end_turn()
 
     # -- restocking and the next turn ----------------------------------------------------
 
     def _end_turn(self) -> None:
-        """Restock from the player who moved on in seat order, then find the next player."""
-        active, hands = self.turn, self.hands
+        """Restock from the player who moved on in seat order, then find the next player.
+
+        While the draw pile lasts every hand but the active seat's is full (``_uneven``
+        says when that may not hold: after a duel the defender answered, or in a state
+        built by hand), so the active seat is restocked directly unless the pile runs out.
+        """
+        active, sizes = self.turn, self._sizes
         draw = self.draw
         if draw:  # once empty, the draw pile stays empty for the round
-            size = self.hand_size
-            for seat in RESTOCK_ORDER[self.players][active]:
-                hand = hands[seat]
-                missing = size - sum(hand)
-                while missing > 0 and draw:
-                    hand[draw.pop()] += 1
-                    missing -= 1
-                    if not draw:
-                        draw = self._recycle()
+            missing = self.hand_size - sizes[active]
+            if len(draw) > missing and not self._uneven:
+                hand = self.hands[active]
+                hand[draw.pop()] += 1
+                if missing > 1:
+                    for _ in range(missing - 1):
+                        hand[draw.pop()] += 1
+                sizes[active] += missing
+            else:
+                self._restock_all()
+        seat = NEXT_SEAT[self.players][active]
+        if sizes[seat]:
+            self.turn = seat
+            return
         for seat in NEXT_SEATS[self.players][active]:
-            if any(hands[seat]):
+            if sizes[seat]:
                 self.turn = seat
                 return
         self._end_round()
+
+    def _restock_all(self) -> None:
+        """Restock every short hand in order from the active seat, recycling on the way."""
+        hands, sizes, draw, size = self.hands, self._sizes, self.draw, self.hand_size
+        for seat in RESTOCK_ORDER[self.players][self.turn]:
+            hand = hands[seat]
+            missing = size - sizes[seat]
+            while missing > 0 and draw:
+                hand[draw.pop()] += 1
+                missing -= 1
+                sizes[seat] += 1
+                if not draw:
+                    draw = self._recycle()
+        self._uneven = bool(draw) and any(seat_size != size for seat_size in sizes)
 
     def _recycle(self) -> list[int]:
         """The draw pile just emptied: shuffle the discard pile into it if the rules allow."""
@@ -438,8 +642,20 @@ class GoatLordsState(State):
         other.draw = list(self.draw)
         other.discard = list(self.discard)
         other.duel_cards = list(self.duel_cards)
-        other._legal = None
+        if self._legal is not None:  # the derived lists are up to date: copy them
+            other._sizes = list(self._sizes)
+            other._tops = list(self._tops)
         return other
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What deepcopy and pickle copy: all but the cached legal actions, rebuilt on use.
+
+        The cache holds the engine's shared action objects, which the moves find by
+        identity; a copied list would hold equal objects that are not them.
+        """
+        fields = self.__dict__.copy()
+        fields["_legal"] = None
+        return fields
 
     def render(self) -> str:
         """Round, piles, every hand and herd, the duel in progress and the totals."""
@@ -466,9 +682,25 @@ class GoatLordsState(State):
                 f"  seat {seat}: total {self.totals[seat]}, herd {self.herd_value(seat)}:"
                 f" [{piles}]  hand: {hand or '-'}"
             )
-        if self.over:
+        if self.is_over:
             lines.append(f"  game over after {len(self.round_scores)} rounds")
         return "\n".join(lines)
+
+
+Move = Callable[[GoatLordsState, int, int], None]
+_MOVES: dict[int, tuple[Move, int, int]] = {id(YIELD): (GoatLordsState._end_duel, -1, -1)}
+"""What each shared action does, found by the object's identity: (method, card, target)."""
+for _card in range(len(CARDS)):
+    _MOVES[id(BIRTH[_card])] = (
+        GoatLordsState._birth_pair if IS_GOAT[_card] else GoatLordsState._birth_wild,
+        _card,
+        -1,
+    )
+    _MOVES[id(ASSISTED_BIRTH[_card])] = (GoatLordsState._assisted_birth, _card, -1)
+    _MOVES[id(DISCARD[_card])] = (GoatLordsState._discard, _card, -1)
+    _MOVES[id(PLAY[_card])] = (GoatLordsState._answer, _card, -1)
+    for _target in range(MAX_PLAYERS):
+        _MOVES[id(DUEL[_target][_card])] = (GoatLordsState._open_duel, _card, _target)
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -479,31 +711,40 @@ def pile_kind(pile: list[int]) -> int:
     return pile[0] if IS_GOAT[pile[0]] else NO_KIND
 
 
-def hand_choices(key: tuple[int, ...]) -> tuple[list[Action], list[Action], tuple[int, ...]]:
-    """The births, the discards and the wilds of a hand given as counts per card (cached)."""
+def hand_choices(key: tuple[int, ...]) -> HandChoices:
+    """The :data:`HandChoices` of a hand given as counts per card (cached)."""
     births: list[Action] = [BIRTH[card] for card in GOATS if key[card] >= 2]
     births.extend(BIRTH[card] for card in WILDS if key[card])
     discards: list[Action] = [DISCARD[card] for card in range(len(CARDS)) if key[card]]
-    choices = (births, discards, tuple(card for card in WILDS if key[card]))
+    assisted = tuple(
+        [*births, ASSISTED_BIRTH[top]] if key[top] and IS_GOAT[top] else births
+        for top in range(len(CARDS))
+    )
+    hand = list(key)
+    holds = [holdings(hand, first) for first in range(len(CARDS))]
+    duels = tuple(
+        (*map(tuple.__getitem__, DUEL_OFFERS[target], holds), ()) for target in range(MAX_PLAYERS)
+    )
+    choices = (discards, assisted, duels)
     if len(_HAND_CHOICES) >= _HAND_CHOICES_LIMIT:
         _HAND_CHOICES.clear()
     _HAND_CHOICES[key] = choices
     return choices
 
 
-def parse_move(action: Action) -> tuple[int, int, int]:
-    """What a legal action that is not one of the shared objects (a decoded one) does."""
+def shared_action(action: Action) -> Action:
+    """The shared object equal to a legal action decoded from elsewhere."""
     if action == YIELD:
-        return (YIELD_MOVE, -1, -1)
+        return YIELD
     if "duel" in action:
-        return (DUEL_MOVE, CARD_INDEX[action["play"]], action["duel"])
+        return DUEL[action["duel"]][CARD_INDEX[action["play"]]]
     if "play" in action:
-        return (PLAY_MOVE, CARD_INDEX[action["play"]], -1)
+        return PLAY[CARD_INDEX[action["play"]]]
     if "birth" in action:
-        return (BIRTH_MOVE, CARD_INDEX[action["birth"]], -1)
+        return BIRTH[CARD_INDEX[action["birth"]]]
     if "assisted_birth" in action:
-        return (ASSISTED_MOVE, CARD_INDEX[action["assisted_birth"]], -1)
-    return (DISCARD_MOVE, CARD_INDEX[action["discard"]], -1)
+        return ASSISTED_BIRTH[CARD_INDEX[action["assisted_birth"]]]
+    return DISCARD[CARD_INDEX[action["discard"]]]
 
 
 def matching(hand: list[int], kind: int) -> list[int]:
