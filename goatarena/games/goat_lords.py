@@ -169,6 +169,8 @@ _HAND_CHOICES: dict[tuple[int, ...], HandChoices] = {}
 """Per hand (counts per card): its :data:`HandChoices`, computed once."""
 _HAND_CHOICES_LIMIT = 20_000
 """Hands seen in play number a few thousand; a state built by hand may add odd ones."""
+_flatten = chain.from_iterable
+_row_item = tuple.__getitem__
 NO_ASSIST = CARD_INDEX["lord"]
 """A discard top that never allows an assisted birth (a wild), for an empty discard pile."""
 _PENDING: list[Action] = []
@@ -225,7 +227,6 @@ class GoatLordsState(State):
         self._tops: list[int] = []
         self._uneven = False
         self._next = NEXT_SEAT[players]
-        self._rivals = OTHERS[players]
         self._start_round()
         self._legal = None
 
@@ -271,7 +272,6 @@ class GoatLordsState(State):
     def _derive(self) -> None:
         """Rebuild ``_sizes`` and ``_tops`` from the fields (new lists: clones share them)."""
         self._next = NEXT_SEAT[self.players]
-        self._rivals = OTHERS[self.players]
         self._sizes = [sum(hand) for hand in self.hands]
         self._tops = [herd[-1][0] if len(herd) > 1 else SAFE for herd in self.herds]
         size = self.hand_size
@@ -315,11 +315,11 @@ class GoatLordsState(State):
             discard = self.discard
             legal = births[discard[-1]] if discard else births[NO_ASSIST]
             if self.herds[seat]:
-                tops = self._tops
-                for target in self._rivals[seat]:
-                    offered = duels[target][tops[target]]
-                    if offered:
-                        legal = [*legal, *offered]
+                # The duels against every seat in seat order, in C: row[top] per seat,
+                # one's own top pile masked.
+                tops = self._tops.copy()
+                tops[seat] = SAFE
+                legal = [*legal, *_flatten(map(_row_item, duels, tops))]
             if not legal:
                 legal = discards
         self._legal = legal
