@@ -49,6 +49,7 @@ draw pile holds only cards that were on the discard pile).
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Callable
 from itertools import chain
@@ -87,6 +88,7 @@ CARD_IDS = tuple(card[0] for card in CARDS)
 CARD_INDEX = {card_id: index for index, card_id in enumerate(CARD_IDS)}
 VALUES = tuple(card[4] for card in CARDS)
 IS_GOAT = tuple(card[3] == "goat" for card in CARDS)
+ALL_CARDS = range(len(CARDS))
 GOATS = tuple(index for index, goat in enumerate(IS_GOAT) if goat)
 WILDS = tuple(index for index, goat in enumerate(IS_GOAT) if not goat)
 DECK = tuple(index for index, card in enumerate(CARDS) for _ in range(card[2]))
@@ -144,33 +146,39 @@ def _answers(first: int, holds: int) -> list[Action]:
 ANSWERS = tuple(tuple(_answers(first, holds) for holds in range(8)) for first in range(len(CARDS)))
 """Per first card of the defended pile and bits a hand holds: the answers in a duel."""
 DUEL_OFFERS = tuple(
-    tuple(
-        tuple(
+    (
+        *(
             tuple(
-                DUEL[target][card]
-                for card, bit in ((first, HOLDS_KIND), (GOATINI, HOLDS_GOATINI), (LORD, HOLDS_LORD))
-                if holds & bit
+                tuple(
+                    DUEL[target][card]
+                    for card, bit in (
+                        (first, HOLDS_KIND),
+                        (GOATINI, HOLDS_GOATINI),
+                        (LORD, HOLDS_LORD),
+                    )
+                    if holds & bit
+                )
+                for holds in range(8)
             )
-            for holds in range(8)
-        )
-        for first in range(len(CARDS))
+            for first in range(len(CARDS))
+        ),
+        ((),) * 8,
     )
     for target in range(MAX_PLAYERS)
 )
-"""Per target, first card of its top pile and bits held against it: the duels offered."""
+"""Per target, first card of its top pile (``SAFE``: none to duel) and bits held against it:
+the duels offered."""
 
-HandChoices = tuple[
-    list[Action], tuple[list[Action], ...], tuple[tuple[tuple[Action, ...], ...], ...]
-]
+HandChoices = tuple[list[Action], list[list[Action]], list[int]]
 """What a hand offers: its discards; per discard top (a card) its births, with the assisted
-birth if the top allows one; per target and first card of the target's top pile (index
-``SAFE``: a herd that cannot be dueled) the duels against it."""
+birth if the top allows one; per first card of a pile (and ``SAFE``) the bits it holds
+against that pile (:func:`holdings`)."""
 _HAND_CHOICES: dict[tuple[int, ...], HandChoices] = {}
 """Per hand (counts per card): its :data:`HandChoices`, computed once."""
 _HAND_CHOICES_LIMIT = 20_000
 """Hands seen in play number a few thousand; a state built by hand may add odd ones."""
 _flatten = chain.from_iterable
-_row_item = tuple.__getitem__
+_item = operator.getitem
 NO_ASSIST = CARD_INDEX["lord"]
 """A discard top that never allows an assisted birth (a wild), for an empty discard pile."""
 _PENDING: list[Action] = []
@@ -311,15 +319,16 @@ class GoatLordsState(State):
             # A turn: the hand's births, plus an assisted birth and duels, else discards.
             seat = self.turn
             key = tuple(self.hands[seat])
-            discards, births, duels = _HAND_CHOICES.get(key) or hand_choices(key)
+            discards, births, holds = _HAND_CHOICES.get(key) or hand_choices(key)
             discard = self.discard
             legal = births[discard[-1]] if discard else births[NO_ASSIST]
             if self.herds[seat]:
-                # The duels against every seat in seat order, in C: row[top] per seat,
-                # one's own top pile masked.
+                # The duels against every seat in seat order, gathered in C: per seat
+                # DUEL_OFFERS[seat][top][holds[top]], one's own top pile masked.
                 tops = self._tops.copy()
                 tops[seat] = SAFE
-                legal = [*legal, *_flatten(map(_row_item, duels, tops))]
+                offers = map(_item, map(_item, DUEL_OFFERS, tops), map(holds.__getitem__, tops))
+                legal = [*legal, *_flatten(offers)]
             if not legal:
                 legal = discards
         self._legal = legal
@@ -713,19 +722,19 @@ def pile_kind(pile: list[int]) -> int:
 
 def hand_choices(key: tuple[int, ...]) -> HandChoices:
     """The :data:`HandChoices` of a hand given as counts per card (cached)."""
-    births: list[Action] = [BIRTH[card] for card in GOATS if key[card] >= 2]
-    births.extend(BIRTH[card] for card in WILDS if key[card])
-    discards: list[Action] = [DISCARD[card] for card in range(len(CARDS)) if key[card]]
-    assisted = tuple(
-        [*births, ASSISTED_BIRTH[top]] if key[top] and IS_GOAT[top] else births
-        for top in range(len(CARDS))
-    )
-    hand = list(key)
-    holds = [holdings(hand, first) for first in range(len(CARDS))]
-    duels = tuple(
-        (*map(tuple.__getitem__, DUEL_OFFERS[target], holds), ()) for target in range(MAX_PLAYERS)
-    )
-    choices = (discards, assisted, duels)
+    present = [card for card in ALL_CARDS if key[card]]
+    # GOATS come before WILDS in card order, so births list the goats first.
+    births: list[Action] = [BIRTH[card] for card in present if key[card] >= 2 or not IS_GOAT[card]]
+    discards: list[Action] = [DISCARD[card] for card in present]
+    wild = (HOLDS_GOATINI if key[GOATINI] else 0) | (HOLDS_LORD if key[LORD] else 0)
+    holds = [wild] * (len(CARDS) + 1)
+    holds[SAFE] = 0
+    assisted = [births] * len(CARDS)
+    for card in present:
+        if IS_GOAT[card]:
+            holds[card] = wild | HOLDS_KIND
+            assisted[card] = [*births, ASSISTED_BIRTH[card]]
+    choices = (discards, assisted, holds)
     if len(_HAND_CHOICES) >= _HAND_CHOICES_LIMIT:
         _HAND_CHOICES.clear()
     _HAND_CHOICES[key] = choices
