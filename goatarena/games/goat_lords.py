@@ -95,6 +95,9 @@ DECK = tuple(index for index, card in enumerate(CARDS) for _ in range(card[2]))
 NO_KIND = -1
 """The kind of a pile made only of wilds."""
 _value = VALUES.__getitem__
+_card_id = CARD_IDS.__getitem__
+KIND_IDS = tuple(card_id if goat else None for card_id, goat in zip(CARD_IDS, IS_GOAT, strict=True))
+"""Per first card of a pile: the pile's kind as the observation names it (None: wilds only)."""
 
 YIELD = "yield"
 GOATINI, LORD = WILDS
@@ -181,6 +184,8 @@ _flatten = chain.from_iterable
 _item = operator.getitem
 NO_ASSIST = CARD_INDEX["lord"]
 """A discard top that never allows an assisted birth (a wild), for an empty discard pile."""
+_HAND_NAMES: dict[tuple[int, ...], tuple[str, ...]] = {}
+"""Per hand (counts per card): its cards' ids in card order, as observations list them."""
 _PENDING: list[Action] = []
 """``_legal`` after a move of the engine's own: the legal actions are still to compute, but
 the derived ``_sizes`` and ``_tops`` are up to date (``None`` means they are not)."""
@@ -323,12 +328,12 @@ class GoatLordsState(State):
             discard = self.discard
             legal = births[discard[-1]] if discard else births[NO_ASSIST]
             if self.herds[seat]:
-                # The duels against every seat in seat order, gathered in C: per seat
-                # DUEL_OFFERS[seat][top][holds[top]], one's own top pile masked.
-                tops = self._tops.copy()
-                tops[seat] = SAFE
-                offers = map(_item, map(_item, DUEL_OFFERS, tops), map(holds.__getitem__, tops))
-                legal = [*legal, *_flatten(offers)]
+                tops = self._tops
+                for target in OTHERS[self.players][seat]:
+                    first = tops[target]
+                    offered = DUEL_OFFERS[target][first][holds[first]]
+                    if offered:
+                        legal = [*legal, *offered]
             if not legal:
                 legal = discards
         self._legal = legal
@@ -589,25 +594,36 @@ class GoatLordsState(State):
     # -- what a seat sees ----------------------------------------------------------------
 
     def observation(self, seat: int) -> Observation:
-        """Own hand, every herd, discard top and size, draw size, hand sizes, duel, totals."""
+        """Own hand, every herd, discard top and size, draw size, hand sizes, duel, totals.
+
+        Built from the fields each time (fresh lists and dicts the caller may keep), with
+        the per-card work done by ``map`` over tables rather than in Python loops.
+        """
         hand = self.hands[seat]
+        key = tuple(hand)
+        names = _HAND_NAMES.get(key) or hand_names(key)
+        herds = self.herds
+        discard = self.discard
         return {
             "seat": seat,
             "to_act": self._to_act(),
             "round": self.round + 1,
             "turn": self.turn,
             "hand_size": self.hand_size,
-            "hand": [CARD_IDS[card] for card in range(len(CARDS)) for _ in range(hand[card])],
-            "hand_sizes": [sum(other) for other in self.hands],
-            "herds": [[pile_view(pile) for pile in herd] for herd in self.herds],
-            "discard_top": CARD_IDS[self.discard[-1]] if self.discard else None,
-            "discard_size": len(self.discard),
+            "hand": list(names),
+            "hand_sizes": list(map(sum, self.hands)),
+            "herds": [
+                [{"kind": KIND_IDS[pile[0]], "cards": list(map(_card_id, pile))} for pile in herd]
+                for herd in herds
+            ],
+            "discard_top": CARD_IDS[discard[-1]] if discard else None,
+            "discard_size": len(discard),
             "draw_size": len(self.draw),
             "recycled": self.recycled,
             "duel": self._duel_view(),
-            "herd_values": [self.herd_value(other) for other in range(self.players)],
+            "herd_values": [sum(map(_value, chain.from_iterable(herd))) for herd in herds],
             "totals": list(self.totals),
-            "round_scores": [list(scores) for scores in self.round_scores],
+            "round_scores": list(map(list, self.round_scores)),
         }
 
     def _duel_view(self) -> dict[str, Any] | None:
@@ -739,6 +755,15 @@ def hand_choices(key: tuple[int, ...]) -> HandChoices:
         _HAND_CHOICES.clear()
     _HAND_CHOICES[key] = choices
     return choices
+
+
+def hand_names(key: tuple[int, ...]) -> tuple[str, ...]:
+    """The card ids of a hand given as counts per card, in card order (cached)."""
+    names = tuple(CARD_IDS[card] for card in ALL_CARDS for _ in range(key[card]))
+    if len(_HAND_NAMES) >= _HAND_CHOICES_LIMIT:
+        _HAND_NAMES.clear()
+    _HAND_NAMES[key] = names
+    return names
 
 
 def shared_action(action: Action) -> Action:
