@@ -172,15 +172,14 @@ DUEL_OFFERS = tuple(
 """Per target, first card of its top pile (``SAFE``: none to duel) and bits held against it:
 the duels offered."""
 
-HandChoices = tuple[list[Action], list[list[Action]], list[int]]
+HandChoices = tuple[list[Action], list[list[Action]], tuple[tuple[tuple[Action, ...], ...], ...]]
 """What a hand offers: its discards; per discard top (a card) its births, with the assisted
-birth if the top allows one; per first card of a pile (and ``SAFE``) the bits it holds
-against that pile (:func:`holdings`)."""
+birth if the top allows one; per target and first card of the target's top pile (index
+``SAFE``: a herd that cannot be dueled) the duels against it."""
 _HAND_CHOICES: dict[tuple[int, ...], HandChoices] = {}
 """Per hand (counts per card): its :data:`HandChoices`, computed once."""
 _HAND_CHOICES_LIMIT = 20_000
 """Hands seen in play number a few thousand; a state built by hand may add odd ones."""
-_flatten = chain.from_iterable
 _item = operator.getitem
 NO_ASSIST = CARD_INDEX["lord"]
 """A discard top that never allows an assisted birth (a wild), for an empty discard pile."""
@@ -324,14 +323,13 @@ class GoatLordsState(State):
             # A turn: the hand's births, plus an assisted birth and duels, else discards.
             seat = self.turn
             key = tuple(self.hands[seat])
-            discards, births, holds = _HAND_CHOICES.get(key) or hand_choices(key)
+            discards, births, duels = _HAND_CHOICES.get(key) or hand_choices(key)
             discard = self.discard
             legal = births[discard[-1]] if discard else births[NO_ASSIST]
             if self.herds[seat]:
                 tops = self._tops
                 for target in OTHERS[self.players][seat]:
-                    first = tops[target]
-                    offered = DUEL_OFFERS[target][first][holds[first]]
+                    offered = duels[target][tops[target]]
                     if offered:
                         legal = [*legal, *offered]
             if not legal:
@@ -427,7 +425,13 @@ class GoatLordsState(State):
         if herd:
             self._tops[seat] = card
         herd.append([card, card])
-        self._restock_one(seat, hand)
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
+        else:
+            self._sizes[seat] -= 1
+            self._end_turn()
 
     def _discard(self, card: int, _target: int) -> None:
         seat = self.turn
@@ -476,10 +480,15 @@ class GoatLordsState(State):
         pile.append(card)
         tops = self._tops
         tops[target] = herd[-1][0] if len(herd) > 1 else SAFE
-        herd = self.herds[attacker]
-        herd.append(pile)
-        tops[attacker] = pile[0] if len(herd) > 1 else SAFE
-        self._restock_one(attacker, mine)
+        self.herds[attacker].append(pile)
+        tops[attacker] = pile[0]  # on a herd that had a pile: only such a seat may duel
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            mine[draw.pop()] += 1
+            self.turn = self._next[attacker]
+        else:
+            self._sizes[attacker] -= 1
+            self._end_turn()
 
     # -- duels ---------------------------------------------------------------------------
 
@@ -514,9 +523,8 @@ class GoatLordsState(State):
             pile.extend(self.duel_cards)
             tops = self._tops
             tops[target] = defender_herd[-1][0] if len(defender_herd) > 1 else SAFE
-            herd = self.herds[attacker]
-            herd.append(pile)
-            tops[attacker] = pile[0] if len(herd) > 1 else SAFE
+            self.herds[attacker].append(pile)
+            tops[attacker] = pile[0]  # on a herd that had a pile: only such a seat may duel
         else:
             defender_herd[-1].extend(self.duel_cards)
         self.duel_target = -1
@@ -750,7 +758,8 @@ def hand_choices(key: tuple[int, ...]) -> HandChoices:
         if IS_GOAT[card]:
             holds[card] = wild | HOLDS_KIND
             assisted[card] = [*births, ASSISTED_BIRTH[card]]
-    choices = (discards, assisted, holds)
+    duels = tuple(tuple(map(_item, offers, holds)) for offers in DUEL_OFFERS)
+    choices = (discards, assisted, duels)
     if len(_HAND_CHOICES) >= _HAND_CHOICES_LIMIT:
         _HAND_CHOICES.clear()
     _HAND_CHOICES[key] = choices
