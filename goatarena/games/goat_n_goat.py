@@ -444,28 +444,38 @@ class GoatNGoatState(State):
 
     def observation(self, seat: int) -> Observation:
         """Own hand and everything public; other hands and the draw order stay hidden."""
+        # Built through map and C-level helpers: the referee asks for one per decision.
+        held = [named_by_colour(by_colour) for by_colour in self.held]
+        penalties = list(map(len, self.penalty_public))
+        hidden = list(map(len, self.penalty_hidden))
+        for other, size in enumerate(hidden):
+            penalties[other] += size
+        scores = [
+            sum(green) + sum(blue) + sum(red) - penalties[other]
+            for other, (green, blue, red) in enumerate(self.held)
+        ]
         return {
             "seat": seat,
-            "to_act": self._to_act(),
+            "to_act": None if self.is_over else self.seat,
             "turn": self.seat,
             "phase": self._phase.value,
             "played": list(self.played),
             "take_count": self.take_count,
             "hand": codes_of_counts(self.hands[seat]),
-            "row": [CODES[card] for card in self.row],
-            "flocks": [named_by_colour(flocks) for flocks in self.flocks],
-            "penalty_sizes": [self.penalty(other) for other in range(self.players)],
-            "mountains_held": [named_by_colour(held) for held in self.held],
+            "row": list(map(CODES.__getitem__, self.row)),
+            "flocks": [named_by_colour(by_colour) for by_colour in self.flocks],
+            "penalty_sizes": penalties,
+            "mountains_held": held,
             "mountains": named_by_colour(self.mountains),
-            "hand_sizes": [sum(hand) for hand in self.hands],
-            "known_in_hands": [codes_of_counts(known) for known in self.known],
+            "hand_sizes": list(map(sum, self.hands)),
+            "known_in_hands": list(map(codes_of_counts, self.known)),
             "draw_size": len(self.draw),
             "draw_cards": sorted_codes(self.draw) if self.reshuffled else None,
             "discard": sorted_codes(self.discard),
             "run_outs": self.run_outs,
             "final_run_out": FINAL_RUN_OUT[self.players],
             "ending": self.ending,
-            "scores": [self.score(other) for other in range(self.players)],
+            "scores": scores,
         }
 
     def public_action(self, seat: int, action: Action) -> Action:
@@ -706,17 +716,22 @@ def plays_of_one_number(number: int, held: tuple[int, ...]) -> tuple[tuple[str, 
 
 def codes_of_counts(counts: list[int]) -> list[str]:
     """Card names of a count-per-card-index list, in card order."""
-    return [CODES[card] for card, count in enumerate(counts) for _ in range(count)]
+    names: list[str] = []
+    for code, count in zip(CODES, counts, strict=True):
+        if count:
+            names += [code] * count
+    return names
 
 
 def sorted_codes(cards: list[int]) -> list[str]:
     """Card names of a pile, in card order (the pile's own order stays hidden)."""
-    return [CODES[card] for card in sorted(cards)]
+    return list(map(CODES.__getitem__, sorted(cards)))
 
 
 def named_by_colour(values: list[list[int]]) -> dict[str, list[int]]:
     """A per-colour list as a dict keyed by colour name."""
-    return {name: list(items) for name, items in zip(COLOURS, values, strict=True)}
+    green, blue, red = values
+    return {"green": list(green), "blue": list(blue), "red": list(red)}
 
 
 INFO = GameInfo(
