@@ -40,11 +40,12 @@ from collections import Counter
 from enum import StrEnum
 from functools import cache
 from itertools import filterfalse
-from typing import Any
+from typing import Any, NamedTuple
 
 from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 from goatarena.games.chance import shuffle
+from goatarena.games.faced_lines import FacedLine, faced_lines
 
 # -- constants and card data -------------------------------------------------------------
 
@@ -105,6 +106,11 @@ PLAY_ACTIONS: dict[str, dict[str, str]] = {card: {"play": card} for card in CARD
 NO_MARK = None
 """The mark of a cell without a small goat."""
 
+SEAT_KINDS: tuple[dict[str, tuple[str, int]], ...] = tuple(
+    {kind: (kind, seat) for kind in TYPES} for seat in range(max(SETUP))
+)
+"""Per seat, goat type -> the tally key of that seat's display sum of the type (made once)."""
+
 
 class Phase(StrEnum):
     """Which decision the state waits for."""
@@ -129,16 +135,26 @@ class HerrDerZiegenState(State):
     The pasture is a flat list of N * N cells, index ``row * N + column``: ``cards`` holds
     a card name or None (empty cell or stall), ``marks`` the seat whose small goat stands
     on the card, or NO_MARK. The draw pile's top is its last element.
+
+    ``_tally`` counts what the displays show, so that a take need not scan them: goat
+    type -> how many of its cards, and (type, seat) -> the sum of the seat's cards of
+    the type. It belongs to the ``displays`` list it was counted from (``_tally_of``):
+    code that sets ``displays`` to a new list (samplers, tests) gets a fresh count on
+    the next use; the displays' lists are changed in place only here.
     """
+
+    _tally: dict[Any, int]
+    _tally_of: list[list[str]] | None = None
+    """The displays list ``_tally`` counts; None until counted (states built bare)."""
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
-        setup = SETUP[players]
-        self.size: int = setup["size"]
-        cell_count = self.size * self.size
-        self.stalls = [stall_cell(row, column, self.size) for row, column in STALLS[players]]
-        self.stall_seat = {cell: seat for seat, cell in enumerate(self.stalls)}
-        self.goats = [start_position(cell, self.size) for cell in self.stalls]
+        layout = LAYOUTS[players]
+        size = layout.size
+        self.size: int = size
+        self.stalls = list(layout.stalls)
+        self.stall_seat = dict(layout.stall_seat)
+        self.goats = list(layout.goats)
         self.markers = [MARKERS] * players
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.known: list[list[str]] = [[] for _ in range(players)]
@@ -156,30 +172,36 @@ class HerrDerZiegenState(State):
         self.pending: tuple[int, int] | None = None
         self.turn = 1
         self.end_reason = ""
+        self._tally = {}
+        self._tally_of = self.displays
 
         deck = list(deck_in_play(players))
         shuffle(self.rng, deck)
-        self.cards: list[str | None] = [None] * cell_count
-        self.marks: list[int | None] = [NO_MARK] * cell_count
-        open_cells = [cell for cell in range(cell_count) if cell not in self.stall_seat]
-        for cell, card in zip(open_cells, deck):
-            self.cards[cell] = card
-        self.draw = deck[len(open_cells) :]
+        # The shuffled cards fill the non-stall cells in index order: the first ones in
+        # order, with a gap opened at each stall (ascending, so earlier gaps count).
+        open_count = size * size - players
+        cards: list[str | None] = list(deck[:open_count])
+        for stall in layout.stalls_ascending:
+            cards.insert(stall, None)
+        self.cards = cards
+        self.marks: list[int | None] = [NO_MARK] * (size * size)
+        self.draw = deck[open_count:]
         self._deal()
 
     def _deal(self) -> None:
         """Two cards each; a dealt dog is set aside, replaced, then shuffled back in."""
         dogs: list[str] = []
+        draw, hands = self.draw, self.hands
         for _ in range(HAND_SIZE):
-            for seat in range(self.players):
-                card = self.draw.pop()
+            for hand in hands:
+                card = draw.pop()
                 while card == DOG:
                     dogs.append(card)
-                    card = self.draw.pop()
-                self.hands[seat].append(card)
+                    card = draw.pop()
+                hand.append(card)
         if dogs:
-            self.draw.extend(dogs)
-            shuffle(self.rng, self.draw)
+            draw.extend(dogs)
+            shuffle(self.rng, draw)
 
     # -- the decision hooks ------------------------------------------------------------
 
@@ -213,7 +235,11 @@ class HerrDerZiegenState(State):
         return legal
 
     def apply_index(self, index: int) -> Action:
-        """Apply the ``index``-th legal action and return it."""
+        """Apply the ``index``-th legal action and return it.
+
+        Plays and takes, all but a few decisions, are carried out here in one piece (a
+        playout pays for every Python call); drives and answers go through :meth:`_apply`.
+        """
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
@@ -221,17 +247,103 @@ class HerrDerZiegenState(State):
             raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
         action = legal[index]
         self._legal = None
-        # _apply's two common cases inline: a call less on nearly every decision.
         phase = self.phase
         if phase is _PLAY:
-            self._play(action["play"])
+            # Play a hand card, move the big goat, then find the faced line's choices.
+            card = action["play"]
+            seat = self.seat
+            self.hands[seat].remove(card)
+            known = self.known[seat]
+            if card in known:
+                known.remove(card)
+            self.played = card
+            goats = self.goats
+            goats[seat] = position = (goats[seat] + CARD_VALUE[card]) % (4 * self.size)
+            kind = CARD_KIND[card]
+            if not kind:
+                self.displays[seat].append(card)
+            elif kind not in self.closed:
+                # The count first: a fresh count must not see the card twice.
+                tally = self._tally if self._tally_of is self.displays else self._retally()
+                self.displays[seat].append(card)
+                tally[kind] = tally.get(kind, 0) + 1
+                key = SEAT_KINDS[seat][kind]
+                tally[key] = tally.get(key, 0) + CARD_VALUE[card]
+            line = FACED_LINES[self.players][position]
+            cards = self.cards
+            if all(line.open_cells(cards)):  # FacedLine.takes, inlined
+                key = line.open_cells(self.marks)
+                legal = line.memo.get(key)
+                if legal is None:
+                    legal = line.remember(key)
+            else:
+                legal = line.scan(cards, self.marks)
+            if legal:
+                self.phase = _TAKE
+                self._legal = legal
+            else:
+                self._finish("the faced line holds no available card")
         elif phase is _TAKE:
+            # Take the card, refill its cell from the draw pile, score, end the turn.
             row, column = action["take"]
-            self._take(row * self.size + column)
+            cell = row * self.size + column
+            cards = self.cards
+            card = cards[cell]
+            if card is None:
+                raise IllegalAction("an empty cell cannot be taken")
+            seat = self.seat
+            self.hands[seat].append(card)
+            self.known[seat].append(card)
+            draw = self.draw
+            if draw:
+                cards[cell] = entered = draw.pop()
+                kind = CARD_KIND[entered]
+                if kind and (kind in self.owners or entered in self.fifth):
+                    self._on_enter(cell)
+            else:
+                cards[cell] = None
+                line = FACED_LINES[self.players][self.goats[seat]]
+                if not line.any_available(cards, self.marks):
+                    self._finish("the last available card of a line was taken")
+                    self.history.append(action)
+                    return action
+            played = self.played
+            kind = CARD_KIND[played] if played is not None else ""
+            if kind:
+                # The tally tells whether _score's scan can find anything to score.
+                if kind not in self.closed:
+                    tally = self._tally if self._tally_of is self.displays else self._retally()
+                    if (
+                        tally.get(kind) == CARDS_FOR_FIFTH
+                        or tally.get(SEAT_KINDS[seat][kind], 0) >= MAJORITY
+                    ):
+                        self._score(kind)
+            elif played == DOG:
+                drives = self._drive_actions()
+                if len(drives) > 1:  # more than "pass"
+                    self.phase = _DRIVE
+                    self._legal = drives
+                    self.history.append(action)
+                    return action
+            # _end_turn, inlined
+            self.seat = (seat + 1) % self.players
+            self.phase = _PLAY
+            self.played = None
+            if self.refused:
+                self.refused = []
+            self.pending = None
+            self.turn += 1
         else:
             self._apply(action)
         self.history.append(action)
         return action
+
+    def _commit(self, action: Action) -> None:
+        """Apply a checked action through :meth:`apply_index`, which holds the rules."""
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        self.apply_index(legal.index(action))
 
     def _to_act(self) -> int | None:
         if self.phase is Phase.OVER:
@@ -246,29 +358,33 @@ class HerrDerZiegenState(State):
         if self.phase is _PLAY:
             return [PLAY_ACTIONS[card] for card in sorted(set(self.hands[self.seat]))]
         if self.phase is _TAKE:
-            takes = TAKE_ACTIONS[self.size]
-            return [takes[cell] for cell in self.available_in_line()]
+            return FACED_LINES[self.players][self.goats[self.seat]].takes(self.cards, self.marks)
         if self.phase is _DRIVE:
             return self._drive_actions()
         return ["agree", "refuse"]
 
     def _drive_actions(self) -> list[Action]:
         """The drives open to the active seat as actions, then "pass"."""
-        size = self.size
-        actions: list[Action] = [
-            drive_action(source, target, size) for source, target in self.drives()
-        ]
+        seat, marks = self.seat, self.marks
+        actions: list[Action] = []
+        if self.refused:
+            size = self.size
+            actions.extend(drive_action(source, target, size) for source, target in self.drives())
+        else:
+            # drives() without refusals, from a table that leaves the stalls out.
+            table = DRIVE_TABLES[self.players][seat]
+            source = -1
+            for _ in range(marks.count(seat)):
+                source = marks.index(seat, source + 1)
+                for target, action in table[source]:
+                    if marks[target] != seat:
+                        actions.append(action)
         actions.append("pass")
         return actions
 
     def _apply(self, action: Action) -> None:
-        phase = self.phase
-        if phase is _PLAY:
-            self._play(action["play"])
-        elif phase is _TAKE:
-            row, column = action["take"]
-            self._take(row * self.size + column)
-        elif phase is _DRIVE:
+        """A drive, a pass or an answer (:meth:`apply_index` carries out plays and takes)."""
+        if self.phase is _DRIVE:
             if action == "pass":
                 self._end_turn()
             else:
@@ -278,62 +394,6 @@ class HerrDerZiegenState(State):
             self._answer(action == "agree")
 
     # -- phases 1-3: play, move, take --------------------------------------------------
-
-    def _play(self, card: str) -> None:
-        seat = self.seat
-        self.hands[seat].remove(card)
-        known = self.known[seat]
-        if card in known:
-            known.remove(card)
-        self.played = card
-        size = self.size
-        self.goats[seat] = position = (self.goats[seat] + CARD_VALUE[card]) % (4 * size)
-        kind = CARD_KIND[card]
-        if not kind or kind not in self.closed:
-            self.displays[seat].append(card)
-        # The faced line's available cards (as available_in_line), and at once the take
-        # choices legal_actions would find.
-        cards, marks, takes = self.cards, self.marks, TAKE_ACTIONS[size]
-        legal = []
-        for cell in TRACK_LINES[size][position]:
-            if cards[cell] is not None and marks[cell] is NO_MARK:
-                legal.append(takes[cell])
-        if legal:
-            self.phase = _TAKE
-            self._legal = legal
-        else:
-            self._finish("the faced line holds no available card")
-
-    def _take(self, cell: int) -> None:
-        card = self.cards[cell]
-        if card is None:
-            raise IllegalAction("an empty cell cannot be taken")
-        seat = self.seat
-        self.hands[seat].append(card)
-        self.known[seat].append(card)
-        draw = self.draw
-        if draw:
-            self.cards[cell] = entered = draw.pop()
-            kind = CARD_KIND[entered]
-            if kind and (kind in self.owners or entered in self.fifth):
-                self._on_enter(cell)
-        else:
-            self.cards[cell] = None
-            if not self.available_in_line():
-                self._finish("the last available card of a line was taken")
-                return
-        played = self.played
-        kind = CARD_KIND[played] if played is not None else ""
-        if kind:
-            if kind not in self.closed:
-                self._score(kind)
-        elif played == DOG:
-            drives = self._drive_actions()
-            if len(drives) > 1:  # more than "pass"
-                self.phase = _DRIVE
-                self._legal = drives
-                return
-        self._end_turn()
 
     def _on_enter(self, cell: int) -> None:
         """A card just laid into the pasture is marked at once if its owner has a marker."""
@@ -384,6 +444,25 @@ class HerrDerZiegenState(State):
         self.closed.add(kind)
         for display in self.displays:
             display[:] = filterfalse(of_kind, display)
+        if self._tally_of is self.displays:
+            tally = self._tally
+            tally.pop(kind, None)
+            for seat_kinds in SEAT_KINDS:
+                tally.pop(seat_kinds[kind], None)
+
+    def _retally(self) -> dict[Any, int]:
+        """Count the displays' goat cards afresh into ``_tally`` and return it."""
+        tally: dict[Any, int] = {}
+        for display, seat_kinds in zip(self.displays, SEAT_KINDS):
+            for card in display:
+                kind = CARD_KIND[card]
+                if kind:
+                    tally[kind] = tally.get(kind, 0) + 1
+                    key = seat_kinds[kind]
+                    tally[key] = tally.get(key, 0) + CARD_VALUE[card]
+        self._tally = tally
+        self._tally_of = self.displays
+        return tally
 
     def _available_of_type(self, kind: str) -> list[int]:
         """Available pasture cells holding the type, highest value first."""
@@ -606,6 +685,9 @@ class HerrDerZiegenState(State):
         other.hands = [list(hand) for hand in self.hands]
         other.known = [list(known) for known in self.known]
         other.displays = [list(display) for display in self.displays]
+        if self._tally_of is self.displays:
+            other._tally = dict(self._tally)
+            other._tally_of = other.displays
         other.owners = dict(self.owners)
         other.fifth = dict(self.fifth)
         other.closed = set(self.closed)
@@ -739,6 +821,35 @@ def line_cells(row: int, column: int, size: int) -> list[int]:
     return sorted(cells)
 
 
+class Layout(NamedTuple):
+    """What a player count fixes before the shuffle: pasture size, stalls, goat starts."""
+
+    size: int
+    stalls: tuple[int, ...]
+    """The stall cell of each seat."""
+    stall_seat: dict[int, int]
+    """Stall cell -> its seat (copied into each state, never changed here)."""
+    goats: tuple[int, ...]
+    """Each seat's big goat start position."""
+    stalls_ascending: tuple[int, ...]
+
+
+def layout(players: int) -> Layout:
+    """The :class:`Layout` of a game of ``players``."""
+    size = SETUP[players]["size"]
+    stalls = tuple(stall_cell(row, column, size) for row, column in STALLS[players])
+    return Layout(
+        size=size,
+        stalls=stalls,
+        stall_seat={cell: seat for seat, cell in enumerate(stalls)},
+        goats=tuple(start_position(cell, size) for cell in stalls),
+        stalls_ascending=tuple(sorted(stalls)),
+    )
+
+
+LAYOUTS = {players: layout(players) for players in SETUP}
+"""Per player count, its :class:`Layout` (looked up by every new state)."""
+
 PASTURE_SIZES = sorted({setup["size"] for setup in SETUP.values()})
 TRACK_LINES = {size: track_lines(size) for size in PASTURE_SIZES}
 """Per pasture size, :func:`track_lines` (looked up on every play)."""
@@ -750,6 +861,31 @@ ROW_SLICES = {
     for size in PASTURE_SIZES
 }
 """Per pasture size, the slice of each row in the flat cell lists."""
+FACED_LINES: dict[int, tuple[FacedLine, ...]] = {
+    players: faced_lines(
+        TRACK_LINES[setup["size"]],
+        frozenset(stall_cell(row, column, setup["size"]) for row, column in STALLS[players]),
+        TAKE_ACTIONS[setup["size"]],
+    )
+    for players, setup in SETUP.items()
+}
+"""Per player count, the faced line of every track position (stalls depend on the count)."""
+DRIVE_TABLES: dict[int, tuple[tuple[tuple[tuple[int, Action], ...], ...], ...]] = {
+    players: tuple(
+        tuple(
+            tuple(
+                (target, drive_action(source, target, layout.size))
+                for target in closer
+                if target not in layout.stall_seat
+            )
+            for source, closer in enumerate(closer_in_line(stall, layout.size))
+        )
+        for stall in layout.stalls
+    )
+    for players, layout in LAYOUTS.items()
+}
+"""Per player count and seat, per source cell: (target, drive action) along the row and
+column towards the seat's stall, stalls left out (drives without refusals)."""
 TRACK_SIDES = {
     size: tuple(track_side(position, size) for position in range(4 * size))
     for size in PASTURE_SIZES
