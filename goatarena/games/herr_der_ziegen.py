@@ -36,11 +36,13 @@ Decisions made here where the rules file leaves a gap:
 from __future__ import annotations
 
 import random
+import sys
 from collections import Counter
+from collections.abc import Iterator
 from enum import StrEnum
 from functools import cache
 from itertools import filterfalse
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
@@ -82,22 +84,32 @@ MAJORITY = 8
 CARDS_FOR_FIFTH = 4
 """The fourth card of a type in the displays gives away the fifth."""
 
+
+def card_name(kind: str, value: int) -> str:
+    """The name of a goat card, "A3"; one string object per card (interned), so that the
+    engine's list scans and dict lookups match cards by identity before comparing text."""
+    return sys.intern(f"{kind}{value}")
+
+
 CARD_VALUE: dict[str, int] = {
-    **{f"{kind}{value}": value for kind in TYPES for value in GOAT_VALUES},
+    **{card_name(kind, value): value for kind in TYPES for value in GOAT_VALUES},
     DOG: 0,
     **MILK,
 }
 """How far a card moves the big goat (and what a goat card scores)."""
-CARD_TYPE: dict[str, str] = {f"{kind}{value}": kind for kind in TYPES for value in GOAT_VALUES}
+CARD_TYPE: dict[str, str] = {
+    card_name(kind, value): kind for kind in TYPES for value in GOAT_VALUES
+}
 """The goat type of each goat card; dogs and milk have none."""
 CARD_KIND: dict[str, str] = {**dict.fromkeys(CARD_VALUE, ""), **CARD_TYPE}
 """The goat type of every card, "" for dogs and milk (a lookup that needs no default)."""
 KIND_CARDS: dict[str, frozenset[str]] = {
-    kind: frozenset(f"{kind}{value}" for value in GOAT_VALUES) for kind in TYPES
+    kind: frozenset(card_name(kind, value) for value in GOAT_VALUES) for kind in TYPES
 }
 """The five cards of each goat type."""
 KIND_CARDS_HIGH_FIRST: dict[str, tuple[str, ...]] = {
-    kind: tuple(f"{kind}{value}" for value in sorted(GOAT_VALUES, reverse=True)) for kind in TYPES
+    kind: tuple(card_name(kind, value) for value in sorted(GOAT_VALUES, reverse=True))
+    for kind in TYPES
 }
 """The five cards of each goat type, highest value first."""
 PLAY_ACTIONS: dict[str, dict[str, str]] = {card: {"play": card} for card in CARD_VALUE}
@@ -317,7 +329,7 @@ class HerrDerZiegenState(State):
                         tally.get(kind) == CARDS_FOR_FIFTH
                         or tally.get(SEAT_KINDS[seat][kind], 0) >= MAJORITY
                     ):
-                        self._score(kind)
+                        self._score(kind, tally)
             elif played == DOG:
                 drives = self._drive_actions()
                 if len(drives) > 1:  # more than "pass"
@@ -413,42 +425,42 @@ class HerrDerZiegenState(State):
 
     # -- phase 4: scoring ----------------------------------------------------------------
 
-    def _score(self, kind: str) -> None:
-        """Majority, else fourth card; either closes the type and clears it from displays."""
-        sums = []
-        count = 0
-        values = CARD_VALUE
-        # filter runs the membership test in C: displays are scanned on every take.
-        of_kind = KIND_CARDS[kind].__contains__
-        for display in self.displays:
-            total = 0
-            for card in filter(of_kind, display):
-                total += values[card]
-                count += 1
-            sums.append(total)
-        if sums[self.seat] >= MAJORITY:
-            self.owners[kind] = self.seat
+    def _score(self, kind: str, tally: dict[Any, int]) -> None:
+        """Majority, else fourth card; either closes the type and clears it from displays.
+
+        ``tally`` is the count of the displays (see the class docstring), up to date.
+        """
+        seat = self.seat
+        keys = [seat_kinds[kind] for seat_kinds in SEAT_KINDS[: self.players]]
+        if tally.get(keys[seat], 0) >= MAJORITY:
+            self.owners[kind] = seat
+            markers, marks = self.markers, self.marks
             for cell in self._available_of_type(kind):
-                self._mark(cell, self.seat)
-        elif count == CARDS_FOR_FIFTH:
+                if markers[seat] > 0:
+                    marks[cell] = seat
+                    markers[seat] -= 1
+        elif tally.get(kind) == CARDS_FOR_FIFTH:
+            sums = [tally.get(key, 0) for key in keys]
             best = max(sums)
-            leaders = [seat for seat, total in enumerate(sums) if total == best]
-            if len(leaders) == 1:
-                fifth = f"{kind}{TYPE_TOTAL - sum(sums)}"
-                self.fifth[fifth] = leaders[0]
-                for cell in self._available_of_type(kind):
-                    if self.cards[cell] == fifth:
-                        self._mark(cell, leaders[0])
+            if sums.count(best) == 1:
+                leader = sums.index(best)
+                fifth = card_name(kind, TYPE_TOTAL - sum(sums))
+                self.fifth[fifth] = leader
+                cards = self.cards
+                if fifth in cards:
+                    cell = cards.index(fifth)
+                    if self.marks[cell] is NO_MARK:
+                        self._mark(cell, leader)
         else:
             return
         self.closed.add(kind)
-        for display in self.displays:
-            display[:] = filterfalse(of_kind, display)
-        if self._tally_of is self.displays:
-            tally = self._tally
-            tally.pop(kind, None)
-            for seat_kinds in SEAT_KINDS:
-                tally.pop(seat_kinds[kind], None)
+        of_kind = KIND_CARDS[kind].__contains__
+        displays = self.displays
+        for other, key in enumerate(keys):
+            if tally.pop(key, 0):  # the seat shows cards of the type (values are 1-5)
+                display = displays[other]
+                display[:] = filterfalse(of_kind, display)
+        tally.pop(kind, None)
 
     def _retally(self) -> dict[Any, int]:
         """Count the displays' goat cards afresh into ``_tally`` and return it."""
@@ -467,13 +479,16 @@ class HerrDerZiegenState(State):
     def _available_of_type(self, kind: str) -> list[int]:
         """Available pasture cells holding the type, highest value first."""
         cards, marks = self.cards, self.marks
+        # One scan of the pasture in C finds the type's cards (each card exists once).
+        found = sorted(
+            cast("Iterator[str]", filter(KIND_CARDS[kind].__contains__, cards)),
+            key=CARD_VALUE.__getitem__,
+        )
         cells = []
-        # Every goat card exists once: look each of the type's five up (in C).
-        for card in KIND_CARDS_HIGH_FIRST[kind]:
-            if card in cards:
-                cell = cards.index(card)
-                if marks[cell] is NO_MARK:
-                    cells.append(cell)
+        for card in reversed(found):
+            cell = cards.index(card)
+            if marks[cell] is NO_MARK:
+                cells.append(cell)
         return cells
 
     # -- phase 5: the dog ----------------------------------------------------------------
@@ -708,7 +723,7 @@ class HerrDerZiegenState(State):
 def cards_in_play(players: int) -> list[str]:
     """The cards used with ``players`` players, in a fixed order before shuffling."""
     setup = SETUP[players]
-    goats = [f"{kind}{value}" for kind in TYPES[: setup["types"]] for value in GOAT_VALUES]
+    goats = [card_name(kind, value) for kind in TYPES[: setup["types"]] for value in GOAT_VALUES]
     half = setup["milk"] // 2
     milk = ["milk1"] * half + ["milk2"] * (setup["milk"] - half)
     return goats + [DOG] * setup["dogs"] + milk
