@@ -255,9 +255,12 @@ class HerrDerZiegenState(State):
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
-        if not 0 <= index < len(legal):
-            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
-        action = legal[index]
+        try:  # costs nothing unless raised, unlike a bounds check on every decision
+            if index < 0:
+                raise IndexError
+            action = legal[index]
+        except IndexError:
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}") from None
         self._legal = None
         phase = self.phase
         if phase is _PLAY:
