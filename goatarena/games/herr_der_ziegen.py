@@ -47,7 +47,6 @@ from typing import Any, NamedTuple, cast
 from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 from goatarena.games.chance import shuffle
-from goatarena.games.faced_lines import FacedLine, faced_lines
 
 # -- constants and card data -------------------------------------------------------------
 
@@ -118,10 +117,11 @@ PLAY_ACTIONS: dict[str, dict[str, str]] = {card: {"play": card} for card in CARD
 NO_MARK = None
 """The mark of a cell without a small goat."""
 
-SEAT_KINDS: tuple[dict[str, tuple[str, int]], ...] = tuple(
-    {kind: (kind, seat) for kind in TYPES} for seat in range(max(SETUP))
+SEAT_KINDS: tuple[dict[str, str], ...] = tuple(
+    {kind: sys.intern(f"{kind}@{seat}") for kind in TYPES} for seat in range(max(SETUP))
 )
-"""Per seat, goat type -> the tally key of that seat's display sum of the type (made once)."""
+"""Per seat, goat type -> the tally key of that seat's display sum of the type: a string
+made once, whose hash is kept (a tuple's is computed on every lookup)."""
 
 
 class Phase(StrEnum):
@@ -155,7 +155,7 @@ class HerrDerZiegenState(State):
     the next use; the displays' lists are changed in place only here.
     """
 
-    _tally: dict[Any, int]
+    _tally: dict[str, int]
     _tally_of: list[list[str]] | None = None
     """The displays list ``_tally`` counts; None until counted (states built bare)."""
 
@@ -284,15 +284,13 @@ class HerrDerZiegenState(State):
                 tally[kind] = tally.get(kind, 0) + 1
                 key = SEAT_KINDS[seat][kind]
                 tally[key] = tally.get(key, 0) + CARD_VALUE[card]
-            line = FACED_LINES[self.players][position]
-            cards = self.cards
-            if all(line.open_cells(cards)):  # FacedLine.takes, inlined
-                key = line.open_cells(self.marks)
-                legal = line.memo.get(key)
-                if legal is None:
-                    legal = line.remember(key)
-            else:
-                legal = line.scan(cards, self.marks)
+            # The take choices: available_in_line's cells as actions, in a plain loop (which
+            # measured faster than choices memoised by the line's markers).
+            cards, marks, takes = self.cards, self.marks, TAKE_ACTIONS[self.size]
+            legal = []
+            for cell in TRACK_LINES[self.size][position]:
+                if cards[cell] is not None and marks[cell] is NO_MARK:
+                    legal.append(takes[cell])
             if legal:
                 self.phase = _TAKE
                 self._legal = legal
@@ -317,8 +315,7 @@ class HerrDerZiegenState(State):
                     self._on_enter(cell)
             else:
                 cards[cell] = None
-                line = FACED_LINES[self.players][self.goats[seat]]
-                if not line.any_available(cards, self.marks):
+                if not self.available_in_line():
                     self._finish("the last available card of a line was taken")
                     self.history.append(action)
                     return action
@@ -373,7 +370,8 @@ class HerrDerZiegenState(State):
         if self.phase is _PLAY:
             return [PLAY_ACTIONS[card] for card in sorted(set(self.hands[self.seat]))]
         if self.phase is _TAKE:
-            return FACED_LINES[self.players][self.goats[self.seat]].takes(self.cards, self.marks)
+            takes = TAKE_ACTIONS[self.size]
+            return [takes[cell] for cell in self.available_in_line()]
         if self.phase is _DRIVE:
             return self._drive_actions()
         return ["agree", "refuse"]
@@ -428,7 +426,7 @@ class HerrDerZiegenState(State):
 
     # -- phase 4: scoring ----------------------------------------------------------------
 
-    def _score(self, kind: str, tally: dict[Any, int]) -> None:
+    def _score(self, kind: str, tally: dict[str, int]) -> None:
         """Majority, else fourth card; either closes the type and clears it from displays.
 
         ``tally`` is the count of the displays (see the class docstring), up to date.
@@ -465,9 +463,9 @@ class HerrDerZiegenState(State):
                 display[:] = filterfalse(of_kind, display)
         tally.pop(kind, None)
 
-    def _retally(self) -> dict[Any, int]:
+    def _retally(self) -> dict[str, int]:
         """Count the displays' goat cards afresh into ``_tally`` and return it."""
-        tally: dict[Any, int] = {}
+        tally: dict[str, int] = {}
         for display, seat_kinds in zip(self.displays, SEAT_KINDS):
             for card in display:
                 kind = CARD_KIND[card]
@@ -879,15 +877,6 @@ ROW_SLICES = {
     for size in PASTURE_SIZES
 }
 """Per pasture size, the slice of each row in the flat cell lists."""
-FACED_LINES: dict[int, tuple[FacedLine, ...]] = {
-    players: faced_lines(
-        TRACK_LINES[setup["size"]],
-        frozenset(stall_cell(row, column, setup["size"]) for row, column in STALLS[players]),
-        TAKE_ACTIONS[setup["size"]],
-    )
-    for players, setup in SETUP.items()
-}
-"""Per player count, the faced line of every track position (stalls depend on the count)."""
 DRIVE_TABLES: dict[int, tuple[tuple[tuple[tuple[int, Action], ...], ...], ...]] = {
     players: tuple(
         tuple(
