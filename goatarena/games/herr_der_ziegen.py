@@ -153,6 +153,9 @@ class HerrDerZiegenState(State):
     the type. It belongs to the ``displays`` list it was counted from (``_tally_of``):
     code that sets ``displays`` to a new list (samplers, tests) gets a fresh count on
     the next use; the displays' lists are changed in place only here.
+
+    ``is_over`` is kept with ``phase`` by the rules: code that sets ``phase`` from outside
+    (samplers) sets ``is_over`` to match.
     """
 
     _tally: dict[str, int]
@@ -184,6 +187,7 @@ class HerrDerZiegenState(State):
         self.pending: tuple[int, int] | None = None
         self.turn = 1
         self.end_reason = ""
+        self.is_over = False
         self._tally = {}
         self._tally_of = self.displays
 
@@ -217,10 +221,15 @@ class HerrDerZiegenState(State):
 
     # -- the decision hooks ------------------------------------------------------------
 
-    @property
-    def is_over(self) -> bool:
-        """True once no seat has anything left to decide."""
-        return self.phase is _OVER
+    is_over: bool = False
+    """True once no seat has anything left to decide: a field, not a property, since a
+    playout reads it before every decision; the rules set it with ``phase`` (_finish)."""
+
+    def result(self) -> Result:
+        """Scores and ranks; only defined once the game is over (by ``phase``)."""
+        if self.phase is not _OVER:
+            raise IllegalAction("the game is not over yet")
+        return self._result()
 
     def legal_actions(self) -> list[Action]:
         """The choices of the seat to act, computed once per state."""
@@ -553,6 +562,7 @@ class HerrDerZiegenState(State):
 
     def _finish(self, reason: str) -> None:
         self.phase = Phase.OVER
+        self.is_over = True
         self.end_reason = reason
 
     def available_in_line(self, seat: int | None = None) -> list[int]:
