@@ -221,9 +221,12 @@ class HerrDerZiegenState(State):
 
     # -- the decision hooks ------------------------------------------------------------
 
-    is_over: bool = False
-    """True once no seat has anything left to decide: a field, not a property, since a
-    playout reads it before every decision; the rules set it with ``phase`` (_finish)."""
+    __slots__ = ("is_over",)
+    is_over: bool
+    """True once no seat has anything left to decide. A slot, not a property, since a
+    playout reads it before every decision; the rules set it with ``phase`` (_finish).
+    Being a slot, it is not in ``__dict__``: a state assembled by copying ``__dict__``
+    sets it itself (clone does, and so does the strategy's sampler)."""
 
     def result(self) -> Result:
         """Scores and ranks; only defined once the game is over (by ``phase``)."""
@@ -706,6 +709,7 @@ class HerrDerZiegenState(State):
     def clone(self) -> HerrDerZiegenState:
         """A copy sharing no mutable state with this one (much faster than deepcopy)."""
         other = self._copy_bookkeeping()
+        other.is_over = self.is_over
         other.goats = list(self.goats)
         other.markers = list(self.markers)
         other.hands = [list(hand) for hand in self.hands]
