@@ -41,7 +41,8 @@ from collections import Counter
 from collections.abc import Iterator
 from enum import StrEnum
 from functools import cache
-from itertools import filterfalse
+from itertools import compress, filterfalse, repeat
+from operator import is_not
 from typing import Any, NamedTuple, cast
 
 from goatarena.errors import IllegalAction
@@ -136,6 +137,8 @@ class Phase(StrEnum):
 
 _PLAY, _TAKE, _DRIVE, _CONSENT, _OVER = Phase
 """The phases as module names: the hot paths compare them by identity."""
+PHASE_NAMES = {phase: phase.value for phase in Phase}
+"""Phase -> its name as a plain str (``.value`` of an enum member runs Python code)."""
 
 
 # -- the state ---------------------------------------------------------------------------
@@ -604,35 +607,50 @@ class HerrDerZiegenState(State):
     def cans(self, seat: int) -> int:
         """Milk cans in ``seat``'s display."""
         display = self.displays[seat]
-        return sum(cans * display.count(card) for card, cans in MILK.items())
+        total = 0
+        # Plain loops here and in milk_bonus: every observation scores the displays.
+        for card, cans in MILK.items():
+            total += cans * display.count(card)
+        return total
 
     def milk_bonus(self) -> list[int]:
         """Most cans: their count; next-highest count: half of it, rounded down."""
-        cans = [self.cans(seat) for seat in range(self.players)]
-        levels = sorted({count for count in cans if count > 0}, reverse=True)
-        bonus = [0] * self.players
-        for seat, count in enumerate(cans):
-            if levels and count == levels[0]:
-                bonus[seat] = count
-            elif len(levels) > 1 and count == levels[1]:
-                bonus[seat] = count // 2
+        cans = []
+        for display in self.displays:
+            total = 0
+            for card, count in MILK.items():
+                total += count * display.count(card)
+            cans.append(total)
+        bonus = [0] * len(cans)
+        most = max(cans)
+        if most > 0:
+            second = 0  # the next distinct count below the most, if any seat has one
+            for count in cans:
+                if second < count < most:
+                    second = count
+            for seat, count in enumerate(cans):
+                if count == most:
+                    bonus[seat] = count
+                elif count == second and second > 0:
+                    bonus[seat] = count // 2
         return bonus
 
     def scores(self) -> list[int]:
         """Pasture points plus milk bonus per seat, as if the game ended now."""
         scores = self.milk_bonus()
         cards, marks, values = self.cards, self.marks, CARD_VALUE
-        for seat in range(self.players):
-            # The seat's marked cells, found by C-level scans (most cells are unmarked).
-            count = marks.count(seat)
-            if not count:
-                continue
-            tied = self.tied_cells(seat)
-            cell = -1
-            for _ in range(count):
-                cell = marks.index(seat, cell + 1)
-                value = values[cards[cell] or ""]
-                scores[seat] += 2 * value if cell in tied else value
+        # The marked cells, found in C (most cells are unmarked; comparing a mark with a
+        # seat number costs more than an identity test with None).
+        marked = list(compress(range(len(marks)), map(is_not, marks, repeat(NO_MARK))))
+        if not marked:
+            return scores
+        seats = cast("list[int]", list(map(marks.__getitem__, marked)))
+        tied: set[int] = set()
+        for seat in set(seats):
+            tied.update(self.tied_cells(seat))
+        for cell, seat in zip(marked, seats):
+            value = values[cards[cell] or ""]
+            scores[seat] += 2 * value if cell in tied else value
         return scores
 
     def marked_count(self, seat: int) -> int:
@@ -652,34 +670,38 @@ class HerrDerZiegenState(State):
         pending = None
         if self.pending is not None:
             pending = [list(divmod(cell, size)) for cell in self.pending]
+        refused = []
+        if self.refused:
+            refused = [
+                [list(divmod(source, size)), list(divmod(target, size))]
+                for source, target in self.refused
+            ]
+        # The lists are built by map in C rather than by comprehensions (a frame each):
+        # the referee builds an observation for every decision.
         return {
             "seat": seat,
             "to_act": self._to_act(),
             "active": self.seat,
-            "phase": self.phase.value,
+            "phase": PHASE_NAMES[self.phase],
             "turn": self.turn,
             "played": self.played,
             "hand": sorted(self.hands[seat]),
             "size": size,
-            # Rows sliced in C: the referee builds an observation for every decision.
             "pasture": list(map(self.cards.__getitem__, ROW_SLICES[size])),
             "marks": list(map(self.marks.__getitem__, ROW_SLICES[size])),
-            "stalls": [list(divmod(cell, size)) for cell in self.stalls],
+            "stalls": list(map(list, map(CELL_PLACES[size].__getitem__, self.stalls))),
             "goats": list(self.goats),
-            "facing": [list(TRACK_SIDES[size][position]) for position in self.goats],
-            "displays": [sorted(display) for display in self.displays],
+            "facing": list(map(list, map(TRACK_SIDES[size].__getitem__, self.goats))),
+            "displays": list(map(sorted, self.displays)),
             "owners": dict(sorted(self.owners.items())),
             "fifth_cards": dict(sorted(self.fifth.items())),
             "closed": sorted(self.closed),
             "markers": list(self.markers),
-            "hand_sizes": [len(hand) for hand in self.hands],
-            "known_hands": [sorted(known) for known in self.known],
+            "hand_sizes": list(map(len, self.hands)),
+            "known_hands": list(map(sorted, self.known)),
             "draw_size": len(self.draw),
             "pending_drive": pending,
-            "refused_drives": [
-                [list(divmod(source, size)), list(divmod(target, size))]
-                for source, target in self.refused
-            ],
+            "refused_drives": refused,
             "scores": self.scores(),
             "end_reason": self.end_reason,
         }
@@ -907,6 +929,10 @@ DRIVE_TABLES: dict[int, tuple[tuple[tuple[tuple[int, Action], ...], ...], ...]] 
 }
 """Per player count and seat, per source cell: (target, drive action) along the row and
 column towards the seat's stall, stalls left out (drives without refusals)."""
+CELL_PLACES = {
+    size: tuple(divmod(cell, size) for cell in range(size * size)) for size in PASTURE_SIZES
+}
+"""Per pasture size, the (row, column) of every cell."""
 TRACK_SIDES = {
     size: tuple(track_side(position, size) for position in range(4 * size))
     for size in PASTURE_SIZES
