@@ -161,6 +161,13 @@ class HerrDerZiegenState(State):
     (samplers) sets ``is_over`` to match.
     """
 
+    __slots__ = ("is_over",)
+    is_over: bool
+    """True once no seat has anything left to decide. A slot, not a property, since a
+    playout reads it before every decision; the rules set it with ``phase`` (_finish).
+    Being a slot, it is not in ``__dict__``: a state assembled by copying ``__dict__``
+    sets it itself (clone does, and so does the strategy's sampler)."""
+
     _tally: dict[str, int]
     _tally_of: list[list[str]] | None = None
     """The displays list ``_tally`` counts; None until counted (states built bare)."""
@@ -223,13 +230,6 @@ class HerrDerZiegenState(State):
             shuffle(self.rng, draw)
 
     # -- the decision hooks ------------------------------------------------------------
-
-    __slots__ = ("is_over",)
-    is_over: bool
-    """True once no seat has anything left to decide. A slot, not a property, since a
-    playout reads it before every decision; the rules set it with ``phase`` (_finish).
-    Being a slot, it is not in ``__dict__``: a state assembled by copying ``__dict__``
-    sets it itself (clone does, and so does the strategy's sampler)."""
 
     def result(self) -> Result:
         """Scores and ranks; only defined once the game is over (by ``phase``)."""
@@ -421,7 +421,7 @@ class HerrDerZiegenState(State):
         else:
             self._answer(action == "agree")
 
-    # -- phases 1-3: play, move, take --------------------------------------------------
+    # -- phases 1-4: play, move, take, score (apply_index) and their helpers -------------
 
     def _on_enter(self, cell: int) -> None:
         """A card just laid into the pasture is marked at once if its owner has a marker."""
@@ -438,8 +438,6 @@ class HerrDerZiegenState(State):
         if self.markers[seat] > 0:
             self.marks[cell] = seat
             self.markers[seat] -= 1
-
-    # -- phase 4: scoring ----------------------------------------------------------------
 
     def _score(self, kind: str, tally: dict[str, int]) -> None:
         """Majority, else fourth card; either closes the type and clears it from displays.
