@@ -22,8 +22,12 @@ draws at least one card; the draw pile is finite and is rebuilt at most once, so
 final run-out always comes. Should every seat ever hold no card, the game ends too.
 
 Speed: every action offered is a shared object built once (the tables at the end of the
-module; never change an offered action in place), found again by identity when applied, so
-a decision builds no dicts; the shuffles draw exactly what ``random.Random.shuffle`` draws
+module; never change an offered action in place), found again by identity when applied
+together with the state method that carries it out, so a decision builds no dicts and
+dispatches on nothing. Legal lists come from tables: plays per number and cards held of
+it, takes per sorted row (a bounded memo; the lists are shared, never change one), trades
+per flock size and mountains. ``is_over`` is a plain attribute that writing ``phase``
+keeps in step. The shuffles draw exactly what ``random.Random.shuffle`` draws
 (:mod:`goatarena.games.chance`), so seeds give the same games as before.
 
 Hidden information: the hands, the cards discarded into penalty piles (face down) and the
