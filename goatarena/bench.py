@@ -89,7 +89,7 @@ class RandomBot(Bot):
         self.rng = random.Random(game.seed)
 
     def choose(self, request):
-        return self.rng.randrange(len(request.actions))
+        return self.rng.randrange(request.action_count)
 
 run(RandomBot())
 """

@@ -111,6 +111,12 @@ class Request:
         return View(self.observation)
 
     @property
+    def action_count(self) -> int:
+        """The number of legal actions: ``len(request.actions)``, but without decoding
+        them in a request read from the referee (what a bot that picks at random needs)."""
+        return len(self.actions)
+
+    @property
     def time_left(self) -> float:
         """Seconds left before the deadline (negative once it has passed)."""
         return self.deadline - time.monotonic()
@@ -124,13 +130,17 @@ class Request:
 
 
 class _WireRequest(Request):
-    """A :class:`Request` read from the referee: the observation is decoded on first use.
+    """A :class:`Request` read from the referee: the large parts are decoded on first use.
 
-    Most of a decide line is its observation, and many bots (a random one, say) never
-    read it: they skip its decoding altogether.
+    Most of a decide line is its observation and its actions, and many bots never read
+    the one or need only the number of the other (a random bot): the observation stays
+    raw until it is read, each action stays a raw slice of the line until ``actions`` is
+    read, and ``history`` is copied only when it is read. Build one with :meth:`wire`.
     """
 
     _observation: dict[str, Any] | None
+    _actions: list[Any] | None
+    _history: list[Event] | None
 
     def __init__(
         self,
@@ -140,7 +150,42 @@ class _WireRequest(Request):
     ) -> None:
         # (Keyword ``observation`` too, so that dataclasses.replace works on a copy.)
         self._raw_observation = raw_observation
+        self._raw_actions: list[msgspec.Raw] = []
+        self._history_source: list[Event] = []
+        self._history_length = 0
         super().__init__(observation=observation, **fields)  # type: ignore[arg-type]
+
+    @classmethod
+    def wire(
+        cls,
+        decide: _WireDecide,
+        current: GameStart | None,
+        history: list[Event],
+        deadline: float,
+    ) -> _WireRequest:
+        """The request for ``decide`` in game ``current``, where ``history`` is the game's
+        whole history so far (which only grows: the request keeps its length)."""
+        request = cls.__new__(cls)
+        # Attributes set directly, without the dataclass's __init__: this runs for every
+        # decision of every bot, and the properties' setters only mark "not decoded".
+        fields = request.__dict__
+        fields["_raw_observation"] = decide.observation
+        fields["_observation"] = None
+        fields["_raw_actions"] = decide.actions
+        fields["_actions"] = None
+        fields["_history_source"] = history
+        fields["_history_length"] = len(history)
+        fields["_history"] = None
+        fields["events"] = decide.events
+        fields["decision"] = decide.decision
+        fields["time_ms"] = decide.time_ms
+        fields["deadline"] = deadline
+        if current is None:
+            fields["game"], fields["seat"], fields["players"] = "", 0, []
+        else:
+            fields["game"], fields["seat"] = current.game, current.seat
+            fields["players"] = current.players
+        return request
 
     @property
     def observation(self) -> dict[str, Any]:
@@ -153,8 +198,38 @@ class _WireRequest(Request):
     def observation(self, value: dict[str, Any] | None) -> None:
         self._observation = value  # None: decode the raw observation when read
 
+    @property
+    def actions(self) -> list[Any]:
+        """The legal actions as plain values (decoded once, when first read)."""
+        if self._actions is None:
+            self._actions = _actions_decoder.decode(b"[%b]" % b",".join(self._raw_actions))
+        return self._actions
+
+    @actions.setter
+    def actions(self, value: list[Any]) -> None:
+        self._actions = value
+
+    @property
+    def action_count(self) -> int:
+        """The number of legal actions, without decoding them."""
+        if self._actions is None:
+            return len(self._raw_actions)
+        return len(self._actions)
+
+    @property
+    def history(self) -> list[Event]:
+        """Every public event of the game so far (copied once, when first read)."""
+        if self._history is None:
+            self._history = self._history_source[: self._history_length]
+        return self._history
+
+    @history.setter
+    def history(self, value: list[Event]) -> None:
+        self._history = value
+
 
 _observation_decoder = msgspec.json.Decoder(dict[str, Any])
+_actions_decoder = msgspec.json.Decoder(list[Any])
 
 
 @dataclass
@@ -286,11 +361,12 @@ def log(*parts: object) -> None:
 
 
 class _WireDecide(msgspec.Struct, tag="decide", tag_field="type", frozen=True):
-    """:class:`~goatarena.protocol.Decide` with the observation left undecoded."""
+    """:class:`~goatarena.protocol.Decide` with the observation and each action left
+    undecoded (a list of raw actions is cheap to decode, and its length is their number)."""
 
     decision: int
     observation: msgspec.Raw
-    actions: list[Any]
+    actions: list[msgspec.Raw]
     time_ms: int
     events: list[Event] = []
 
@@ -320,7 +396,13 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
     for line in lines:
         received = time.monotonic()
         message = _parse(line)
-        if isinstance(message, protocol.Hello):
+        # Decisions first: they are nearly every line.
+        if isinstance(message, _WireDecide):
+            history += message.events
+            deadline = received + message.time_ms / 1000
+            index = bot.choose(_WireRequest.wire(message, current, history, deadline))
+            _write(output, protocol.Action(index=index, decision=message.decision))
+        elif isinstance(message, protocol.Hello):
             _write(output, protocol.BotHello(name=bot.name))
         elif isinstance(message, protocol.Start):
             current = GameStart(
@@ -332,24 +414,8 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
                 message.seed,
                 message.match,
             )
-            history = []
+            history = []  # a new list: requests of the last game keep theirs
             bot.start(current)
-        elif isinstance(message, _WireDecide):
-            history.extend(message.events)
-            request = _WireRequest(
-                message.observation,
-                game=current.game if current else "",
-                seat=current.seat if current else 0,
-                decision=message.decision,
-                actions=message.actions,
-                time_ms=message.time_ms,
-                deadline=received + message.time_ms / 1000,
-                history=list(history),
-                events=message.events,
-                players=current.players if current else [],
-            )
-            index = bot.choose(request)
-            _write(output, protocol.Action(index=index, decision=message.decision))
         elif isinstance(message, protocol.End):
             bot.end(GameEnd(message.scores, message.ranks, message.seat))
         elif isinstance(message, protocol.Quit):

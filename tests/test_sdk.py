@@ -164,6 +164,71 @@ def test_the_observation_is_decoded_only_for_a_bot_that_reads_it_and_then_once(m
     assert copy.observation == observation and copy.decision == 5
 
 
+class Counter(Recorder):
+    """Reads only the number of actions, as a random bot does."""
+
+    def choose(self, request: Request) -> int:
+        self.requests.append(request)
+        return request.action_count - 1
+
+
+def test_the_actions_are_decoded_only_for_a_bot_that_reads_them_and_then_once(monkeypatch):
+    actions = [{"move": [5], "groups": [[1], [3, 4]]}, {"move": [], "groups": []}, "yield"]
+    script = lines(
+        protocol.Hello(),
+        protocol.Start(
+            game="mountain-goats", seat=0, players=["a", "b"], time=protocol.TimeInfo(9)
+        ),
+        protocol.Decide(decision=0, observation={"seat": 0}, actions=actions, time_ms=9),
+    )
+    decoded: list[bytes] = []
+    real = sdk._actions_decoder
+
+    class Counting:
+        def decode(self, raw):
+            decoded.append(bytes(raw))
+            return real.decode(raw)
+
+    monkeypatch.setattr(sdk, "_actions_decoder", Counting())
+    counter = Counter()
+    output = io.BytesIO()
+    serve(counter, script, output)
+    assert decoded == [] and protocol.parse_bot_message(output.getvalue().splitlines()[1]) == (
+        protocol.Action(index=2, decision=0)
+    )
+    request = counter.requests[0]
+    assert request.actions == actions and request.actions is request.actions
+    assert len(decoded) == 1 and request.action_count == 3
+    assert request.index_of("yield") == 2
+    copy = dataclasses.replace(request, decision=5)
+    assert copy.actions == actions and copy.action_count == 3 and len(decoded) == 1
+    # A request made in process counts its actions too.
+    assert dataclasses.replace(request, actions=[1, 2]).action_count == 2
+
+
+def test_a_request_keeps_its_own_history_while_the_game_goes_on():
+    first, second = protocol.Event(seat=1, action="a"), protocol.Event(seat=1, action="b")
+    start = protocol.Start(
+        game="goat-lords", seat=0, players=["me", "you"], time=protocol.TimeInfo(5)
+    )
+    script = lines(
+        protocol.Hello(),
+        start,
+        protocol.Decide(decision=1, observation={}, actions=[0], time_ms=5, events=[first]),
+        protocol.Decide(decision=3, observation={}, actions=[0], time_ms=5, events=[second]),
+        protocol.End(scores=[1.0, 0.0], ranks=[1, 2]),
+        start,
+        protocol.Decide(decision=1, observation={}, actions=[0], time_ms=5, events=[second]),
+    )
+    bot = Recorder()
+    serve(bot, script, io.BytesIO())
+    # Read only now, after later decisions and a new game: each still has its own.
+    assert [r.history for r in bot.requests] == [[first], [first, second], [second]]
+    bot.requests[0].history.append(second)  # a bot may change its copy...
+    assert bot.requests[0].history == [first, second]
+    assert bot.requests[1].history == [first, second]  # ...and only its copy
+
+
 def test_log_writes_to_stderr_only(capsys):
     log("thinking", 3)
     captured = capsys.readouterr()
