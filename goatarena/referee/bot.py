@@ -138,6 +138,12 @@ class BotProcess:
         """The process id, which is also the id of the bot's process group."""
         return self.process.pid
 
+    @property
+    def pauses(self) -> bool:
+        """Whether :meth:`pause` freezes this bot (False: unsandboxed or pondering, so the
+        referee need not call it around every decision)."""
+        return self.confinement.sandboxed and not self.confinement.policy.ponder
+
     def pause(self) -> None:
         """Between its turns: a sandboxed bot gets no CPU (no-op unsandboxed or pondering)."""
         self.confinement.pause()
@@ -233,11 +239,12 @@ class BotProcess:
         """
         if self._broken is not None:
             raise self._broken
-        while (line := self._next_buffered_line()) is None:
+        line = self._next_line()
+        while line is None:
             data = await self._read_some()
             if not data:
                 raise await self._crash("closed its stdout")
-            self._lines.feed(data)
+            line = self._next_line(data)
         return line
 
     async def _read_some(self) -> bytes:
@@ -286,9 +293,10 @@ class BotProcess:
             await self._stderr_done.wait()  # a child of the bot may hold stderr open
         return self._fail(BotViolation(Cause.CRASH, self._exit_detail()))
 
-    def _next_buffered_line(self) -> bytes | None:
+    def _next_line(self, data: bytes = b"") -> bytes | None:
+        """The next whole line with ``data`` added to what is buffered, or None."""
         try:
-            return self._lines.next_line()
+            return self._lines.take(data) if data else self._lines.next_line()
         except protocol.LineTooLong as error:
             # The rest of the line may still be coming: the stream cannot be resynchronised.
             self._lines = protocol.LineBuffer(self.limits.max_line_bytes)

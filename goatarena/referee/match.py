@@ -38,6 +38,10 @@ Watcher = Callable[[State, int, Action], Awaitable[None]]
 
 END_SEND_LIMIT_S = 1.0
 """How long the referee waits to deliver a start or end message before giving up."""
+DEADLINE_SLACK_S = 0.001
+"""How late after its deadline a request may be cut off (see :class:`_Timer`): a bot's
+answer read before then still counts, as one read in the same moment as its deadline
+fires always has."""
 YIELD_EVERY_S = 0.001
 """The longest a game keeps trio's event loop to itself between two answers."""
 _LAST_YIELD: trio.lowlevel.RunVar[float] = trio.lowlevel.RunVar(
@@ -52,7 +56,8 @@ class Connection(Protocol):
     ``send_bytes`` and ``receive`` need be checkpoints only where they wait: the match
     gives way to other tasks itself. A connection may also have ``resume()`` and
     ``pause()``, which the match calls around each of its decisions so that a sandboxed
-    bot gets no CPU outside its turn; without them the bot is never paused.
+    bot gets no CPU outside its turn; without them the bot is never paused. A connection
+    whose ``pauses`` is False (a bot that is not frozen between turns) is never asked to.
     """
 
     name: str
@@ -121,8 +126,12 @@ class _Seat:
         """Decisions that timed out and whose late answers are still to be discarded."""
         self.events_seen = 0
         self.latencies_ms: list[float] = []
-        self.resume: Callable[[], None] = getattr(connection, "resume", _nothing)
-        self.pause: Callable[[], None] = getattr(connection, "pause", _nothing)
+        self.resume: Callable[[], None] = _nothing
+        self.pause: Callable[[], None] = _nothing
+        # A bot that is never frozen (unsandboxed, say) is not asked to be around each decision.
+        if getattr(connection, "pauses", True):
+            self.resume = getattr(connection, "resume", _nothing)
+            self.pause = getattr(connection, "pause", _nothing)
 
     @property
     def forfeited(self) -> bool:
@@ -257,16 +266,23 @@ class _Timer:
     """The deadlines of a run of requests, all kept by one cancel scope.
 
     Moving a scope's deadline costs much less than entering a new scope for every request,
-    and it is moved once per request: an answered request leaves its deadline in place
-    until the next request replaces it. Between requests the run waits only in a shielded
-    checkpoint, so a stale deadline can fire there at most; it then merely ends the run
-    (``expired`` is checked before every request) with no request out (``seat`` is None).
-    A scope, once cancelled, cannot be used again: the run ends, and the caller penalises
-    the request if one was out (``seat`` is still set) and starts a new run on a new scope.
+    but still a good part of a fast decision; so it is moved only when it falls outside
+    the request's window, from its deadline to :data:`DEADLINE_SLACK_S` after it, and
+    then to the window's end: a run of fast requests moves it about once per slack. An
+    answered request leaves its deadline in place. Between requests the run waits only in
+    a shielded checkpoint, so a stale deadline can fire there at most; it then merely ends
+    the run (``expired`` is checked before every request) with no request out (``seat``
+    is None). A scope, once cancelled, cannot be used again: the run ends, and the caller
+    penalises the request if one was out (``seat`` is still set) and starts a new run on
+    a new scope.
     """
 
     def __init__(self, scope: trio.CancelScope) -> None:
         self._scope = scope
+        self._deadline = math.inf
+        """The scope's deadline, as last set (read back from the scope costs more)."""
+        self.now = trio.lowlevel.current_clock().current_time
+        """Trio's clock, without the look-up of the run that trio.current_time() does."""
         self.seat: _Seat | None = None
         """The seat asked, while its request is out."""
         self.decision = 0
@@ -282,7 +298,8 @@ class _Timer:
     def start(self, seat: _Seat, decision: int, deadline: float) -> None:
         """A request goes out with this deadline (on trio's clock)."""
         self.seat, self.decision, self.sent = seat, decision, False
-        self._scope.deadline = deadline
+        if not deadline <= self._deadline <= deadline + DEADLINE_SLACK_S:
+            self._deadline = self._scope.deadline = deadline + DEADLINE_SLACK_S
 
     def stop(self) -> None:
         """The request is over: answered, or failed otherwise than by its deadline."""
@@ -301,7 +318,7 @@ async def _ask(
     line = protocol.encode(request)
     # Thawed before its clock starts and frozen after it stops: neither costs it time.
     seat.resume()
-    started = trio.current_time()
+    started = timer.now()
     timer.start(seat, request.decision, started + seat.clock.deadline_s)
     try:
         await connection.send_bytes(line)
@@ -315,7 +332,7 @@ async def _ask(
     except trio.Cancelled:
         seat.pause()  # its deadline fired: the answer it still owes waits for its next turn
         raise
-    now = trio.current_time()
+    now = timer.now()
     timer.stop()
     seat.pause()
     used_ms = (now - started) * 1000
