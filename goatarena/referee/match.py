@@ -323,7 +323,15 @@ async def _ask(
     try:
         await connection.send_bytes(line)
         timer.sent = True
-        reply = await _receive_action(connection, request.decision, seat.owed)
+        reply = await connection.receive()
+        # Nearly always the answer: an action that echoes the decision, or none, with no
+        # late answers owed. Anything else is sorted out by _receive_action.
+        if (
+            seat.owed
+            or type(reply) is not protocol.Action
+            or (reply.decision is not None and reply.decision != request.decision)
+        ):
+            reply = await _receive_action(connection, reply, request.decision, seat.owed)
     except BotViolation as violation:
         timer.stop()
         seat.pause()
@@ -338,7 +346,8 @@ async def _ask(
     used_ms = (now - started) * 1000
     seat.latencies_ms.append(used_ms)
     seat.clock.charge(used_ms)
-    await _give_way(now)
+    if now - _LAST_YIELD.get() >= YIELD_EVERY_S:
+        await _give_way(now)
     try:
         return choose_index(reply, request.actions)
     except BotViolation as violation:
@@ -347,17 +356,16 @@ async def _ask(
 
 
 async def _give_way(now: float) -> None:
-    """Let other tasks run if no game has for ``YIELD_EVERY_S``.
+    """Let other tasks run: called when no game has for ``YIELD_EVERY_S``.
 
     Trio switches tasks only where one has to wait, and with bots that answer at once the
     pipes need never make a game wait: it could keep the loop to itself while answers in
     other games wait to be read, their clocks running. This is called after the clock has
     stopped, so the turn given away is charged to no bot.
     """
-    if now - _LAST_YIELD.get() >= YIELD_EVERY_S:
-        _LAST_YIELD.set(now)
-        # Shielded: the answer is in, and no deadline may take it away now.
-        await trio.lowlevel.cancel_shielded_checkpoint()
+    _LAST_YIELD.set(now)
+    # Shielded: the answer is in, and no deadline may take it away now.
+    await trio.lowlevel.cancel_shielded_checkpoint()
 
 
 def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
@@ -374,16 +382,19 @@ def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
 
 
 async def _receive_action(
-    connection: Connection, decision: int, owed: deque[int]
+    connection: Connection,
+    reply: protocol.BotHello | protocol.Action,
+    decision: int,
+    owed: deque[int],
 ) -> protocol.Action:
-    """The reply to ``decision``, skipping late answers to requests that timed out.
+    """The reply to ``decision``, ``reply`` (the first one read) or a later one, skipping
+    late answers to requests that timed out.
 
     Skipping an answer is a checkpoint: a receive that finds its line already read need
     not be one, and a bot flooding stale answers must neither hold off its deadline nor
     keep other tasks from running.
     """
     while True:
-        reply = await connection.receive()
         if not isinstance(reply, protocol.Action):
             raise BotViolation(Cause.MALFORMED, f"expected an action, got {type(reply).__name__}")
         if reply.decision == decision:
@@ -397,6 +408,7 @@ async def _receive_action(
             while owed.popleft() != reply.decision:
                 pass
         await trio.lowlevel.checkpoint()
+        reply = await connection.receive()
 
 
 def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:
