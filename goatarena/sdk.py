@@ -129,17 +129,59 @@ class Request:
             raise ValueError(f"{action!r} is not among the legal actions") from None
 
 
+class _EventLog:
+    """A game's public events as its decides bring them, each decide's decoded when
+    first read (through any request's ``events`` or ``history``)."""
+
+    __slots__ = ("_ends", "_events", "_raw")
+
+    def __init__(self) -> None:
+        self._raw: list[msgspec.Raw] = []
+        """Each decide's events, as raw JSON."""
+        self._events: list[Event] = []
+        """The events of the first ``len(_ends)`` decides, decoded."""
+        self._ends: list[int] = []
+        """How many events the decides up to each one brought."""
+
+    def add(self, raw: msgspec.Raw) -> int:
+        """Keep a decide's raw events; return how many decides the log holds now."""
+        self._raw.append(raw)
+        return len(self._raw)
+
+    def _decode(self, decides: int) -> None:
+        for raw in self._raw[len(self._ends) : decides]:
+            if raw:  # (absent: none)
+                self._events += _events_decoder.decode(raw)
+            self._ends.append(len(self._events))
+
+    def history(self, decides: int) -> list[Event]:
+        """A new list of the events of the first ``decides`` decides."""
+        self._decode(decides)
+        return self._events[: self._ends[decides - 1]]
+
+    def events(self, decides: int) -> list[Event]:
+        """A new list of the events of the ``decides``-th decide alone."""
+        self._decode(decides)
+        start = self._ends[decides - 2] if decides > 1 else 0
+        return self._events[start : self._ends[decides - 1]]
+
+
+_events_decoder = msgspec.json.Decoder(list[Event])
+
+
 class _WireRequest(Request):
-    """A :class:`Request` read from the referee: the large parts are decoded on first use.
+    """A :class:`Request` read from the referee: its parts are decoded on first use.
 
     Most of a decide line is its observation and its actions, and many bots never read
     the one or need only the number of the other (a random bot): the observation stays
-    raw until it is read, each action stays a raw slice of the line until ``actions`` is
-    read, and ``history`` is copied only when it is read. Build one with :meth:`wire`.
+    raw until it is read, each action a raw slice of the line until ``actions`` is read,
+    and the events raw in the game's :class:`_EventLog` until ``events`` or ``history``
+    is. Build one with :meth:`wire`.
     """
 
     _observation: dict[str, Any] | None
     _actions: list[Any] | None
+    _events: list[Event] | None
     _history: list[Event] | None
 
     def __init__(
@@ -151,8 +193,8 @@ class _WireRequest(Request):
         # (Keyword ``observation`` too, so that dataclasses.replace works on a copy.)
         self._raw_observation = raw_observation
         self._raw_actions: list[msgspec.Raw] = []
-        self._history_source: list[Event] = []
-        self._history_length = 0
+        self._log = _EventLog()
+        self._decides = 0
         super().__init__(observation=observation, **fields)  # type: ignore[arg-type]
 
     @classmethod
@@ -160,11 +202,12 @@ class _WireRequest(Request):
         cls,
         decide: _WireDecide,
         current: GameStart | None,
-        history: list[Event],
+        log: _EventLog,
+        decides: int,
         deadline: float,
     ) -> _WireRequest:
-        """The request for ``decide`` in game ``current``, where ``history`` is the game's
-        whole history so far (which only grows: the request keeps its length)."""
+        """The request for ``decide`` in game ``current``, the ``decides``-th decide of
+        ``log``, which holds the game's events (it only grows: the request keeps its place)."""
         request = cls.__new__(cls)
         # Attributes set directly, without the dataclass's __init__: this runs for every
         # decision of every bot, and the properties' setters only mark "not decoded".
@@ -173,10 +216,9 @@ class _WireRequest(Request):
         fields["_observation"] = None
         fields["_raw_actions"] = decide.actions
         fields["_actions"] = None
-        fields["_history_source"] = history
-        fields["_history_length"] = len(history)
-        fields["_history"] = None
-        fields["events"] = decide.events
+        fields["_log"] = log
+        fields["_decides"] = decides
+        fields["_events"] = fields["_history"] = None
         fields["decision"] = decide.decision
         fields["time_ms"] = decide.time_ms
         fields["deadline"] = deadline
@@ -217,10 +259,21 @@ class _WireRequest(Request):
         return len(self._actions)
 
     @property
+    def events(self) -> list[Event]:
+        """The public events since this seat's previous request (decoded when first read)."""
+        if self._events is None:
+            self._events = self._log.events(self._decides)
+        return self._events
+
+    @events.setter
+    def events(self, value: list[Event]) -> None:
+        self._events = value
+
+    @property
     def history(self) -> list[Event]:
-        """Every public event of the game so far (copied once, when first read)."""
+        """Every public event of the game so far (decoded when first read)."""
         if self._history is None:
-            self._history = self._history_source[: self._history_length]
+            self._history = self._log.history(self._decides)
         return self._history
 
     @history.setter
@@ -361,14 +414,15 @@ def log(*parts: object) -> None:
 
 
 class _WireDecide(msgspec.Struct, tag="decide", tag_field="type", frozen=True):
-    """:class:`~goatarena.protocol.Decide` with the observation and each action left
-    undecoded (a list of raw actions is cheap to decode, and its length is their number)."""
+    """:class:`~goatarena.protocol.Decide` with the observation, each action and the events
+    left undecoded (a list of raw actions is cheap to decode, and its length is their
+    number)."""
 
     decision: int
     observation: msgspec.Raw
     actions: list[msgspec.Raw]
     time_ms: int
-    events: list[Event] = []
+    events: msgspec.Raw = msgspec.Raw()
 
 
 _WireMessage = protocol.Hello | protocol.Start | _WireDecide | protocol.End | protocol.Quit
@@ -392,16 +446,16 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
     Message types this SDK does not know are skipped, as the protocol asks.
     """
     current: GameStart | None = None
-    history: list[Event] = []
+    log = _EventLog()
     write, flush = output.write, output.flush
     for line in lines:
         received = time.monotonic()
         message = _parse(line)
         # Decisions first: they are nearly every line.
         if isinstance(message, _WireDecide):
-            history += message.events
+            decides = log.add(message.events)
             deadline = received + message.time_ms / 1000
-            index = bot.choose(_WireRequest.wire(message, current, history, deadline))
+            index = bot.choose(_WireRequest.wire(message, current, log, decides, deadline))
             if type(index) is int:  # the usual answer, without building a message for it
                 write(b'{"type":"action","index":%d,"decision":%d}\n' % (index, message.decision))
             else:  # encoded as it is, for the referee to judge
@@ -419,7 +473,7 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
                 message.seed,
                 message.match,
             )
-            history = []  # a new list: requests of the last game keep theirs
+            log = _EventLog()  # a new one: requests of the last game keep theirs
             bot.start(current)
         elif isinstance(message, protocol.End):
             bot.end(GameEnd(message.scores, message.ranks, message.seat))

@@ -216,6 +216,7 @@ def test_a_request_keeps_its_own_history_while_the_game_goes_on():
         start,
         protocol.Decide(decision=1, observation={}, actions=[0], time_ms=5, events=[first]),
         protocol.Decide(decision=3, observation={}, actions=[0], time_ms=5, events=[second]),
+        b'{"type":"decide","decision":5,"observation":{},"actions":[0],"time_ms":5}\n',
         protocol.End(scores=[1.0, 0.0], ranks=[1, 2]),
         start,
         protocol.Decide(decision=1, observation={}, actions=[0], time_ms=5, events=[second]),
@@ -223,10 +224,13 @@ def test_a_request_keeps_its_own_history_while_the_game_goes_on():
     bot = Recorder()
     serve(bot, script, io.BytesIO())
     # Read only now, after later decisions and a new game: each still has its own.
-    assert [r.history for r in bot.requests] == [[first], [first, second], [second]]
+    assert [r.events for r in bot.requests] == [[first], [second], [], [second]]
+    histories = [[first], [first, second], [first, second], [second]]
+    assert [r.history for r in bot.requests] == histories
     bot.requests[0].history.append(second)  # a bot may change its copy...
     assert bot.requests[0].history == [first, second]
     assert bot.requests[1].history == [first, second]  # ...and only its copy
+    assert bot.requests[3].history == [second] and bot.requests[3].events == [second]
 
 
 def test_log_writes_to_stderr_only(capsys):
