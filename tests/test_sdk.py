@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 from click.testing import CliRunner
 
-from goatarena import protocol, sdk
+from goatarena import protocol, sdk_wire
 from goatarena.cli import main
 from goatarena.errors import ConfigError
 from goatarena.games import GAMES
@@ -128,14 +128,14 @@ class ObservationReader(Recorder):
 
 def _count_observation_decodes(monkeypatch) -> list[bytes]:
     decoded: list[bytes] = []
-    real = sdk._observation_decoder
+    real = sdk_wire._observation_decoder
 
     class Counting:
         def decode(self, raw):
             decoded.append(bytes(raw))
             return real.decode(raw)
 
-    monkeypatch.setattr(sdk, "_observation_decoder", Counting())
+    monkeypatch.setattr(sdk_wire, "_observation_decoder", Counting())
     return decoded
 
 
@@ -182,14 +182,14 @@ def test_the_actions_are_decoded_only_for_a_bot_that_reads_them_and_then_once(mo
         protocol.Decide(decision=0, observation={"seat": 0}, actions=actions, time_ms=9),
     )
     decoded: list[bytes] = []
-    real = sdk._actions_decoder
+    real = sdk_wire._actions_decoder
 
     class Counting:
         def decode(self, raw):
             decoded.append(bytes(raw))
             return real.decode(raw)
 
-    monkeypatch.setattr(sdk, "_actions_decoder", Counting())
+    monkeypatch.setattr(sdk_wire, "_actions_decoder", Counting())
     counter = Counter()
     output = io.BytesIO()
     serve(counter, script, output)
