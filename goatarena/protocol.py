@@ -72,18 +72,20 @@ class Event(msgspec.Struct, frozen=True):
     action: Any
 
 
-class Decide(msgspec.Struct, tag="decide", tag_field="type", frozen=True):
+class Decide(msgspec.Struct, tag="decide", tag_field="type", frozen=True, kw_only=True):
     """A request to choose one of ``actions``; answer with :class:`Action`.
 
     ``time_ms`` is how long the bot has for this decision (its bank included);
-    ``events`` lists the public decisions made since this seat's previous request.
+    ``events`` lists the public decisions made since this seat's previous request. The
+    observation, usually the largest part, is written last: a reader that does not need
+    it can stop before it (as :mod:`goatarena.sdk` does).
     """
 
     decision: int
-    observation: dict[str, Any]
     actions: list[Any]
     time_ms: int
     events: list[Event] = []
+    observation: dict[str, Any]
 
 
 class End(msgspec.Struct, tag="end", tag_field="type", frozen=True):

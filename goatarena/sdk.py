@@ -83,12 +83,13 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
     write, flush = output.write, output.flush
     for line in lines:
         received = time.monotonic()
-        message = parse_line(line)
+        message, tail = parse_line(line)
         # Decisions first: they are nearly every line.
         if isinstance(message, WireDecide):
             decides = events.add(message.events)
             deadline = received + message.time_ms / 1000
-            index = bot.choose(WireRequest.wire(message, current, events, decides, deadline))
+            request = WireRequest.wire(message, tail, current, events, decides, deadline)
+            index = bot.choose(request)
             if type(index) is int:  # the usual answer, without building a message for it
                 write(b'{"type":"action","index":%d,"decision":%d}\n' % (index, message.decision))
             else:  # encoded as it is, for the referee to judge

@@ -59,7 +59,8 @@ class WireRequest(Request):
 
     Most of a decide line is its observation and its actions, and many bots never read
     the one or need only the number of the other (a random bot): the observation stays
-    raw until it is read, each action a raw slice of the line until ``actions`` is read,
+    raw until it is read (not even scanned, where the referee wrote it last: see
+    :func:`parse_line`), each action a raw slice of the line until ``actions`` is read,
     and the events raw in the game's :class:`EventLog` until ``events`` or ``history``
     is. Build one with :meth:`wire`.
     """
@@ -77,6 +78,7 @@ class WireRequest(Request):
     ) -> None:
         # (Keyword ``observation`` too, so that dataclasses.replace works on a copy.)
         self._raw_observation = raw_observation
+        self._observation_tail = b""
         self._raw_actions: list[msgspec.Raw] = []
         self._log = EventLog()
         self._decides = 0
@@ -86,18 +88,21 @@ class WireRequest(Request):
     def wire(
         cls,
         decide: WireDecide,
+        tail: bytes,
         current: GameStart | None,
         log: EventLog,
         decides: int,
         deadline: float,
     ) -> WireRequest:
-        """The request for ``decide`` in game ``current``, the ``decides``-th decide of
-        ``log``, which holds the game's events (it only grows: the request keeps its place)."""
+        """The request for ``decide`` (whose observation is ``tail``, if not in it: see
+        :func:`parse_line`) in game ``current``, the ``decides``-th decide of ``log``,
+        which holds the game's events (it only grows: the request keeps its place)."""
         request = cls.__new__(cls)
         # Attributes set directly, without the dataclass's __init__: this runs for every
         # decision of every bot, and the properties' setters only mark "not decoded".
         fields = request.__dict__
         fields["_raw_observation"] = decide.observation
+        fields["_observation_tail"] = tail
         fields["_observation"] = None
         fields["_raw_actions"] = decide.actions
         fields["_actions"] = None
@@ -118,7 +123,7 @@ class WireRequest(Request):
     def observation(self) -> dict[str, Any]:
         """The seat's observation as plain dicts and lists (decoded once, when first read)."""
         if self._observation is None:
-            self._observation = _observation_decoder.decode(self._raw_observation or b"{}")
+            self._observation = _decode_observation(self._raw_observation, self._observation_tail)
         return self._observation
 
     @observation.setter
@@ -166,32 +171,64 @@ class WireRequest(Request):
         self._history = value
 
 
+class _ObservationTail(msgspec.Struct):
+    """The rest of a decide line from its observation on, read as an object of its own."""
+
+    observation: dict[str, Any] = {}
+
+
 _observation_decoder = msgspec.json.Decoder(dict[str, Any])
+_tail_decoder = msgspec.json.Decoder(_ObservationTail)
 _actions_decoder = msgspec.json.Decoder(list[Any])
+
+
+def _decode_observation(raw: msgspec.Raw | None, tail: bytes) -> dict[str, Any]:
+    """A decide's observation from its raw JSON, or from ``tail``, the rest of the line
+    from the comma before its key on (``,"observation":{...}}``)."""
+    if tail:
+        return _tail_decoder.decode(b"{" + tail[1:]).observation
+    return _observation_decoder.decode(raw or b"{}")
 
 
 class WireDecide(msgspec.Struct, tag="decide", tag_field="type", frozen=True):
     """:class:`~goatarena.protocol.Decide` with the observation, each action and the events
     left undecoded (a list of raw actions is cheap to decode, and its length is their
-    number)."""
+    number); read without its observation when the referee wrote that last."""
 
     decision: int
-    observation: msgspec.Raw
     actions: list[msgspec.Raw]
     time_ms: int
     events: msgspec.Raw = msgspec.Raw()
+    observation: msgspec.Raw = msgspec.Raw()
 
 
 WireMessage = protocol.Hello | protocol.Start | WireDecide | protocol.End | protocol.Quit
 _wire_decoder = msgspec.json.Decoder(WireMessage)
+_decide_decoder = msgspec.json.Decoder(WireDecide)
+
+_DECIDE = b'{"type":"decide"'
+_OBSERVATION = b',"observation":'
 
 
-def parse_line(line: bytes) -> WireMessage | None:
+def parse_line(line: bytes) -> tuple[WireMessage | None, bytes]:
     """A referee line as :func:`~goatarena.protocol.parse_referee_message` reads it, but
-    with a decide's observation left undecoded."""
+    with a decide's parts left undecoded; None for a type this SDK does not know.
+
+    The referee writes a decide's observation, its largest part, last. Then the line is
+    read only up to it, and the rest of the line from there on is returned too (else
+    ``b""``), for the observation to be decoded from it if the bot reads it. Up to the
+    *last* ``,"observation":`` of the line: a string cannot hold one (its quotes would be
+    escaped), so if that is not the decide's own key it is nested in an open array or
+    object, the part before it is no valid message, and the line is read whole instead.
+    """
+    if line.startswith(_DECIDE) and (cut := line.rfind(_OBSERVATION)) > 0:
+        try:
+            return _decide_decoder.decode(line[:cut] + b"}"), line[cut:]
+        except msgspec.DecodeError:
+            pass  # not the referee's layout: read the line whole
     try:
-        return _wire_decoder.decode(line)
+        return _wire_decoder.decode(line), b""
     except msgspec.ValidationError:
         if protocol.parse_referee_message(line) is None:  # a type this SDK does not know
-            return None
+            return None, b""
         raise
