@@ -13,6 +13,7 @@ import operator
 from functools import cache
 from typing import Any
 
+from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 
 # -- constants -------------------------------------------------------------------------
@@ -30,11 +31,14 @@ DICE = 4
 MOUNTAIN_INDEX = {mountain: index for index, mountain in enumerate(MOUNTAINS)}
 FIRST_MOUNTAIN = MOUNTAINS[0]
 """Mountains are consecutive numbers: a mountain's index is its number minus this."""
-_CHOICES_BY_CODE: list[list[dict[str, Any]] | None] = [None] * 6**DICE
-"""The choices per roll in the order rolled, filled once per roll on first use.
+_PLAYS_BY_CODE: list[tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]] | None]
+_PLAYS_BY_CODE = [None] * 6**DICE
+"""The choices per roll in the order rolled, and what each climbs, filled on first use.
 
-A roll's code is its dice, less one each, read as a number in base six. The lists are
-shared by every state that rolls them: action lists are never changed in place.
+A roll's code is its dice, less one each, read as a number in base six. An entry pairs
+the roll's choices with, per choice, its climbs: (mountain index, height) for each
+mountain moved, so that a turn needs no lookups per mountain. The lists are shared by
+every state and every order of the same dice: they are never changed in place.
 """
 
 
@@ -42,20 +46,26 @@ shared by every state that rolls them: action lists are never changed in place.
 
 
 class MountainGoatsState(State):
-    """A Mountain Goats game in progress; the seat to act has just rolled."""
+    """A Mountain Goats game in progress; the seat to act has just rolled.
+
+    The legal choices of the roll and their climbs (``_climbs``, parallel to the cached
+    legal actions) are set together whenever the dice are rolled or the choices are
+    computed again from ``dice``, so a decision looks nothing up.
+    """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         removed = TOKENS_REMOVED[players]
         self.supply = [count - removed for count in TOKENS_FOUR_PLAYERS]
-        self.steps = [[0] * len(MOUNTAINS) for _ in range(players)]
-        self.tokens = [[0] * len(MOUNTAINS) for _ in range(players)]
+        self.steps = [[0, 0, 0, 0, 0, 0] for _ in range(players)]
+        self.tokens = [[0, 0, 0, 0, 0, 0] for _ in range(players)]
         self.bonuses: list[list[int]] = [[] for _ in range(players)]
         self.bonus_left = list(BONUSES)
         self.seat = 0
         self.round = 1
         self.ending = False
         self.over = False
+        self._climbs: list[tuple[tuple[int, int], ...]] = []
         self.dice = self._roll()
 
     def _roll(self) -> list[int]:
@@ -63,7 +73,7 @@ class MountainGoatsState(State):
 
         ``randint(1, 6)`` takes three random bits and draws again on 6 or 7; doing that
         here skips its layers of Python calls and keeps every seeded game the same. The
-        choices for the roll are looked up at once (the dice decide them).
+        choices for the roll and their climbs are looked up at once (the dice decide them).
         """
         bits = self.rng.getrandbits
         first = bits(3)
@@ -79,7 +89,7 @@ class MountainGoatsState(State):
         while fourth > 5:
             fourth = bits(3)
         code = ((first * 6 + second) * 6 + third) * 6 + fourth
-        self._legal = _CHOICES_BY_CODE[code] or choices_for_dice(code)
+        self._legal, self._climbs = _PLAYS_BY_CODE[code] or plays_for_code(code)
         return [first + 1, second + 1, third + 1, fourth + 1]
 
     def _to_act(self) -> int | None:
@@ -92,50 +102,78 @@ class MountainGoatsState(State):
 
     def _legal_actions(self) -> list[Action]:
         dice = self.dice
-        return choices_for_dice(((dice[0] * 6 + dice[1]) * 6 + dice[2]) * 6 + dice[3] - 259)
+        legal, self._climbs = plays_for_code(
+            ((dice[0] * 6 + dice[1]) * 6 + dice[2]) * 6 + dice[3] - 259
+        )
+        return legal
+
+    def apply_index(self, index: int) -> Action:
+        """Apply the ``index``-th legal action and return it (the playouts' hot path)."""
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        if not 0 <= index < len(legal):
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
+        action = legal[index]
+        self.history.append(action)
+        self._play(self._climbs[index])
+        return action
 
     def _apply(self, action: Action) -> None:
+        self._play(
+            tuple(
+                (mountain - FIRST_MOUNTAIN, HEIGHTS[mountain - FIRST_MOUNTAIN])
+                for mountain in action["move"]
+            )
+        )
+
+    def _play(self, climbs: tuple[tuple[int, int], ...]) -> None:
+        """Climb each (mountain index, height) in turn, pass the turn on and roll."""
         # Each mountain moved is one step up, or one more token for a goat already on
         # its summit; reaching a summit knocks every other goat there back to the foot.
-        # A token that completes a set of all six kinds also takes the next bonus.
         seat = self.seat
         steps = self.steps[seat]
-        supply = self.supply
-        for mountain in action["move"]:
-            index = mountain - FIRST_MOUNTAIN
-            summit = HEIGHTS[index]
+        for index, summit in climbs:
             step = steps[index]
             if step < summit:
                 steps[index] = step = step + 1
                 if step < summit:
                     continue
-                for other, row in enumerate(self.steps):
-                    if other != seat and row[index] == summit:
+                for row in self.steps:
+                    if row[index] == summit:
                         row[index] = 0
-            left = supply[index]
-            if left > 0:
-                supply[index] = left - 1
-                tokens = self.tokens[seat]
-                held = tokens[index]
-                sets = min(tokens)
-                tokens[index] = held + 1
-                if held == sets and sets not in tokens and self.bonus_left:
-                    self.bonuses[seat].append(self.bonus_left.pop(0))
-                    # The last bonus taken, or a third mountain out of tokens, ends
-                    # the game after this round.
-                    if not self.bonus_left:
-                        self.ending = True
-                if left == 1 and supply.count(0) >= 3:
-                    self.ending = True
+                steps[index] = summit
+            if self.supply[index]:
+                self._take_token(seat, index)
         seat += 1
         if seat == self.players:
             if self.ending or self.round >= MAX_ROUNDS:
                 self.over = True
+                self._legal = None
                 return
             self.round += 1
             seat = 0
         self.seat = seat
         self.dice = self._roll()
+
+    def _take_token(self, seat: int, index: int) -> None:
+        """``seat`` takes a token of the mountain at ``index`` (one is left)."""
+        supply = self.supply
+        left = supply[index]
+        supply[index] = left - 1
+        tokens = self.tokens[seat]
+        held = tokens[index] + 1
+        tokens[index] = held
+        # The seat's number of complete sets grew exactly when this was its only kind
+        # held fewest times; then it takes the next bonus, if any is left.
+        if min(tokens) == held and self.bonus_left:
+            self.bonuses[seat].append(self.bonus_left.pop(0))
+            # The last bonus taken, or a third mountain out of tokens, ends the game
+            # after this round.
+            if not self.bonus_left:
+                self.ending = True
+        if left == 1 and supply.count(0) >= 3:
+            self.ending = True
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -230,13 +268,29 @@ def one_settings(roll: tuple[int, ...]) -> list[list[int]]:
     return [sorted([1, *others, *changed]) for changed in faces]
 
 
-def choices_for_dice(code: int) -> list[dict[str, Any]]:
-    """The choices of the roll with ``code`` (see ``_CHOICES_BY_CODE``)."""
-    choices = _CHOICES_BY_CODE[code]
-    if choices is None:
+def plays_for_code(code: int) -> tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]]:
+    """The choices of the roll with ``code`` and their climbs (see ``_PLAYS_BY_CODE``)."""
+    plays = _PLAYS_BY_CODE[code]
+    if plays is None:
         dice = [code // 216 + 1, code // 36 % 6 + 1, code // 6 % 6 + 1, code % 6 + 1]
-        choices = _CHOICES_BY_CODE[code] = list(choices_for_roll(tuple(sorted(dice))))
-    return choices
+        plays = _PLAYS_BY_CODE[code] = plays_for_roll(tuple(sorted(dice)))
+    return plays
+
+
+@cache
+def plays_for_roll(
+    roll: tuple[int, ...],
+) -> tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]]:
+    """The choices of a sorted roll with, per choice, (mountain index, height) per climb."""
+    choices = list(choices_for_roll(roll))
+    climbs = [
+        tuple(
+            (mountain - FIRST_MOUNTAIN, HEIGHTS[mountain - FIRST_MOUNTAIN])
+            for mountain in choice["move"]
+        )
+        for choice in choices
+    ]
+    return choices, climbs
 
 
 @cache
