@@ -29,8 +29,8 @@ MAX_ROUNDS = 100
 """Resolution (stalling): the game also ends after every seat has had 100 turns."""
 DICE = 4
 MOUNTAIN_INDEX = {mountain: index for index, mountain in enumerate(MOUNTAINS)}
-FIRST_MOUNTAIN = MOUNTAINS[0]
-"""Mountains are consecutive numbers: a mountain's index is its number minus this."""
+CLIMBS = {mountain: (index, HEIGHTS[index]) for index, mountain in enumerate(MOUNTAINS)}
+"""Per mountain, what a turn needs to climb it: its index and its height."""
 _PLAYS_BY_CODE: list[tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]] | None]
 _PLAYS_BY_CODE = [None] * 6**DICE
 """The choices per roll in the order rolled, and what each climbs, filled on first use.
@@ -53,6 +53,12 @@ class MountainGoatsState(State):
     computed again from ``dice``, so a decision looks nothing up.
     """
 
+    is_over: bool = False
+    """True once no seat has anything left to decide.
+
+    A plain field rather than the base's property: a playout reads it every decision.
+    """
+
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         removed = TOKENS_REMOVED[players]
@@ -61,44 +67,27 @@ class MountainGoatsState(State):
         self.tokens = [[0, 0, 0, 0, 0, 0] for _ in range(players)]
         self.bonuses: list[list[int]] = [[] for _ in range(players)]
         self.bonus_left = list(BONUSES)
-        self.seat = 0
-        self.round = 1
         self.ending = False
-        self.over = False
+        self.is_over = False
         self._climbs: list[tuple[tuple[int, int], ...]] = []
-        self.dice = self._roll()
-
-    def _roll(self) -> list[int]:
-        """Four dice, drawing from the generator exactly as ``randint(1, 6)`` each would.
-
-        ``randint(1, 6)`` takes three random bits and draws again on 6 or 7; doing that
-        here skips its layers of Python calls and keeps every seeded game the same. The
-        choices for the roll and their climbs are looked up at once (the dice decide them).
-        """
-        bits = self.rng.getrandbits
-        first = bits(3)
-        while first > 5:
-            first = bits(3)
-        second = bits(3)
-        while second > 5:
-            second = bits(3)
-        third = bits(3)
-        while third > 5:
-            third = bits(3)
-        fourth = bits(3)
-        while fourth > 5:
-            fourth = bits(3)
-        code = ((first * 6 + second) * 6 + third) * 6 + fourth
-        self._legal, self._climbs = _PLAYS_BY_CODE[code] or plays_for_code(code)
-        return [first + 1, second + 1, third + 1, fourth + 1]
-
-    def _to_act(self) -> int | None:
-        return None if self.over else self.seat
+        self.dice: list[int] = []
+        # The game opens as the end of an empty round 0, so the first roll is drawn by
+        # the same code as every later one.
+        self.seat = players - 1
+        self.round = 0
+        self._play(())
 
     @property
-    def is_over(self) -> bool:
-        """True once no seat has anything left to decide."""
-        return self.over
+    def over(self) -> bool:
+        """The same as ``is_over``; samplers and tests set it to end a game by hand."""
+        return self.is_over
+
+    @over.setter
+    def over(self, value: bool) -> None:
+        self.is_over = value
+
+    def _to_act(self) -> int | None:
+        return None if self.is_over else self.seat
 
     def _legal_actions(self) -> list[Action]:
         dice = self.dice
@@ -120,15 +109,13 @@ class MountainGoatsState(State):
         return action
 
     def _apply(self, action: Action) -> None:
-        self._play(
-            tuple(
-                (mountain - FIRST_MOUNTAIN, HEIGHTS[mountain - FIRST_MOUNTAIN])
-                for mountain in action["move"]
-            )
-        )
+        self._play(tuple(map(CLIMBS.__getitem__, action["move"])))
 
     def _play(self, climbs: tuple[tuple[int, int], ...]) -> None:
-        """Climb each (mountain index, height) in turn, pass the turn on and roll."""
+        """Make the climbs of the seat to act, pass the turn on and roll for the next.
+
+        One function for the whole turn, since a playout spends its time here.
+        """
         # Each mountain moved is one step up, or one more token for a goat already on
         # its summit; reaching a summit knocks every other goat there back to the foot.
         seat = self.seat
@@ -143,37 +130,50 @@ class MountainGoatsState(State):
                     if row[index] == summit:
                         row[index] = 0
                 steps[index] = summit
-            if self.supply[index]:
-                self._take_token(seat, index)
+            supply = self.supply
+            left = supply[index]
+            if left:
+                supply[index] = left - 1
+                tokens = self.tokens[seat]
+                held = tokens[index] + 1
+                tokens[index] = held
+                # The seat's complete sets grew exactly when this was its only kind held
+                # fewest times; then it takes the next bonus, if one is left.
+                if min(tokens) == held and self.bonus_left:
+                    self.bonuses[seat].append(self.bonus_left.pop(0))
+                    # The last bonus taken, or a third mountain out of tokens, ends the
+                    # game after this round.
+                    if not self.bonus_left:
+                        self.ending = True
+                if left == 1 and supply.count(0) >= 3:
+                    self.ending = True
         seat += 1
         if seat == self.players:
             if self.ending or self.round >= MAX_ROUNDS:
-                self.over = True
+                self.is_over = True
                 self._legal = None
                 return
             self.round += 1
             seat = 0
         self.seat = seat
-        self.dice = self._roll()
-
-    def _take_token(self, seat: int, index: int) -> None:
-        """``seat`` takes a token of the mountain at ``index`` (one is left)."""
-        supply = self.supply
-        left = supply[index]
-        supply[index] = left - 1
-        tokens = self.tokens[seat]
-        held = tokens[index] + 1
-        tokens[index] = held
-        # The seat's number of complete sets grew exactly when this was its only kind
-        # held fewest times; then it takes the next bonus, if any is left.
-        if min(tokens) == held and self.bonus_left:
-            self.bonuses[seat].append(self.bonus_left.pop(0))
-            # The last bonus taken, or a third mountain out of tokens, ends the game
-            # after this round.
-            if not self.bonus_left:
-                self.ending = True
-        if left == 1 and supply.count(0) >= 3:
-            self.ending = True
+        # Four dice, drawn exactly as ``randint(1, 6)`` draws each: three random bits,
+        # again on 6 or 7 (without its layers of calls, and every seeded game the same).
+        bits = self.rng.getrandbits
+        first = bits(3)
+        while first > 5:
+            first = bits(3)
+        second = bits(3)
+        while second > 5:
+            second = bits(3)
+        third = bits(3)
+        while third > 5:
+            third = bits(3)
+        fourth = bits(3)
+        while fourth > 5:
+            fourth = bits(3)
+        code = ((first * 6 + second) * 6 + third) * 6 + fourth
+        self._legal, self._climbs = _PLAYS_BY_CODE[code] or plays_for_code(code)
+        self.dice = [first + 1, second + 1, third + 1, fourth + 1]
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -283,13 +283,7 @@ def plays_for_roll(
 ) -> tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]]:
     """The choices of a sorted roll with, per choice, (mountain index, height) per climb."""
     choices = list(choices_for_roll(roll))
-    climbs = [
-        tuple(
-            (mountain - FIRST_MOUNTAIN, HEIGHTS[mountain - FIRST_MOUNTAIN])
-            for mountain in choice["move"]
-        )
-        for choice in choices
-    ]
+    climbs = [tuple(map(CLIMBS.__getitem__, choice["move"])) for choice in choices]
     return choices, climbs
 
 
