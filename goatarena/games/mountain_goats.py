@@ -31,14 +31,16 @@ DICE = 4
 MOUNTAIN_INDEX = {mountain: index for index, mountain in enumerate(MOUNTAINS)}
 CLIMBS = {mountain: (index, HEIGHTS[index]) for index, mountain in enumerate(MOUNTAINS)}
 """Per mountain, what a turn needs to climb it: its index and its height."""
-_PLAYS_BY_CODE: list[tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]] | None]
-_PLAYS_BY_CODE = [None] * 6**DICE
-"""The choices per roll in the order rolled, and what each climbs, filled on first use.
+Plays = tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]]
+"""A roll's choices and, per choice, its climbs: (mountain index, height) per mountain."""
+_PLAYS_BY_DICE: list[list[list[list[Plays | None]]]] = [
+    [[[None] * 6 for _ in range(6)] for _ in range(6)] for _ in range(6)
+]
+"""The plays of every roll in the order rolled, by dice less one, filled on first use.
 
-A roll's code is its dice, less one each, read as a number in base six. An entry pairs
-the roll's choices with, per choice, its climbs: (mountain index, height) for each
-mountain moved, so that a turn needs no lookups per mountain. The lists are shared by
-every state and every order of the same dice: they are never changed in place.
+Nested lists rather than one list by a computed number: four indexings cost less than
+the arithmetic. The climbs let a turn move without a lookup per mountain. The lists are
+shared by every state and every order of the same dice: they are never changed in place.
 """
 
 
@@ -70,6 +72,7 @@ class MountainGoatsState(State):
         self.ending = False
         self.is_over = False
         self._climbs: list[tuple[tuple[int, int], ...]] = []
+        """Per legal action, its climbs (see ``Plays``); set whenever ``_legal`` is."""
         self.dice: list[int] = []
         # The game opens as the end of an empty round 0, so the first roll is drawn by
         # the same code as every later one.
@@ -91,9 +94,7 @@ class MountainGoatsState(State):
 
     def _legal_actions(self) -> list[Action]:
         dice = self.dice
-        legal, self._climbs = plays_for_code(
-            ((dice[0] * 6 + dice[1]) * 6 + dice[2]) * 6 + dice[3] - 259
-        )
+        legal, self._climbs = plays_for_dice(dice[0] - 1, dice[1] - 1, dice[2] - 1, dice[3] - 1)
         return legal
 
     def apply_index(self, index: int) -> Action:
@@ -101,9 +102,13 @@ class MountainGoatsState(State):
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
-        if not 0 <= index < len(legal):
+        # A negative index would count from the end; one too large raises IndexError.
+        if index < 0:
             raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
-        action = legal[index]
+        try:
+            action = legal[index]
+        except IndexError:
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}") from None
         self.history.append(action)
         self._play(self._climbs[index])
         return action
@@ -171,8 +176,9 @@ class MountainGoatsState(State):
         fourth = bits(3)
         while fourth > 5:
             fourth = bits(3)
-        code = ((first * 6 + second) * 6 + third) * 6 + fourth
-        self._legal, self._climbs = _PLAYS_BY_CODE[code] or plays_for_code(code)
+        self._legal, self._climbs = _PLAYS_BY_DICE[first][second][third][fourth] or plays_for_dice(
+            first, second, third, fourth
+        )
         self.dice = [first + 1, second + 1, third + 1, fourth + 1]
 
     # -- scoring -------------------------------------------------------------------------
@@ -268,19 +274,17 @@ def one_settings(roll: tuple[int, ...]) -> list[list[int]]:
     return [sorted([1, *others, *changed]) for changed in faces]
 
 
-def plays_for_code(code: int) -> tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]]:
-    """The choices of the roll with ``code`` and their climbs (see ``_PLAYS_BY_CODE``)."""
-    plays = _PLAYS_BY_CODE[code]
+def plays_for_dice(first: int, second: int, third: int, fourth: int) -> Plays:
+    """The plays of the roll of these dice, each less one (see ``_PLAYS_BY_DICE``)."""
+    plays = _PLAYS_BY_DICE[first][second][third][fourth]
     if plays is None:
-        dice = [code // 216 + 1, code // 36 % 6 + 1, code // 6 % 6 + 1, code % 6 + 1]
-        plays = _PLAYS_BY_CODE[code] = plays_for_roll(tuple(sorted(dice)))
+        roll = tuple(sorted((first + 1, second + 1, third + 1, fourth + 1)))
+        plays = _PLAYS_BY_DICE[first][second][third][fourth] = plays_for_roll(roll)
     return plays
 
 
 @cache
-def plays_for_roll(
-    roll: tuple[int, ...],
-) -> tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]]:
+def plays_for_roll(roll: tuple[int, ...]) -> Plays:
     """The choices of a sorted roll with, per choice, (mountain index, height) per climb."""
     choices = list(choices_for_roll(roll))
     climbs = [tuple(map(CLIMBS.__getitem__, choice["move"])) for choice in choices]
