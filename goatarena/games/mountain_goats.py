@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -24,6 +25,11 @@ HEIGHTS = (4, 4, 3, 3, 2, 2)
 TOKENS_FOUR_PLAYERS = (12, 11, 10, 9, 8, 7)
 """Point tokens per summit with 4 players; one fewer each with 3, two fewer with 2."""
 TOKENS_REMOVED = {2: 2, 3: 1, 4: 0}
+SUPPLY = {
+    players: tuple(count - removed for count in TOKENS_FOUR_PLAYERS)
+    for players, removed in TOKENS_REMOVED.items()
+}
+"""Point tokens per summit at the start, by the number of players."""
 BONUSES = (15, 12, 9, 6)
 MAX_ROUNDS = 100
 """Resolution (stalling): the game also ends after every seat has had 100 turns."""
@@ -63,22 +69,21 @@ class MountainGoatsState(State):
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
-        removed = TOKENS_REMOVED[players]
-        self.supply = [count - removed for count in TOKENS_FOUR_PLAYERS]
+        self.supply = list(SUPPLY[players])
         self.steps = [[0, 0, 0, 0, 0, 0] for _ in range(players)]
         self.tokens = [[0, 0, 0, 0, 0, 0] for _ in range(players)]
         self.bonuses: list[list[int]] = [[] for _ in range(players)]
         self.bonus_left = list(BONUSES)
+        self.seat = 0
+        self.round = 1
         self.ending = False
         self.is_over = False
-        self._climbs: list[tuple[tuple[int, int], ...]] = []
+        bits = self.rng.getrandbits
+        first, second, third, fourth = die(bits), die(bits), die(bits), die(bits)
+        self._climbs: list[tuple[tuple[int, int], ...]]
         """Per legal action, its climbs (see ``Plays``); set whenever ``_legal`` is."""
-        self.dice: list[int] = []
-        # The game opens as the end of an empty round 0, so the first roll is drawn by
-        # the same code as every later one.
-        self.seat = players - 1
-        self.round = 0
-        self._play(())
+        self._legal, self._climbs = plays_for_dice(first, second, third, fourth)
+        self.dice = [first + 1, second + 1, third + 1, fourth + 1]
 
     @property
     def over(self) -> bool:
@@ -97,8 +102,26 @@ class MountainGoatsState(State):
         legal, self._climbs = plays_for_dice(dice[0] - 1, dice[1] - 1, dice[2] - 1, dice[3] - 1)
         return legal
 
+    def apply(self, action: Action) -> None:
+        """Apply a legal action; raise :class:`IllegalAction` for any other value.
+
+        The action is played by its index, so both ways of applying share one turn.
+        """
+        legal = self.legal_actions()
+        try:
+            index = legal.index(action)
+        except ValueError:
+            raise IllegalAction(f"{action!r} is not a legal action now") from None
+        self.apply_index(index)
+
+    def _apply(self, action: Action) -> None:
+        raise NotImplementedError("Mountain Goats applies every action through apply_index")
+
     def apply_index(self, index: int) -> Action:
-        """Apply the ``index``-th legal action and return it (the playouts' hot path)."""
+        """Apply the ``index``-th legal action and return it.
+
+        The whole turn is here, in one function, since a playout spends its time here.
+        """
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
@@ -110,38 +133,28 @@ class MountainGoatsState(State):
         except IndexError:
             raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}") from None
         self.history.append(action)
-        self._play(self._climbs[index])
-        return action
-
-    def _apply(self, action: Action) -> None:
-        self._play(tuple(map(CLIMBS.__getitem__, action["move"])))
-
-    def _play(self, climbs: tuple[tuple[int, int], ...]) -> None:
-        """Make the climbs of the seat to act, pass the turn on and roll for the next.
-
-        One function for the whole turn, since a playout spends its time here.
-        """
+        climbs = self._climbs[index]
         # Each mountain moved is one step up, or one more token for a goat already on
         # its summit; reaching a summit knocks every other goat there back to the foot.
         seat = self.seat
         steps = self.steps[seat]
-        for index, summit in climbs:
-            step = steps[index]
+        for column, summit in climbs:
+            step = steps[column]
             if step < summit:
-                steps[index] = step = step + 1
+                steps[column] = step = step + 1
                 if step < summit:
                     continue
                 for row in self.steps:
-                    if row[index] == summit:
-                        row[index] = 0
-                steps[index] = summit
+                    if row[column] == summit:
+                        row[column] = 0
+                steps[column] = summit
             supply = self.supply
-            left = supply[index]
+            left = supply[column]
             if left:
-                supply[index] = left - 1
+                supply[column] = left - 1
                 tokens = self.tokens[seat]
-                held = tokens[index] + 1
-                tokens[index] = held
+                held = tokens[column] + 1
+                tokens[column] = held
                 # The seat's complete sets grew exactly when this was its only kind held
                 # fewest times; then it takes the next bonus, if one is left.
                 if min(tokens) == held and self.bonus_left:
@@ -157,12 +170,12 @@ class MountainGoatsState(State):
             if self.ending or self.round >= MAX_ROUNDS:
                 self.is_over = True
                 self._legal = None
-                return
+                return action
             self.round += 1
             seat = 0
         self.seat = seat
-        # Four dice, drawn exactly as ``randint(1, 6)`` draws each: three random bits,
-        # again on 6 or 7 (without its layers of calls, and every seeded game the same).
+        # The next seat's four dice, each drawn as die() draws it (inlined: four calls
+        # less per decision).
         bits = self.rng.getrandbits
         first = bits(3)
         while first > 5:
@@ -180,6 +193,7 @@ class MountainGoatsState(State):
             first, second, third, fourth
         )
         self.dice = [first + 1, second + 1, third + 1, fourth + 1]
+        return action
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -272,6 +286,18 @@ def one_settings(roll: tuple[int, ...]) -> list[list[int]]:
         return [list(roll)]
     faces = itertools.product(range(1, 7), repeat=ones - 1)
     return [sorted([1, *others, *changed]) for changed in faces]
+
+
+def die(bits: Callable[[int], int]) -> int:
+    """A die less one, drawn from ``getrandbits`` exactly as ``randint(1, 6) - 1`` draws it.
+
+    ``randint(1, 6)`` takes three random bits and draws again on 6 or 7; doing that here
+    skips its layers of Python calls and keeps every seeded game the same.
+    """
+    value = bits(3)
+    while value > 5:
+        value = bits(3)
+    return value
 
 
 def plays_for_dice(first: int, second: int, third: int, fourth: int) -> Plays:
