@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -37,16 +37,19 @@ DICE = 4
 MOUNTAIN_INDEX = {mountain: index for index, mountain in enumerate(MOUNTAINS)}
 CLIMBS = {mountain: (index, HEIGHTS[index]) for index, mountain in enumerate(MOUNTAINS)}
 """Per mountain, what a turn needs to climb it: its index and its height."""
-Plays = tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]]
-"""A roll's choices and, per choice, its climbs: (mountain index, height) per mountain."""
+Plays = tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]], tuple[int, ...]]
+"""A roll's choices, per choice its climbs, and the dice as rolled.
+
+A climb is (mountain index, height) for a mountain moved, so that a turn needs no lookup
+per mountain. The choices and climbs are shared by every order of the same dice.
+"""
 _PLAYS_BY_DICE: list[list[list[list[Plays | None]]]] = [
     [[[None] * 6 for _ in range(6)] for _ in range(6)] for _ in range(6)
 ]
 """The plays of every roll in the order rolled, by dice less one, filled on first use.
 
 Nested lists rather than one list by a computed number: four indexings cost less than
-the arithmetic. The climbs let a turn move without a lookup per mountain. The lists are
-shared by every state and every order of the same dice: they are never changed in place.
+the arithmetic. The lists and tuples are shared by every state: never change them.
 """
 
 
@@ -82,8 +85,10 @@ class MountainGoatsState(State):
         first, second, third, fourth = die(bits), die(bits), die(bits), die(bits)
         self._climbs: list[tuple[tuple[int, int], ...]]
         """Per legal action, its climbs (see ``Plays``); set whenever ``_legal`` is."""
-        self._legal, self._climbs = plays_for_dice(first, second, third, fourth)
-        self.dice = [first + 1, second + 1, third + 1, fourth + 1]
+        self.dice: Sequence[int]
+        """The four dice as rolled: a tuple shared from the table of rolls (no list to
+        build per roll); assign a new sequence to change them."""
+        self._legal, self._climbs, self.dice = plays_for_dice(first, second, third, fourth)
 
     @property
     def over(self) -> bool:
@@ -99,7 +104,7 @@ class MountainGoatsState(State):
 
     def _legal_actions(self) -> list[Action]:
         dice = self.dice
-        legal, self._climbs = plays_for_dice(dice[0] - 1, dice[1] - 1, dice[2] - 1, dice[3] - 1)
+        legal, self._climbs, _ = plays_for_dice(dice[0] - 1, dice[1] - 1, dice[2] - 1, dice[3] - 1)
         return legal
 
     def apply(self, action: Action) -> None:
@@ -189,10 +194,9 @@ class MountainGoatsState(State):
         fourth = bits(3)
         while fourth > 5:
             fourth = bits(3)
-        self._legal, self._climbs = _PLAYS_BY_DICE[first][second][third][fourth] or plays_for_dice(
-            first, second, third, fourth
-        )
-        self.dice = [first + 1, second + 1, third + 1, fourth + 1]
+        self._legal, self._climbs, self.dice = _PLAYS_BY_DICE[first][second][third][
+            fourth
+        ] or plays_for_dice(first, second, third, fourth)
         return action
 
     # -- scoring -------------------------------------------------------------------------
@@ -225,7 +229,7 @@ class MountainGoatsState(State):
         other.tokens = [list(row) for row in self.tokens]
         other.bonuses = [list(row) for row in self.bonuses]
         other.bonus_left = list(self.bonus_left)
-        other.dice = list(self.dice)
+        other.dice = tuple(self.dice)  # the same tuple, or an unshared copy of a list
         return other
 
     # -- what a seat sees ----------------------------------------------------------------
@@ -250,7 +254,7 @@ class MountainGoatsState(State):
 
     def render(self) -> str:
         """The mountains with every seat's goat, the supplies and the scores."""
-        lines = [f"round {self.round}  dice {self.dice}  bonus left {self.bonus_left}"]
+        lines = [f"round {self.round}  dice {list(self.dice)}  bonus left {self.bonus_left}"]
         for index, mountain in enumerate(MOUNTAINS):
             goats = " ".join(f"{seat}@{self.steps[seat][index]}" for seat in range(self.players))
             lines.append(
@@ -304,13 +308,16 @@ def plays_for_dice(first: int, second: int, third: int, fourth: int) -> Plays:
     """The plays of the roll of these dice, each less one (see ``_PLAYS_BY_DICE``)."""
     plays = _PLAYS_BY_DICE[first][second][third][fourth]
     if plays is None:
-        roll = tuple(sorted((first + 1, second + 1, third + 1, fourth + 1)))
-        plays = _PLAYS_BY_DICE[first][second][third][fourth] = plays_for_roll(roll)
+        rolled = (first + 1, second + 1, third + 1, fourth + 1)
+        choices, climbs = plays_for_roll(tuple(sorted(rolled)))
+        plays = _PLAYS_BY_DICE[first][second][third][fourth] = (choices, climbs, rolled)
     return plays
 
 
 @cache
-def plays_for_roll(roll: tuple[int, ...]) -> Plays:
+def plays_for_roll(
+    roll: tuple[int, ...],
+) -> tuple[list[dict[str, Any]], list[tuple[tuple[int, int], ...]]]:
     """The choices of a sorted roll with, per choice, (mountain index, height) per climb."""
     choices = list(choices_for_roll(roll))
     climbs = [tuple(map(CLIMBS.__getitem__, choice["move"])) for choice in choices]
