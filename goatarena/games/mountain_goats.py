@@ -225,9 +225,9 @@ class MountainGoatsState(State):
         """A copy made field by field (deepcopy is a hundred times slower)."""
         other = self._copy_bookkeeping()
         other.supply = list(self.supply)
-        other.steps = [list(row) for row in self.steps]
-        other.tokens = [list(row) for row in self.tokens]
-        other.bonuses = [list(row) for row in self.bonuses]
+        other.steps = list(map(list, self.steps))
+        other.tokens = list(map(list, self.tokens))
+        other.bonuses = list(map(list, self.bonuses))
         other.bonus_left = list(self.bonus_left)
         other.dice = tuple(self.dice)  # the same tuple, or an unshared copy of a list
         return other
@@ -235,20 +235,29 @@ class MountainGoatsState(State):
     # -- what a seat sees ----------------------------------------------------------------
 
     def observation(self, seat: int) -> Observation:
-        """Everything: there is no hidden information in Mountain Goats."""
+        """Everything: there is no hidden information in Mountain Goats.
+
+        Every list is a new one, so the caller may keep or change it. Built without a
+        call per seat: the referee asks for one every decision.
+        """
+        tokens = self.tokens
+        bonuses = self.bonuses
         return {
             "seat": seat,
-            "to_act": self._to_act(),
+            "to_act": None if self.is_over else self.seat,
             "round": self.round,
             "dice": list(self.dice),
             "mountains": list(MOUNTAINS),
             "heights": list(HEIGHTS),
-            "steps": [list(row) for row in self.steps],
+            "steps": list(map(list, self.steps)),
             "supply": list(self.supply),
-            "tokens": [list(row) for row in self.tokens],
+            "tokens": list(map(list, tokens)),
             "bonus_left": list(self.bonus_left),
-            "bonuses": [list(row) for row in self.bonuses],
-            "scores": [self.score(other) for other in range(self.players)],
+            "bonuses": list(map(list, bonuses)),
+            "scores": [
+                sum(map(operator.mul, held, MOUNTAINS)) + sum(taken)
+                for held, taken in zip(tokens, bonuses)
+            ],
             "ending": self.ending,
         }
 
