@@ -161,8 +161,9 @@ class MountainGoatsState(State):
                 held = tokens[column] + 1
                 tokens[column] = held
                 # The seat's complete sets grew exactly when this was its only kind held
-                # fewest times; then it takes the next bonus, if one is left.
-                if min(tokens) == held and self.bonus_left:
+                # fewest times; then it takes the next bonus, if one is left. (Any kind
+                # still missing settles it without min.)
+                if 0 not in tokens and min(tokens) == held and self.bonus_left:
                     self.bonuses[seat].append(self.bonus_left.pop(0))
                     # The last bonus taken, or a third mountain out of tokens, ends the
                     # game after this round.
