@@ -16,6 +16,7 @@ from goatarena.games.mountain_goats import (
     MOUNTAINS,
     MountainGoatsState,
     choices_for_roll,
+    die,
     one_settings,
 )
 from goatarena.testing import check_game, random_playout
@@ -209,6 +210,22 @@ def test_illegal_choices_are_rejected():
         state.apply({"move": [10, 10], "groups": [[1, 2, 3, 4]]})
     with pytest.raises(IllegalAction):
         state.apply_index(len(state.legal_actions()))
+
+
+def test_a_negative_index_is_rejected_and_changes_nothing():
+    state = new_state(dice=[1, 2, 3, 4])
+    before = state.observation(0)
+    with pytest.raises(IllegalAction):
+        state.apply_index(-1)
+    assert state.observation(0) == before and state.history == []
+
+
+def test_a_die_is_drawn_exactly_as_randint_draws_it():
+    ours, theirs = random.Random(5), random.Random(5)
+    assert [die(ours.getrandbits) + 1 for _ in range(2000)] == [
+        theirs.randint(1, 6) for _ in range(2000)
+    ]
+    assert ours.getstate() == theirs.getstate()
 
 
 def test_a_random_game_ends_with_scores_matching_tokens():

@@ -61,7 +61,9 @@ class MountainGoatsState(State):
 
     The legal choices of the roll and their climbs (``_climbs``, parallel to the cached
     legal actions) are set together whenever the dice are rolled or the choices are
-    computed again from ``dice``, so a decision looks nothing up.
+    computed again from ``dice``, so a decision looks nothing up. The list
+    ``legal_actions()`` returns is shared with every state that rolled the same dice:
+    nothing may change it in place.
     """
 
     is_over: bool = False
@@ -120,6 +122,7 @@ class MountainGoatsState(State):
         self.apply_index(index)
 
     def _apply(self, action: Action) -> None:
+        # The base calls this hook only from its own apply, which is replaced above.
         raise NotImplementedError("Mountain Goats applies every action through apply_index")
 
     def apply_index(self, index: int) -> Action:
