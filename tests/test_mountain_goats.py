@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 import random
 
 import pytest
@@ -226,6 +227,20 @@ def test_a_die_is_drawn_exactly_as_randint_draws_it():
         theirs.randint(1, 6) for _ in range(2000)
     ]
     assert ours.getstate() == theirs.getstate()
+
+
+def test_pickled_and_cloned_states_play_on_like_the_original():
+    # A state keeps the climbs of its choices beside them and its dice as a shared tuple:
+    # a pickled copy and a clone must still play exactly as the original does.
+    state = new_state(players=3)
+    chooser = random.Random(4)
+    for _ in range(20):
+        state.apply_index(chooser.randrange(len(state.legal_actions())))
+    copies = [pickle.loads(pickle.dumps(state)), state.clone()]
+    random_playout(state, random.Random(6))
+    for copied in copies:
+        random_playout(copied, random.Random(6))
+        assert copied.history == state.history and copied.result() == state.result()
 
 
 def test_a_random_game_ends_with_scores_matching_tokens():
