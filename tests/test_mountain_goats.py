@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 import random
 
 import pytest
@@ -16,6 +17,7 @@ from goatarena.games.mountain_goats import (
     MOUNTAINS,
     MountainGoatsState,
     choices_for_roll,
+    die,
     one_settings,
 )
 from goatarena.testing import check_game, random_playout
@@ -209,6 +211,36 @@ def test_illegal_choices_are_rejected():
         state.apply({"move": [10, 10], "groups": [[1, 2, 3, 4]]})
     with pytest.raises(IllegalAction):
         state.apply_index(len(state.legal_actions()))
+
+
+def test_a_negative_index_is_rejected_and_changes_nothing():
+    state = new_state(dice=[1, 2, 3, 4])
+    before = state.observation(0)
+    with pytest.raises(IllegalAction):
+        state.apply_index(-1)
+    assert state.observation(0) == before and state.history == []
+
+
+def test_a_die_is_drawn_exactly_as_randint_draws_it():
+    ours, theirs = random.Random(5), random.Random(5)
+    assert [die(ours.getrandbits) + 1 for _ in range(2000)] == [
+        theirs.randint(1, 6) for _ in range(2000)
+    ]
+    assert ours.getstate() == theirs.getstate()
+
+
+def test_pickled_and_cloned_states_play_on_like_the_original():
+    # A state keeps the climbs of its choices beside them and its dice as a shared tuple:
+    # a pickled copy and a clone must still play exactly as the original does.
+    state = new_state(players=3)
+    chooser = random.Random(4)
+    for _ in range(20):
+        state.apply_index(chooser.randrange(len(state.legal_actions())))
+    copies = [pickle.loads(pickle.dumps(state)), state.clone()]
+    random_playout(state, random.Random(6))
+    for copied in copies:
+        random_playout(copied, random.Random(6))
+        assert copied.history == state.history and copied.result() == state.result()
 
 
 def test_a_random_game_ends_with_scores_matching_tokens():
