@@ -22,8 +22,12 @@ draws at least one card; the draw pile is finite and is rebuilt at most once, so
 final run-out always comes. Should every seat ever hold no card, the game ends too.
 
 Speed: every action offered is a shared object built once (the tables at the end of the
-module; never change an offered action in place), found again by identity when applied, so
-a decision builds no dicts; the shuffles draw exactly what ``random.Random.shuffle`` draws
+module; never change an offered action in place), found again by identity when applied
+together with the state method that carries it out, so a decision builds no dicts and
+dispatches on nothing. Legal lists come from tables: plays per number and cards held of
+it, takes per sorted row (a bounded memo; the lists are shared, never change one), trades
+per flock size and mountains. ``is_over`` is a plain attribute that writing ``phase``
+keeps in step. The shuffles draw exactly what ``random.Random.shuffle`` draws
 (:mod:`goatarena.games.chance`), so seeds give the same games as before.
 
 Hidden information: the hands, the cards discarded into penalty piles (face down) and the
@@ -36,11 +40,13 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from functools import cache
 from itertools import compress
 from typing import Any
 
+from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 from goatarena.games.chance import shuffle
 
@@ -126,21 +132,29 @@ class GoatNGoatState(State):
         super().__init__(players, seed, options)
         draw = self.draw = list(DECK)
         shuffle(self.rng, draw)
-        self.hands = [[0] * len(CARD_TYPES) for _ in range(players)]
-        self.known = [[0] * len(CARD_TYPES) for _ in range(players)]
+        # Dealt as the rules deal, one card at a time from the top (the end) of the pile;
+        # a hand is a count per card, so only which cards it got counts.
+        hands: list[list[int]] = []
+        self.hands = hands
         for seat in range(players):
-            hand = self.hands[seat]
-            for _ in range(STARTING_HANDS[seat]):
-                hand[draw.pop()] += 1
-        self.row = [draw.pop() for _ in range(ROW_SIZE)]
+            hand = [0] * _CARD_COUNT
+            dealt = STARTING_HANDS[seat]
+            for card in draw[-dealt:]:
+                hand[card] += 1
+            del draw[-dealt:]
+            hands.append(hand)
+        self.known = [[0] * _CARD_COUNT for _ in range(players)]
+        self.row = draw[: -ROW_SIZE - 1 : -1]  # popped one by one: the top card first
+        del draw[-ROW_SIZE:]
         self.discard: list[int] = []
-        self.flocks: list[list[list[int]]] = [[[] for _ in COLOURS] for _ in range(players)]
+        self.flocks: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
         self.penalty_public: list[list[int]] = [[] for _ in range(players)]
         self.penalty_hidden: list[list[int]] = [[] for _ in range(players)]
-        self.mountains = [list(MOUNTAINS[players]) for _ in COLOURS]
-        self.held: list[list[list[int]]] = [[[] for _ in COLOURS] for _ in range(players)]
+        values = MOUNTAINS[players]
+        self.mountains = [list(values), list(values), list(values)]
+        self.held: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
         self.seat = 0
-        self.phase = Phase.PLAY
+        self.phase = PLAY  # sets is_over too
         self.take_count = 0
         self.played: list[str] = []
         self.run_outs = 0
@@ -149,70 +163,130 @@ class GoatNGoatState(State):
 
     # -- the interface, without the generic layers (random playouts call these most) ------
 
+    is_over = False
+    """True once no seat has anything left to decide: a plain attribute, not the base
+    class's property, since every playout step reads it. It follows :attr:`phase`."""
+
     @property
-    def is_over(self) -> bool:
-        """True once no seat has anything left to decide."""
-        return self.phase is OVER
+    def phase(self) -> Phase:
+        """The decision the seat to act must make next (``OVER`` once the game is over).
+
+        Writable like any field (samplers and tests set it); writing it keeps
+        :attr:`is_over` in step. The engine's own steps write ``_phase`` directly and set
+        ``is_over`` where the game ends.
+        """
+        return self._phase
+
+    @phase.setter
+    def phase(self, value: Phase) -> None:
+        self._phase = value
+        self.is_over = value is OVER
 
     def legal_actions(self) -> list[Action]:
-        """The choices of the seat to act, computed once per state."""
+        """The choices of the seat to act, computed once per state.
+
+        The list may be shared with other states (and the table it came from): like the
+        actions in it, it must never be changed in place.
+        """
+        legal = self._legal
+        if legal is not None:
+            return legal
+        phase = self._phase
+        if phase is PLAY:
+            # Per number, the plays of the cards of it held in each colour, looked up with
+            # the counts unpacked into locals (cheaper than slicing); a combination not
+            # met before is made by play_actions.
+            g1, g2, g3, g4, g5, b1, b2, b3, b4, b5, r1, r2, r3, r4, r5 = hand = self.hands[
+                self.seat
+            ]
+            try:
+                legal = [
+                    *_PLAYS_1[g1, b1, r1],
+                    *_PLAYS_2[g2, b2, r2],
+                    *_PLAYS_3[g3, b3, r3],
+                    *_PLAYS_4[g4, b4, r4],
+                    *_PLAYS_5[g5, b5, r5],
+                ]
+            except KeyError:
+                legal = play_actions(hand)
+        elif phase is TAKE:
+            # take_actions, inlined
+            row = tuple(sorted(self.row))
+            count = self.take_count
+            memo = _TAKES[count if count < len(row) else len(row)]
+            legal = memo.get(row)
+            if legal is None:
+                legal = take_actions(row, count)
+        elif phase is DISCARD:
+            legal = list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
+        elif phase is MOUNTAIN:
+            legal = [*self._trade_choices(), DECLINE]
+        else:
+            legal = []
+        self._legal = legal
+        return legal
+
+    def apply_index(self, index: int) -> Action:
+        """Apply the ``index``-th legal action and return it.
+
+        The hot path of every playout: every action offered is a table object, so what it
+        does is found by identity and called directly, without a dispatch on the phase.
+        """
         legal = self._legal
         if legal is None:
-            legal = self._legal = [] if self.phase is OVER else self._legal_actions()
-        return legal
+            legal = self.legal_actions()
+        try:
+            if index < 0:
+                raise IndexError(index)
+            action = legal[index]
+        except IndexError:
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}") from None
+        self._legal = None
+        _, handler, move = _MOVES[id(action)]
+        handler(self, move)
+        self.history.append(action)
+        return action
 
     # -- whose decision and which choices ---------------------------------------------
 
     def _to_act(self) -> int | None:
-        return None if self.phase is OVER else self.seat
+        return None if self.is_over else self.seat
 
     def _legal_actions(self) -> list[Action]:
-        # Every action offered is a shared object from the tables below, never changed.
-        phase = self.phase
-        if phase is PLAY:
-            return play_actions(self.hands[self.seat])
-        if phase is TAKE:
-            row = self.row
-            return take_actions(sorted(row), min(self.take_count, len(row)))
-        if phase is DISCARD:
-            return list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
-        return [*self._trade_choices(), DECLINE]
+        self._legal = None
+        return self.legal_actions()
 
     def _trade_choices(self) -> list[Action]:
+        green, blue, red = self.flocks[self.seat]
+        m_green, m_blue, m_red = self.mountains
         choices: list[Action] = []
-        mountains = self.mountains
-        for colour, flock in enumerate(self.flocks[self.seat]):
-            size = len(flock)
-            trades = TRADE_ACTIONS[colour]
-            for value in distinct_values(mountains[colour]):
-                if value <= size:
-                    choices.append(trades[value])
+        if green and m_green:
+            choices += trade_actions(0, len(green), m_green)
+        if blue and m_blue:
+            choices += trade_actions(1, len(blue), m_blue)
+        if red and m_red:
+            choices += trade_actions(2, len(red), m_red)
         return choices
 
     def _can_trade(self) -> bool:
         """Whether any flock of the seat to act can afford a face-up mountain."""
-        mountains = self.mountains
-        for colour, flock in enumerate(self.flocks[self.seat]):
-            if mountains[colour] and min(mountains[colour]) <= len(flock):
-                return True
-        return False
+        # Three colours, unrolled: this runs at the end of nearly every turn. An empty
+        # flock affords nothing (every mountain is worth at least one).
+        green, blue, red = self.flocks[self.seat]
+        m_green, m_blue, m_red = self.mountains
+        return bool(
+            (green and m_green and min(m_green) <= len(green))
+            or (blue and m_blue and min(m_blue) <= len(blue))
+            or (red and m_red and min(m_red) <= len(red))
+        )
 
     # -- carrying out a decision --------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
         entry = _MOVES.get(id(action))
-        phase = self.phase
-        move = entry[1] if entry is not None and entry[0] is action else parse_move(phase, action)
-        if phase is PLAY:
-            self._play(move)
-        elif phase is TAKE:
-            self._take(move)
-        elif phase is DISCARD:
-            self._discard(move)
-        elif move is None:
-            self._end_turn()
-        else:
-            self._trade(*move)
+        if entry is None or entry[0] is not action:  # an equal action, decoded
+            entry = parse_move(self._phase, action)
+        entry[1](self, entry[2])
 
     def _play(self, move: PlayMove) -> None:
         """Cards of one number onto their flocks; a lower number retires the old flock."""
@@ -224,38 +298,68 @@ class GoatNGoatState(State):
             if known[card]:
                 known[card] -= 1
         flocks = self.flocks[seat]
-        for colour, count in per_colour:
+        for colour, added in per_colour:
             flock = flocks[colour]
             if flock and number < flock[-1]:
                 first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
                 self.penalty_public[seat] += [first + n for n in flock]
                 flock.clear()
-            flock += [number] * count
-        self.played = list(codes)
+            flock += added
+        self.played = codes  # the move's own list, never changed in place
         self.take_count = number
         if self.row:
-            self.phase = TAKE
+            self._phase = TAKE
         else:
             self._after_take()
 
     def _take(self, cards: tuple[int, ...]) -> None:
         """Resolution: the chosen cards are taken together, then the row is refilled."""
-        row, hand, known = self.row, self.hands[self.seat], self.known[self.seat]
+        seat = self.seat
+        row, hand, known = self.row, self.hands[seat], self.known[seat]
         for card in cards:
             row.remove(card)
             hand[card] += 1
             known[card] += 1
+        need = ROW_SIZE - len(row)
         draw = self.draw
-        while len(row) < ROW_SIZE:
-            if draw and not self.ending:
-                row.append(draw.pop())
-                continue
-            drawn = self._draw_card()
-            if drawn is None:
-                break
-            row.append(drawn)
-            draw = self.draw
-        self._after_take()
+        if need > 0:
+            if len(draw) >= need and not self.ending:
+                row += draw[: -need - 1 : -1]  # popped one by one: the top card first
+                del draw[-need:]
+            else:
+                while len(row) < ROW_SIZE:
+                    drawn = self._draw_card()
+                    if drawn is None:
+                        break
+                    row.append(drawn)
+        # What follows a take (_after_take), inlined: it runs after nearly every play.
+        if sum(hand) > HAND_LIMIT:
+            self._phase = DISCARD
+            return
+        green, blue, red = self.flocks[seat]
+        m_green, m_blue, m_red = self.mountains
+        if (
+            (green and m_green and min(m_green) <= len(green))
+            or (blue and m_blue and min(m_blue) <= len(blue))
+            or (red and m_red and min(m_red) <= len(red))
+        ):
+            self._phase = MOUNTAIN
+            return
+        # _end_turn, inlined
+        self.played = []
+        self.take_count = 0
+        if self.ending:
+            self._phase = OVER
+            self.is_over = True
+            return
+        hands = self.hands
+        for after in NEXT_SEATS[self.players][seat]:
+            if any(hands[after]):
+                self.seat = after
+                self._phase = PLAY
+                return
+        self._phase = OVER
+        self.is_over = True
 
     def _draw_card(self) -> int | None:
         """The top card of the draw pile, rebuilding it on a run-out that is not final."""
@@ -272,17 +376,12 @@ class GoatNGoatState(State):
         return self.draw.pop()
 
     def _after_take(self) -> None:
-        seat = self.seat
-        if sum(self.hands[seat]) > HAND_LIMIT:
-            self.phase = DISCARD
-            return
-        mountains = self.mountains  # _can_trade, inlined: this runs every turn
-        for colour, flock in enumerate(self.flocks[seat]):
-            values = mountains[colour]
-            if values and min(values) <= len(flock):
-                self.phase = MOUNTAIN
-                return
-        self._end_turn()
+        if sum(self.hands[self.seat]) > HAND_LIMIT:
+            self._phase = DISCARD
+        elif self._can_trade():
+            self._phase = MOUNTAIN
+        else:
+            self._end_turn()
 
     def _discard(self, card: int) -> None:
         """One card from hand face down to the penalty pile; others learn only that."""
@@ -295,16 +394,14 @@ class GoatNGoatState(State):
         for known_card in compress(CARD_RANGE, known):
             known[known_card] -= 1
         if sum(hand) <= HAND_LIMIT:
-            self._offer_trade()
+            if self._can_trade():
+                self._phase = MOUNTAIN
+            else:
+                self._end_turn()
 
-    def _offer_trade(self) -> None:
-        if self._can_trade():
-            self.phase = MOUNTAIN
-        else:
-            self._end_turn()
-
-    def _trade(self, colour: int, value: int) -> None:
+    def _trade(self, move: tuple[int, int]) -> None:
         """A whole flock to the discard pile for a face-up mountain of its colour."""
+        colour, value = move
         flock = self.flocks[self.seat][colour]
         first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
         self.discard += [first + number for number in flock]
@@ -313,19 +410,24 @@ class GoatNGoatState(State):
         self.held[self.seat][colour].append(value)
         self._end_turn()
 
+    def _decline(self, _: None) -> None:
+        self._end_turn()
+
     def _end_turn(self) -> None:
         self.played = []
         self.take_count = 0
         if self.ending:
-            self.phase = OVER
+            self._phase = OVER
+            self.is_over = True
             return
         hands = self.hands
         for seat in NEXT_SEATS[self.players][self.seat]:
             if any(hands[seat]):
                 self.seat = seat
-                self.phase = PLAY
+                self._phase = PLAY
                 return
-        self.phase = OVER  # nobody holds a card: nothing can ever happen again
+        self._phase = OVER  # nobody holds a card: nothing can ever happen again
+        self.is_over = True
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -346,28 +448,38 @@ class GoatNGoatState(State):
 
     def observation(self, seat: int) -> Observation:
         """Own hand and everything public; other hands and the draw order stay hidden."""
+        # Built through map and C-level helpers: the referee asks for one per decision.
+        held = [named_by_colour(by_colour) for by_colour in self.held]
+        penalties = list(map(len, self.penalty_public))
+        hidden = list(map(len, self.penalty_hidden))
+        for other, size in enumerate(hidden):
+            penalties[other] += size
+        scores = [
+            sum(green) + sum(blue) + sum(red) - penalties[other]
+            for other, (green, blue, red) in enumerate(self.held)
+        ]
         return {
             "seat": seat,
-            "to_act": self._to_act(),
+            "to_act": None if self.is_over else self.seat,
             "turn": self.seat,
-            "phase": self.phase.value,
+            "phase": self._phase.value,
             "played": list(self.played),
             "take_count": self.take_count,
             "hand": codes_of_counts(self.hands[seat]),
-            "row": [CODES[card] for card in self.row],
-            "flocks": [named_by_colour(flocks) for flocks in self.flocks],
-            "penalty_sizes": [self.penalty(other) for other in range(self.players)],
-            "mountains_held": [named_by_colour(held) for held in self.held],
+            "row": list(map(CODES.__getitem__, self.row)),
+            "flocks": [named_by_colour(by_colour) for by_colour in self.flocks],
+            "penalty_sizes": penalties,
+            "mountains_held": held,
             "mountains": named_by_colour(self.mountains),
-            "hand_sizes": [sum(hand) for hand in self.hands],
-            "known_in_hands": [codes_of_counts(known) for known in self.known],
+            "hand_sizes": list(map(sum, self.hands)),
+            "known_in_hands": list(map(codes_of_counts, self.known)),
             "draw_size": len(self.draw),
             "draw_cards": sorted_codes(self.draw) if self.reshuffled else None,
             "discard": sorted_codes(self.discard),
             "run_outs": self.run_outs,
             "final_run_out": FINAL_RUN_OUT[self.players],
             "ending": self.ending,
-            "scores": [self.score(other) for other in range(self.players)],
+            "scores": scores,
         }
 
     def public_action(self, seat: int, action: Action) -> Action:
@@ -455,30 +567,32 @@ class GoatNGoatState(State):
         return "\n".join(lines)
 
 
-# -- helpers -----------------------------------------------------------------------------
-
-
 # -- the action tables ----------------------------------------------------------------
 # Actions are built once and shared (never changed in place); _MOVES maps each one's
-# identity to what it does (holding the object, so the identity cannot be reused).
+# identity to (the action, the state method that carries it out, its argument), holding
+# the object so that the identity cannot be reused.
 
+Handler = Callable[[GoatNGoatState, Any], None]
+Move = tuple[Action, Handler, Any]
+
+_STRIDE = len(NUMBERS)
+_CARD_COUNT = len(CARD_TYPES)
+CARD_RANGE = tuple(range(_CARD_COUNT))
 DISCARD_ACTIONS: tuple[Action, ...] = tuple({"discard": code} for code in CODES)
 TRADE_ACTIONS: tuple[dict[int, Action], ...] = tuple(
     {value: {"trade": colour, "mountain": value} for value in range(1, 10)} for colour in COLOURS
 )
-_MOVES: dict[int, tuple[Action, Any]] = {id(DECLINE): (DECLINE, None)}
+_MOVES: dict[int, Move] = {id(DECLINE): (DECLINE, GoatNGoatState._decline, None)}
 for _card, _discard in enumerate(DISCARD_ACTIONS):
-    _MOVES[id(_discard)] = (_discard, _card)
+    _MOVES[id(_discard)] = (_discard, GoatNGoatState._discard, _card)
 for _colour, _by_value in enumerate(TRADE_ACTIONS):
     for _value, _trade in _by_value.items():
-        _MOVES[id(_trade)] = (_trade, (_colour, _value))
-_PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple({} for _ in NUMBERS)
+        _MOVES[id(_trade)] = (_trade, GoatNGoatState._trade, (_colour, _value))
+_PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple(
+    {(0, 0, 0): ()} for _ in NUMBERS
+)
 """Per number (less one) and cards of it held per colour: the play actions (filled lazily)."""
-_TAKE_OF: dict[tuple[int, ...], Action] = {}
-"""Per sorted choice of row cards: its take action (at most 15,504 choices of 1 to 5)."""
-_NONE_HELD = (0, 0, 0)
-CARD_RANGE = tuple(range(len(CARD_TYPES)))
-_STRIDE = len(NUMBERS)
+_PLAYS_1, _PLAYS_2, _PLAYS_3, _PLAYS_4, _PLAYS_5 = _PLAYS_OF
 
 
 def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
@@ -486,7 +600,7 @@ def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
     actions = []
     for codes in plays_of_one_number(number, held):
         action = {"play": list(codes)}
-        _MOVES[id(action)] = (action, play_move(codes))
+        _MOVES[id(action)] = (action, GoatNGoatState._play, play_move(codes))
         actions.append(action)
     _PLAYS_OF[number - 1][held] = plays = tuple(actions)
     return plays
@@ -494,23 +608,30 @@ def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
 
 def play_actions(hand: list[int]) -> list[Action]:
     """Every play of a hand given as counts per card, in the engine's order."""
+    held = list(zip(hand[0:5], hand[5:10], hand[10:15], strict=True))
     actions: list[Action] = []
-    for index in range(_STRIDE):
-        held = (hand[index], hand[index + _STRIDE], hand[index + 2 * _STRIDE])
-        if held != _NONE_HELD:
-            plays = _PLAYS_OF[index].get(held)
-            actions += plays if plays is not None else _plays_of(index + 1, held)
+    for index, table in enumerate(_PLAYS_OF):
+        plays = table.get(held[index])
+        actions += plays if plays is not None else _plays_of(index + 1, held[index])
     return actions
+
+
+_TAKE_OF: dict[tuple[int, ...], Action] = {}
+"""Per sorted choice of row cards: its take action (at most 15,504 choices of 1 to 5)."""
+_TAKES: tuple[dict[tuple[int, ...], list[Action]], ...] = tuple({} for _ in range(ROW_SIZE + 1))
+"""Per number of cards taken and sorted row: the take actions, a shared list (bounded)."""
+TAKE_MEMO = 1 << 15
+"""Rows remembered per number of cards taken before the memo starts afresh."""
 
 
 def _take_of(chosen: tuple[int, ...]) -> Action:
     action = _TAKE_OF[chosen] = {"take": [CODES[card] for card in chosen]}
-    _MOVES[id(action)] = (action, chosen)
+    _MOVES[id(action)] = (action, GoatNGoatState._take, chosen)
     return action
 
 
-def take_actions(row: list[int], size: int) -> list[Action]:
-    """Every take of ``size`` cards from a sorted row, in the engine's order."""
+def _take_choices(row: tuple[int, ...], size: int) -> list[Action]:
+    """Every take of ``size`` cards from a sorted row, computed afresh."""
     if size == 1:  # the commonest take: one of each distinct card
         return list(map(_TAKE_ONE.__getitem__, dict.fromkeys(row)))
     # dict.fromkeys drops repeated choices and keeps the first-seen order; the lookups
@@ -522,42 +643,68 @@ def take_actions(row: list[int], size: int) -> list[Action]:
         return [_TAKE_OF.get(chosen) or _take_of(chosen) for chosen in choices]
 
 
-_TAKE_ONE = tuple(_take_of((card,)) for card in range(len(CARD_TYPES)))
+def take_actions(row: Sequence[int], count: int) -> list[Action]:
+    """Every take of ``count`` cards (all of them, if fewer) from the row, in the engine's order.
+
+    The list is shared by every state with the same row contents: never change it.
+    """
+    key = tuple(sorted(row))
+    size = count if count < len(key) else len(key)
+    memo = _TAKES[size]
+    legal = memo.get(key)
+    if legal is None:
+        if len(memo) >= TAKE_MEMO:
+            memo.clear()
+        legal = memo[key] = _take_choices(key, size)
+    return legal
 
 
-PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, int], ...], tuple[str, ...]]
-"""A play: its cards, their number, (colour, count) per colour played in colour order, names."""
+_TAKE_ONE = tuple(_take_of((card,)) for card in range(_CARD_COUNT))
+
+
+PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, list[int]], ...], list[str]]
+"""A play: its cards, their number, (colour, the numbers added to its flock) per colour
+played in colour order, and the cards' names."""
 
 
 def play_move(codes: tuple[str, ...]) -> PlayMove:
     """What playing the cards named ``codes`` (all of one number) does."""
     cards = tuple(CODE_INDEX[code] for code in codes)
+    number = CARD_TYPES[cards[0]][1]
     colours = sorted({card // _STRIDE for card in cards})
-    per_colour = tuple((c, sum(1 for card in cards if card // _STRIDE == c)) for c in colours)
-    return (cards, CARD_TYPES[cards[0]][1], per_colour, codes)
+    per_colour = tuple(
+        (c, [number] * sum(1 for card in cards if card // _STRIDE == c)) for c in colours
+    )
+    return (cards, number, per_colour, list(codes))
 
 
-def parse_move(phase: Phase, action: Action) -> Any:
+def parse_move(phase: Phase, action: Action) -> Move:
     """What a legal action that is not a shared table object (a decoded one) does."""
     if phase is PLAY:
-        return play_move(tuple(action["play"]))
+        return (action, GoatNGoatState._play, play_move(tuple(action["play"])))
     if phase is TAKE:
-        return tuple(CODE_INDEX[code] for code in action["take"])
+        return (action, GoatNGoatState._take, tuple(CODE_INDEX[code] for code in action["take"]))
     if phase is DISCARD:
-        return CODE_INDEX[action["discard"]]
+        return (action, GoatNGoatState._discard, CODE_INDEX[action["discard"]])
     if action == DECLINE:
-        return None
-    return (COLOUR_INDEX[action["trade"]], action["mountain"])
+        return (action, GoatNGoatState._decline, None)
+    move = (COLOUR_INDEX[action["trade"]], action["mountain"])
+    return (action, GoatNGoatState._trade, move)
 
 
-@cache
-def _distinct(values: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(sorted(set(values)))
+_TRADES: tuple[dict[tuple[int, ...], tuple[Action, ...]], ...] = ({}, {}, {})
+"""Per colour, and flock size followed by the face-up mountains: the trades it affords."""
 
 
-def distinct_values(values: list[int]) -> tuple[int, ...]:
-    """The distinct values of a list, ascending."""
-    return _distinct(tuple(values))
+def trade_actions(colour: int, size: int, mountains: list[int]) -> tuple[Action, ...]:
+    """The trades a flock of ``size`` cards of ``colour`` affords, mountain values ascending."""
+    key = (size, *mountains)
+    trades = _TRADES[colour].get(key)
+    if trades is None:
+        by_value = TRADE_ACTIONS[colour]
+        affordable = sorted({value for value in mountains if value <= size})
+        trades = _TRADES[colour][key] = tuple(by_value[value] for value in affordable)
+    return trades
 
 
 @cache
@@ -573,17 +720,22 @@ def plays_of_one_number(number: int, held: tuple[int, ...]) -> tuple[tuple[str, 
 
 def codes_of_counts(counts: list[int]) -> list[str]:
     """Card names of a count-per-card-index list, in card order."""
-    return [CODES[card] for card, count in enumerate(counts) for _ in range(count)]
+    names: list[str] = []
+    for code, count in zip(CODES, counts, strict=True):
+        if count:
+            names += [code] * count
+    return names
 
 
 def sorted_codes(cards: list[int]) -> list[str]:
     """Card names of a pile, in card order (the pile's own order stays hidden)."""
-    return [CODES[card] for card in sorted(cards)]
+    return list(map(CODES.__getitem__, sorted(cards)))
 
 
 def named_by_colour(values: list[list[int]]) -> dict[str, list[int]]:
     """A per-colour list as a dict keyed by colour name."""
-    return {name: list(items) for name, items in zip(COLOURS, values, strict=True)}
+    green, blue, red = values
+    return {"green": list(green), "blue": list(blue), "red": list(red)}
 
 
 INFO = GameInfo(
