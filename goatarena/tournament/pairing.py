@@ -202,8 +202,14 @@ def swiss_round(
 
 
 def rank_players(players: Sequence[SwissPlayer], seed: int = 0) -> list[SwissPlayer]:
-    """The standings order a Swiss round uses: points, rating, then a lot from ``seed``."""
-    return sorted(players, key=lambda p: (-p.points, -p.rating, lot(seed, "rank", p.name)))
+    """The standings order a Swiss round uses: points, rating, then a lot from ``seed``.
+
+    Ratings are compared to a millionth of an Elo point: bots with the same record fit to
+    the same rating up to rounding, and the lot, not the rounding, must order them.
+    """
+    return sorted(
+        players, key=lambda p: (-p.points, -round(p.rating, 6), lot(seed, "rank", p.name))
+    )
 
 
 # ----------------------------------------------------------------------------------------
