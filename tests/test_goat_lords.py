@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 import random
 from collections import Counter
 
@@ -642,6 +643,43 @@ def test_clone_is_independent_and_matches_deepcopy():
     random_playout(slow, rng_slow)
     assert fast.history == slow.history and fast.result() == slow.result()
     assert len(state.history) == 30 and not state.is_over
+
+
+def test_pickled_and_hand_edited_states_play_on_like_the_original():
+    # The engine keeps hand sizes and top piles beside the fields, and finds moves by the
+    # identity of the offered action objects: a copy made by pickle, and a state whose
+    # fields were rewritten (then ``_legal = None``), must still play by the rules.
+    state = INFO.new_state(3, 8)
+    rng = random.Random(8)
+    while state.duel_target < 0 or len(state.duel_cards) < 1:
+        state.apply_index(rng.randrange(len(state.legal_actions())))
+    copied = pickle.loads(pickle.dumps(state))
+    assert copied.legal_actions() == state.legal_actions()
+    random_playout(state, random.Random(5))
+    random_playout(copied, random.Random(5))
+    assert copied.history == state.history and copied.result() == state.result()
+
+    edited = make(
+        players=3,
+        hands={0: ["ninja", "ninja"], 1: ["baby"] * 5, 2: ["baby"]},
+        herds={0: [["fairy", "fairy"]], 1: [["kraken", "kraken"], ["lord"]]},
+        draw=["tgoat"] * 3,
+    )
+    edited.apply({"birth": "ninja"})  # seat 0 draws the whole pile, none is left for seat 2
+    assert edited.observation(0)["hand_sizes"] == [3, 5, 1] and edited.to_act == 1
+    edited.hands[1] = counts(["goatini"])
+    edited.herds[2] = [cards(["dragon", "dragon"]), cards(["ninja", "ninja"])]
+    edited._legal = None
+    assert edited.legal_actions() == [
+        {"birth": "goatini"},
+        {"duel": 0, "play": "goatini"},
+        {"duel": 2, "play": "goatini"},
+    ]
+    edited.apply({"duel": 2, "play": "goatini"})  # seat 2 holds no ninja and no wild
+    assert herd_of(edited, 1)[-1] == ["ninja", "ninja", "goatini"]
+    assert edited.observation(0)["hand_sizes"] == [3, 0, 1] and edited.to_act == 2
+    # Seat 2 is left one protected pile; its baby goat matches no top pile: a discard.
+    assert edited.legal_actions() == [{"discard": "baby"}]
 
 
 # -- conformance ------------------------------------------------------------------------

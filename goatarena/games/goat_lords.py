@@ -9,10 +9,13 @@ one matching card or ``"yield"``, and a side without a matching card loses at on
 Hidden information: the hands of the other seats and the draw order.
 
 Speed: every action offered is a shared object built once (``BIRTH``, ``DUEL``, ...; never
-change an offered action in place), found again by identity when applied; a hand's births
-and discards are computed once per distinct hand; the shuffles draw exactly what
-``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`), so seeds give the same
-games as before.
+change an offered action in place), found again by identity when applied, and what a hand
+offers (births, discards, duels per target pile) is computed once per distinct hand, in
+:mod:`goatarena.games.goat_lords_tables`; legal lists are assembled from those tables. The
+state keeps each hand's size and each herd's top pile as it moves, so a move restocks its
+player and passes the turn without the general restocking loop in the common case. The
+shuffles draw exactly what ``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`),
+so seeds give the same games as before.
 
 Actions (card names are the short ids of ``CARDS``)::
 
@@ -50,91 +53,58 @@ draw pile holds only cards that were on the discard pile).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from goatarena.errors import ConfigError
+from goatarena.errors import ConfigError, IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
 from goatarena.games.chance import randbelow, shuffle
-
-# -- constants and card data -------------------------------------------------------------
-
-CARDS: tuple[tuple[str, str, int, str, int], ...] = (
-    # (id, name, copies, kind, value)
-    ("baby", "Fainting Baby Goat", 10, "goat", 5),
-    ("ladypug", "Ladypug", 10, "goat", 5),
-    ("foodie", "Foodie Goat", 10, "goat", 5),
-    ("ghoast", "Gleeful Ghoast", 10, "goat", 10),
-    ("fairy", "Fairy Goat Mother", 10, "goat", 10),
-    ("tgoat", "Friendly T-Goat", 10, "goat", 10),
-    ("ninja", "Goat Ninja", 10, "goat", 15),
-    ("kraken", "Krakengoat", 10, "goat", 15),
-    ("dragon", "Fire Breathing Dragon Goat", 10, "goat", 20),
-    ("goatacorn", "Flying Goat-a-Corn", 8, "goat", 20),
-    ("goatini", "Magical Goatini", 8, "wild", 25),
-    ("lord", "Goat Lord", 4, "wild", 50),
+from goatarena.games.goat_lords_tables import (
+    ANSWERS,
+    ASSISTED_BIRTH,
+    BIRTH,
+    CARD_IDS,
+    DECK,
+    DISCARD,
+    DUEL,
+    GOATINI,
+    HAND_CHOICES,
+    HAND_NAMES,
+    HAND_SIZES,
+    HOLDS_GOATINI,
+    HOLDS_KIND,
+    HOLDS_LORD,
+    IS_GOAT,
+    KIND_IDS,
+    LORD,
+    MAX_PLAYERS,
+    NEXT_SEAT,
+    NEXT_SEATS,
+    NO_ASSIST,
+    NO_KIND,
+    OTHERS,
+    PENDING,
+    PLAY,
+    RECYCLE_MINIMUM,
+    RESTOCK_ORDER,
+    SAFE,
+    TARGET,
+    VALUES,
+    YIELD,
+    describe_top,
+    hand_choices,
+    hand_names,
+    holdings,
+    pile_kind,
+    shared_action,
 )
-"""The 110 goat cards of the published deck; the values are the ruleset's Resolution."""
+from goatarena.games.goat_lords_tables import CARD_INDEX as CARD_INDEX  # re-exported
+from goatarena.games.goat_lords_tables import CARDS as CARDS
+from goatarena.games.goat_lords_tables import matching as matching
 
-HAND_SIZES = {2: 5, 3: 5, 4: 4, 5: 4, 6: 4}
-TARGET = 1000
-"""A total that ends the game at the end of a round (with the option ``rounds`` = 0)."""
-RECYCLE_MINIMUM = 5
-"""The discard pile is recycled only if it holds at least this many cards."""
-
-CARD_IDS = tuple(card[0] for card in CARDS)
-CARD_INDEX = {card_id: index for index, card_id in enumerate(CARD_IDS)}
-VALUES = tuple(card[4] for card in CARDS)
-IS_GOAT = tuple(card[3] == "goat" for card in CARDS)
-GOATS = tuple(index for index, goat in enumerate(IS_GOAT) if goat)
-WILDS = tuple(index for index, goat in enumerate(IS_GOAT) if not goat)
-DECK = tuple(index for index, card in enumerate(CARDS) for _ in range(card[2]))
-NO_KIND = -1
-"""The kind of a pile made only of wilds."""
 _value = VALUES.__getitem__
-
-YIELD = "yield"
-GOATINI, LORD = WILDS
-MAX_PLAYERS = 6
-
-# Every action the engine offers is one of these shared objects (never changed in place):
-# legal action lists are assembled from them instead of building new dicts each decision.
-BIRTH = tuple({"birth": card_id} for card_id in CARD_IDS)
-ASSISTED_BIRTH = tuple({"assisted_birth": card_id} for card_id in CARD_IDS)
-DISCARD = tuple({"discard": card_id} for card_id in CARD_IDS)
-PLAY = tuple({"play": card_id} for card_id in CARD_IDS)
-DUEL = tuple(
-    tuple({"duel": target, "play": card_id} for card_id in CARD_IDS)
-    for target in range(MAX_PLAYERS)
-)
-RESTOCK_ORDER = tuple(
-    tuple(
-        tuple((active + offset) % players for offset in range(players)) for active in range(players)
-    )
-    for players in range(MAX_PLAYERS + 1)
-)
-"""Per player count and active seat: the seats in restocking order, the active one first."""
-NEXT_SEATS = tuple(tuple(order[1:] + order[:1] for order in orders) for orders in RESTOCK_ORDER)
-"""Per player count and active seat: the seats that may play next, in order."""
-OTHERS = tuple(
-    tuple(tuple(other for other in range(players) if other != seat) for seat in range(players))
-    for players in range(MAX_PLAYERS + 1)
-)
-"""Per player count and seat: the other seats in seat order (the duel targets' order)."""
-# What each offered action does, found by the object's identity: (move, card, target).
-BIRTH_MOVE, ASSISTED_MOVE, DISCARD_MOVE, DUEL_MOVE, PLAY_MOVE, YIELD_MOVE = range(6)
-_MOVES: dict[int, tuple[int, int, int]] = {id(YIELD): (YIELD_MOVE, -1, -1)}
-for _card in range(len(CARDS)):
-    _MOVES[id(BIRTH[_card])] = (BIRTH_MOVE, _card, -1)
-    _MOVES[id(ASSISTED_BIRTH[_card])] = (ASSISTED_MOVE, _card, -1)
-    _MOVES[id(DISCARD[_card])] = (DISCARD_MOVE, _card, -1)
-    _MOVES[id(PLAY[_card])] = (PLAY_MOVE, _card, -1)
-    for _target in range(MAX_PLAYERS):
-        _MOVES[id(DUEL[_target][_card])] = (DUEL_MOVE, _card, _target)
-_HAND_CHOICES: dict[tuple[int, ...], tuple[list[Action], list[Action], tuple[int, ...]]] = {}
-"""Per hand (counts per card): its births, its discards and its wilds, computed once."""
-_HAND_CHOICES_LIMIT = 50_000
-"""Hands seen in play number a few thousand; a state built by hand may add odd ones."""
+_card_id = CARD_IDS.__getitem__
 
 
 # -- the state ---------------------------------------------------------------------------
@@ -146,6 +116,12 @@ class GoatLordsState(State):
     Cards are indices into ``CARDS``. A hand is a list of counts per card; a herd is a list
     of piles, bottom (the protected first pile) to top, each a list of cards whose first
     card is a goat exactly when the pile has a kind. The draw pile's top is its last card.
+
+    Two private lists are derived from those fields and kept up to date by every move:
+    ``_sizes``, the number of cards in each hand, and ``_tops``, the first card of each
+    herd's top pile (``SAFE`` for a herd of fewer than two piles). Code that changes the
+    fields by hand sets ``_legal = None`` afterwards, which rebuilds them (a new state and
+    a clone of such a state start that way).
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
@@ -157,7 +133,7 @@ class GoatLordsState(State):
         self.totals = [0] * players
         self.round_scores: list[list[int]] = []
         self.round = 0
-        self.over = False
+        self.is_over = False
         self.hands: list[list[int]] = []
         self.herds: list[list[list[int]]] = []
         self.draw: list[int] = []
@@ -166,7 +142,12 @@ class GoatLordsState(State):
         self.turn = 0
         self.duel_target = -1
         self.duel_cards: list[int] = []
+        self._sizes: list[int] = []
+        self._tops: list[int] = []
+        self._uneven = False
+        self._next = NEXT_SEAT[players]
         self._start_round()
+        self._legal = None
 
     # -- rounds --------------------------------------------------------------------------
 
@@ -191,37 +172,107 @@ class GoatLordsState(State):
         self.turn = self.round % self.players
         self.duel_target = -1
         self.duel_cards = []
+        self._sizes = [self.hand_size] * self.players
+        self._tops = [SAFE] * self.players
+        self._uneven = False
 
     def _end_round(self) -> None:
         scores = [self.herd_value(seat) for seat in range(self.players)]
         self.round_scores.append(scores)
         self.totals = [total + score for total, score in zip(self.totals, scores, strict=True)]
         if self.rounds > 0:
-            self.over = len(self.round_scores) >= self.rounds
+            self.is_over = len(self.round_scores) >= self.rounds
         else:
-            self.over = max(self.totals) >= TARGET
-        if not self.over:
+            self.is_over = max(self.totals) >= TARGET
+        if not self.is_over:
             self.round += 1
             self._start_round()
 
+    def _derive(self) -> None:
+        """Rebuild ``_sizes`` and ``_tops`` from the fields (new lists: clones share them)."""
+        self._next = NEXT_SEAT[self.players]
+        self._sizes = [sum(hand) for hand in self.hands]
+        self._tops = [herd[-1][0] if len(herd) > 1 else SAFE for herd in self.herds]
+        size = self.hand_size
+        self._uneven = bool(self.draw) and any(seat_size != size for seat_size in self._sizes)
+
     # -- the interface, without the generic layers (random playouts call these most) ------
 
+    is_over: bool = False
+    """True once the last round is scored (a plain field: playouts read it every decision)."""
+
     @property
-    def is_over(self) -> bool:
-        """True once the last round is scored."""
-        return self.over
+    def over(self) -> bool:
+        """The same as :attr:`is_over` (the name this field had first)."""
+        return self.is_over
+
+    @over.setter
+    def over(self, value: bool) -> None:
+        self.is_over = value
 
     def legal_actions(self) -> list[Action]:
-        """The choices of the seat to act, computed once per state."""
+        """The choices of the seat to act, computed once per state.
+
+        The list may be shared with other states and with the engine's tables: callers
+        must not change it (none does; copy it to reorder or filter).
+        """
         legal = self._legal
-        if legal is None:
-            legal = self._legal = [] if self.over else self._legal_actions()
+        if legal is not PENDING:
+            if legal is not None:
+                return legal
+            self._derive()
+        if self.is_over:
+            legal = []
+        elif self.duel_target >= 0:
+            first = self.herds[self.duel_target][-1][0]
+            legal = ANSWERS[first][holdings(self.hands[self._duel_responder()], first)]
+        else:
+            # A turn: the hand's births, plus an assisted birth and duels, else discards.
+            seat = self.turn
+            key = tuple(self.hands[seat])
+            discards, births, duels = HAND_CHOICES.get(key) or hand_choices(key)
+            discard = self.discard
+            legal = births[discard[-1]] if discard else births[NO_ASSIST]
+            if self.herds[seat]:
+                tops = self._tops
+                for target in OTHERS[self.players][seat]:
+                    offered = duels[target][tops[target]]
+                    if offered:
+                        legal = [*legal, *offered]
+            if not legal:
+                legal = discards
+        self._legal = legal
         return legal
+
+    def apply_index(self, index: int) -> Action:
+        """Apply the ``index``-th legal action and return it."""
+        try:
+            if index < 0:
+                raise IndexError
+            # Not computed yet fails too: PENDING is empty and None cannot be indexed.
+            action = self._legal[index]  # type: ignore[index]
+        except (IndexError, TypeError):
+            legal = self.legal_actions()
+            if not 0 <= index < len(legal):
+                raise IllegalAction(
+                    f"action index {index} is outside 0..{len(legal) - 1}"
+                ) from None
+            action = legal[index]
+        self._legal = PENDING
+        move, card, target = _MOVES[id(action)]
+        move(self, card, target)
+        self.history.append(action)
+        return action
+
+    def _commit(self, action: Action) -> None:
+        self._legal = PENDING
+        self._apply(action)
+        self.history.append(action)
 
     # -- decisions -----------------------------------------------------------------------
 
     def _to_act(self) -> int | None:
-        if self.over:
+        if self.is_over:
             return None
         if self.duel_target < 0:
             return self.turn
@@ -232,126 +283,208 @@ class GoatLordsState(State):
         return self.duel_target if len(self.duel_cards) % 2 else self.turn
 
     def _legal_actions(self) -> list[Action]:
-        # The actions are shared constants; lists of them are built, never dicts.
-        if self.duel_target >= 0:
-            duel_cards = self.duel_cards
-            hand = self.hands[self.duel_target if len(duel_cards) % 2 else self.turn]
-            kind = self.herds[self.duel_target][-1][0]
-            plays: list[Action] = [PLAY[kind]] if IS_GOAT[kind] and hand[kind] else []
-            if hand[GOATINI]:
-                plays.append(PLAY[GOATINI])
-            if hand[LORD]:
-                plays.append(PLAY[LORD])
-            plays.append(YIELD)
-            return plays
-        seat = self.turn
-        hand = self.hands[seat]
-        key = tuple(hand)
-        choices = _HAND_CHOICES.get(key) or hand_choices(key)
-        actions = choices[0]
-        discard = self.discard
-        if discard:
-            top = discard[-1]
-            if hand[top] and IS_GOAT[top]:
-                actions = [*actions, ASSISTED_BIRTH[top]]
-        herds = self.herds
-        if herds[seat]:
-            wilds = choices[2]
-            for target in OTHERS[self.players][seat]:
-                herd = herds[target]
-                if len(herd) < 2:
-                    continue
-                duel = DUEL[target]
-                kind = herd[-1][0]
-                if hand[kind] and IS_GOAT[kind]:
-                    actions = [*actions, duel[kind], *[duel[card] for card in wilds]]
-                elif wilds:
-                    actions = [*actions, *[duel[card] for card in wilds]]
-        if actions:
-            return actions if actions is not choices[0] else list(actions)
-        return list(choices[1])
+        self._legal = None
+        return self.legal_actions()
 
     def _apply(self, action: Action) -> None:
-        move, card, target = _MOVES.get(id(action)) or parse_move(action)
-        if move == PLAY_MOVE:
-            self._answer(card)
-            return
-        if move == YIELD_MOVE:
-            self._end_duel()
-            return
+        move, card, target = _MOVES.get(id(action)) or _MOVES[id(shared_action(action))]
+        move(self, card, target)
+
+    # -- the moves, one method per kind of action (found through _MOVES) -------------------
+
+    # Each move restocks its player at once in the common case, the draw pile outlasting the
+    # cards it takes and every other hand full (not ``_uneven``): the hand is back to its
+    # size and the next seat in order plays. Otherwise _end_turn does the general work.
+
+    def _birth_pair(self, card: int, _target: int) -> None:
         seat = self.turn
         hand = self.hands[seat]
-        if move == BIRTH_MOVE:
-            if IS_GOAT[card]:
-                hand[card] -= 2
-                self.herds[seat].append([card, card])
-            else:
-                hand[card] -= 1
-                self.herds[seat].append([card])
-        elif move == ASSISTED_MOVE:
-            card = self.discard.pop()
-            hand[card] -= 1
-            self.herds[seat].append([card, card])
-        elif move == DISCARD_MOVE:
-            hand[card] -= 1
-            self.discard.append(card)
+        hand[card] -= 2
+        herd = self.herds[seat]
+        if herd:
+            self._tops[seat] = card
+        herd.append([card, card])
+        draw = self.draw
+        if len(draw) > 2 and not self._uneven:
+            hand[draw.pop()] += 1
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
         else:
+            self._sizes[seat] -= 2
+            self._end_turn()
+
+    def _birth_wild(self, card: int, _target: int) -> None:
+        seat = self.turn
+        hand = self.hands[seat]
+        hand[card] -= 1
+        herd = self.herds[seat]
+        if herd:
+            self._tops[seat] = card
+        herd.append([card])
+        self._restock_one(seat, hand)
+
+    def _assisted_birth(self, card: int, _target: int) -> None:
+        seat = self.turn
+        card = self.discard.pop()
+        hand = self.hands[seat]
+        hand[card] -= 1
+        herd = self.herds[seat]
+        if herd:
+            self._tops[seat] = card
+        herd.append([card, card])
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
+        else:
+            self._sizes[seat] -= 1
+            self._end_turn()
+
+    def _discard(self, card: int, _target: int) -> None:
+        seat = self.turn
+        hand = self.hands[seat]
+        hand[card] -= 1
+        self.discard.append(card)
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
+        else:
+            self._sizes[seat] -= 1
+            self._end_turn()
+
+    def _restock_one(self, seat: int, hand: list[int]) -> None:
+        """End the turn of ``seat``, which has put one card of ``hand`` into play."""
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
+        else:
+            self._sizes[seat] -= 1
+            self._end_turn()
+
+    def _open_duel(self, card: int, target: int) -> None:
+        # _answer and _end_duel folded into one for the opening card: it is the most
+        # frequent move of random play, and most often the defender cannot answer it.
+        attacker = self.turn
+        mine = self.hands[attacker]
+        mine[card] -= 1
+        hand = self.hands[target]
+        herd = self.herds[target]
+        first = herd[-1][0]
+        holds = HOLDS_KIND if hand[first] and IS_GOAT[first] else 0
+        if hand[GOATINI]:
+            holds |= HOLDS_GOATINI
+        if hand[LORD]:
+            holds |= HOLDS_LORD
+        if holds:
+            self._sizes[attacker] -= 1
             self.duel_target = target
-            self.duel_cards = []
-            self._answer(card)
+            self.duel_cards = [card]
+            self._legal = ANSWERS[first][holds]
             return
-        self._end_turn()
+        pile = herd.pop()
+        pile.append(card)
+        tops = self._tops
+        tops[target] = herd[-1][0] if len(herd) > 1 else SAFE
+        self.herds[attacker].append(pile)
+        tops[attacker] = pile[0]  # on a herd that had a pile: only such a seat may duel
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            mine[draw.pop()] += 1
+            self.turn = self._next[attacker]
+        else:
+            self._sizes[attacker] -= 1
+            self._end_turn()
 
     # -- duels ---------------------------------------------------------------------------
 
-    def _answer(self, card: int) -> None:
+    def _answer(self, card: int, _target: int) -> None:
         """The side to answer plays ``card``; the duel ends if the other side cannot answer."""
         duel_cards, target, hands = self.duel_cards, self.duel_target, self.hands
         if len(duel_cards) % 2:
-            hands[target][card] -= 1
-            hand = hands[self.turn]
+            player, hand = target, hands[self.turn]
         else:
-            hands[self.turn][card] -= 1
-            hand = hands[target]
+            player, hand = self.turn, hands[target]
+        hands[player][card] -= 1
+        self._sizes[player] -= 1
         duel_cards.append(card)
-        kind = self.herds[target][-1][0]
-        if not ((hand[kind] and IS_GOAT[kind]) or hand[GOATINI] or hand[LORD]):
-            self._end_duel()
+        first = self.herds[target][-1][0]
+        # What the other side holds against the pile (holdings(), inlined: once per answer).
+        holds = HOLDS_KIND if hand[first] and IS_GOAT[first] else 0
+        if hand[GOATINI]:
+            holds |= HOLDS_GOATINI
+        if hand[LORD]:
+            holds |= HOLDS_LORD
+        if holds:
+            self._legal = ANSWERS[first][holds]
+        else:
+            self._end_duel(card, target)
 
-    def _end_duel(self) -> None:
+    def _end_duel(self, _card: int, _target: int) -> None:
         """The side that played the last card wins the duel."""
-        defender_herd = self.herds[self.duel_target]
+        target, attacker = self.duel_target, self.turn
+        defender_herd = self.herds[target]
         if len(self.duel_cards) % 2:
             pile = defender_herd.pop()
             pile.extend(self.duel_cards)
-            self.herds[self.turn].append(pile)
+            tops = self._tops
+            tops[target] = defender_herd[-1][0] if len(defender_herd) > 1 else SAFE
+            self.herds[attacker].append(pile)
+            tops[attacker] = pile[0]  # on a herd that had a pile: only such a seat may duel
         else:
             defender_herd[-1].extend(self.duel_cards)
         self.duel_target = -1
         self.duel_cards = []
+        if self._sizes[target] < self.hand_size:  # the defender answered
+            self._uneven = True
         self._end_turn()
 
     # -- restocking and the next turn ----------------------------------------------------
 
     def _end_turn(self) -> None:
-        """Restock from the player who moved on in seat order, then find the next player."""
-        active, hands = self.turn, self.hands
+        """Restock from the player who moved on in seat order, then find the next player.
+
+        While the draw pile lasts every hand but the active seat's is full (``_uneven``
+        says when that may not hold: after a duel the defender answered, or in a state
+        built by hand), so the active seat is restocked directly unless the pile runs out.
+        """
+        active, sizes = self.turn, self._sizes
         draw = self.draw
         if draw:  # once empty, the draw pile stays empty for the round
-            size = self.hand_size
-            for seat in RESTOCK_ORDER[self.players][active]:
-                hand = hands[seat]
-                missing = size - sum(hand)
-                while missing > 0 and draw:
-                    hand[draw.pop()] += 1
-                    missing -= 1
-                    if not draw:
-                        draw = self._recycle()
+            missing = self.hand_size - sizes[active]
+            if len(draw) > missing and not self._uneven:
+                hand = self.hands[active]
+                hand[draw.pop()] += 1
+                if missing > 1:
+                    for _ in range(missing - 1):
+                        hand[draw.pop()] += 1
+                sizes[active] += missing
+            else:
+                self._restock_all()
+        seat = NEXT_SEAT[self.players][active]
+        if sizes[seat]:
+            self.turn = seat
+            return
         for seat in NEXT_SEATS[self.players][active]:
-            if any(hands[seat]):
+            if sizes[seat]:
                 self.turn = seat
                 return
         self._end_round()
+
+    def _restock_all(self) -> None:
+        """Restock every short hand in order from the active seat, recycling on the way."""
+        hands, sizes, draw, size = self.hands, self._sizes, self.draw, self.hand_size
+        for seat in RESTOCK_ORDER[self.players][self.turn]:
+            hand = hands[seat]
+            missing = size - sizes[seat]
+            while missing > 0 and draw:
+                hand[draw.pop()] += 1
+                missing -= 1
+                sizes[seat] += 1
+                if not draw:
+                    draw = self._recycle()
+        self._uneven = bool(draw) and any(seat_size != size for seat_size in sizes)
 
     def _recycle(self) -> list[int]:
         """The draw pile just emptied: shuffle the discard pile into it if the rules allow."""
@@ -376,25 +509,36 @@ class GoatLordsState(State):
     # -- what a seat sees ----------------------------------------------------------------
 
     def observation(self, seat: int) -> Observation:
-        """Own hand, every herd, discard top and size, draw size, hand sizes, duel, totals."""
+        """Own hand, every herd, discard top and size, draw size, hand sizes, duel, totals.
+
+        Built from the fields each time (fresh lists and dicts the caller may keep), with
+        the per-card work done by ``map`` over tables rather than in Python loops.
+        """
         hand = self.hands[seat]
+        key = tuple(hand)
+        names = HAND_NAMES.get(key) or hand_names(key)
+        herds = self.herds
+        discard = self.discard
         return {
             "seat": seat,
             "to_act": self._to_act(),
             "round": self.round + 1,
             "turn": self.turn,
             "hand_size": self.hand_size,
-            "hand": [CARD_IDS[card] for card in range(len(CARDS)) for _ in range(hand[card])],
-            "hand_sizes": [sum(other) for other in self.hands],
-            "herds": [[pile_view(pile) for pile in herd] for herd in self.herds],
-            "discard_top": CARD_IDS[self.discard[-1]] if self.discard else None,
-            "discard_size": len(self.discard),
+            "hand": list(names),
+            "hand_sizes": list(map(sum, self.hands)),
+            "herds": [
+                [{"kind": KIND_IDS[pile[0]], "cards": list(map(_card_id, pile))} for pile in herd]
+                for herd in herds
+            ],
+            "discard_top": CARD_IDS[discard[-1]] if discard else None,
+            "discard_size": len(discard),
             "draw_size": len(self.draw),
             "recycled": self.recycled,
             "duel": self._duel_view(),
-            "herd_values": [self.herd_value(other) for other in range(self.players)],
+            "herd_values": [sum(map(_value, chain.from_iterable(herd))) for herd in herds],
             "totals": list(self.totals),
-            "round_scores": [list(scores) for scores in self.round_scores],
+            "round_scores": list(map(list, self.round_scores)),
         }
 
     def _duel_view(self) -> dict[str, Any] | None:
@@ -438,8 +582,20 @@ class GoatLordsState(State):
         other.draw = list(self.draw)
         other.discard = list(self.discard)
         other.duel_cards = list(self.duel_cards)
-        other._legal = None
+        if self._legal is not None:  # the derived lists are up to date: copy them
+            other._sizes = list(self._sizes)
+            other._tops = list(self._tops)
         return other
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What deepcopy and pickle copy: all but the cached legal actions, rebuilt on use.
+
+        The cache holds the engine's shared action objects, which the moves find by
+        identity; a copied list would hold equal objects that are not them.
+        """
+        fields = self.__dict__.copy()
+        fields["_legal"] = None
+        return fields
 
     def render(self) -> str:
         """Round, piles, every hand and herd, the duel in progress and the totals."""
@@ -466,65 +622,25 @@ class GoatLordsState(State):
                 f"  seat {seat}: total {self.totals[seat]}, herd {self.herd_value(seat)}:"
                 f" [{piles}]  hand: {hand or '-'}"
             )
-        if self.over:
+        if self.is_over:
             lines.append(f"  game over after {len(self.round_scores)} rounds")
         return "\n".join(lines)
 
 
-# -- helpers -----------------------------------------------------------------------------
-
-
-def pile_kind(pile: list[int]) -> int:
-    """The goat kind of a pile, or NO_KIND for a pile made only of wilds."""
-    return pile[0] if IS_GOAT[pile[0]] else NO_KIND
-
-
-def hand_choices(key: tuple[int, ...]) -> tuple[list[Action], list[Action], tuple[int, ...]]:
-    """The births, the discards and the wilds of a hand given as counts per card (cached)."""
-    births: list[Action] = [BIRTH[card] for card in GOATS if key[card] >= 2]
-    births.extend(BIRTH[card] for card in WILDS if key[card])
-    discards: list[Action] = [DISCARD[card] for card in range(len(CARDS)) if key[card]]
-    choices = (births, discards, tuple(card for card in WILDS if key[card]))
-    if len(_HAND_CHOICES) >= _HAND_CHOICES_LIMIT:
-        _HAND_CHOICES.clear()
-    _HAND_CHOICES[key] = choices
-    return choices
-
-
-def parse_move(action: Action) -> tuple[int, int, int]:
-    """What a legal action that is not one of the shared objects (a decoded one) does."""
-    if action == YIELD:
-        return (YIELD_MOVE, -1, -1)
-    if "duel" in action:
-        return (DUEL_MOVE, CARD_INDEX[action["play"]], action["duel"])
-    if "play" in action:
-        return (PLAY_MOVE, CARD_INDEX[action["play"]], -1)
-    if "birth" in action:
-        return (BIRTH_MOVE, CARD_INDEX[action["birth"]], -1)
-    if "assisted_birth" in action:
-        return (ASSISTED_MOVE, CARD_INDEX[action["assisted_birth"]], -1)
-    return (DISCARD_MOVE, CARD_INDEX[action["discard"]], -1)
-
-
-def matching(hand: list[int], kind: int) -> list[int]:
-    """The distinct cards of ``hand`` that can attack or defend a pile of ``kind``."""
-    cards = [kind] if kind != NO_KIND and hand[kind] else []
-    cards.extend(card for card in WILDS if hand[card])
-    return cards
-
-
-def pile_view(pile: list[int]) -> dict[str, Any]:
-    """A pile as a seat sees it: its kind (None for wilds only) and its cards, bottom first."""
-    kind = pile_kind(pile)
-    return {
-        "kind": CARD_IDS[kind] if kind != NO_KIND else None,
-        "cards": [CARD_IDS[card] for card in pile],
-    }
-
-
-def describe_top(discard: list[int]) -> str:
-    """The top card of a discard pile, or a dash."""
-    return CARD_IDS[discard[-1]] if discard else "-"
+Move = Callable[[GoatLordsState, int, int], None]
+_MOVES: dict[int, tuple[Move, int, int]] = {id(YIELD): (GoatLordsState._end_duel, -1, -1)}
+"""What each shared action does, found by the object's identity: (method, card, target)."""
+for _card in range(len(CARDS)):
+    _MOVES[id(BIRTH[_card])] = (
+        GoatLordsState._birth_pair if IS_GOAT[_card] else GoatLordsState._birth_wild,
+        _card,
+        -1,
+    )
+    _MOVES[id(ASSISTED_BIRTH[_card])] = (GoatLordsState._assisted_birth, _card, -1)
+    _MOVES[id(DISCARD[_card])] = (GoatLordsState._discard, _card, -1)
+    _MOVES[id(PLAY[_card])] = (GoatLordsState._answer, _card, -1)
+    for _target in range(MAX_PLAYERS):
+        _MOVES[id(DUEL[_target][_card])] = (GoatLordsState._open_duel, _card, _target)
 
 
 INFO = GameInfo(

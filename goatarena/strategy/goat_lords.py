@@ -97,7 +97,7 @@ def sampler(
         state.totals = list(observation["totals"])
         state.round_scores = [list(scores) for scores in observation["round_scores"]]
         state.round = observation["round"] - 1
-        state.over = observation["to_act"] is None
+        state.is_over = observation["to_act"] is None
         hands = [list(own) if other == seat else [0] * len(CARDS) for other in range(players)]
         start = 0
         for other, size in zip(others, sizes):
