@@ -36,11 +36,14 @@ Decisions made here where the rules file leaves a gap:
 from __future__ import annotations
 
 import random
+import sys
 from collections import Counter
+from collections.abc import Iterator
 from enum import StrEnum
 from functools import cache
-from itertools import filterfalse
-from typing import Any
+from itertools import compress, filterfalse, repeat
+from operator import is_not
+from typing import Any, NamedTuple, cast
 
 from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
@@ -81,22 +84,32 @@ MAJORITY = 8
 CARDS_FOR_FIFTH = 4
 """The fourth card of a type in the displays gives away the fifth."""
 
+
+def card_name(kind: str, value: int) -> str:
+    """The name of a goat card, "A3"; one string object per card (interned), so that the
+    engine's list scans and dict lookups match cards by identity before comparing text."""
+    return sys.intern(f"{kind}{value}")
+
+
 CARD_VALUE: dict[str, int] = {
-    **{f"{kind}{value}": value for kind in TYPES for value in GOAT_VALUES},
+    **{card_name(kind, value): value for kind in TYPES for value in GOAT_VALUES},
     DOG: 0,
     **MILK,
 }
 """How far a card moves the big goat (and what a goat card scores)."""
-CARD_TYPE: dict[str, str] = {f"{kind}{value}": kind for kind in TYPES for value in GOAT_VALUES}
+CARD_TYPE: dict[str, str] = {
+    card_name(kind, value): kind for kind in TYPES for value in GOAT_VALUES
+}
 """The goat type of each goat card; dogs and milk have none."""
 CARD_KIND: dict[str, str] = {**dict.fromkeys(CARD_VALUE, ""), **CARD_TYPE}
 """The goat type of every card, "" for dogs and milk (a lookup that needs no default)."""
 KIND_CARDS: dict[str, frozenset[str]] = {
-    kind: frozenset(f"{kind}{value}" for value in GOAT_VALUES) for kind in TYPES
+    kind: frozenset(card_name(kind, value) for value in GOAT_VALUES) for kind in TYPES
 }
 """The five cards of each goat type."""
 KIND_CARDS_HIGH_FIRST: dict[str, tuple[str, ...]] = {
-    kind: tuple(f"{kind}{value}" for value in sorted(GOAT_VALUES, reverse=True)) for kind in TYPES
+    kind: tuple(card_name(kind, value) for value in sorted(GOAT_VALUES, reverse=True))
+    for kind in TYPES
 }
 """The five cards of each goat type, highest value first."""
 PLAY_ACTIONS: dict[str, dict[str, str]] = {card: {"play": card} for card in CARD_VALUE}
@@ -104,6 +117,12 @@ PLAY_ACTIONS: dict[str, dict[str, str]] = {card: {"play": card} for card in CARD
 
 NO_MARK = None
 """The mark of a cell without a small goat."""
+
+SEAT_KINDS: tuple[dict[str, str], ...] = tuple(
+    {kind: sys.intern(f"{kind}@{seat}") for kind in TYPES} for seat in range(max(SETUP))
+)
+"""Per seat, goat type -> the tally key of that seat's display sum of the type: a string
+made once, whose hash is kept (a tuple's is computed on every lookup)."""
 
 
 class Phase(StrEnum):
@@ -118,6 +137,8 @@ class Phase(StrEnum):
 
 _PLAY, _TAKE, _DRIVE, _CONSENT, _OVER = Phase
 """The phases as module names: the hot paths compare them by identity."""
+PHASE_NAMES = {phase: phase.value for phase in Phase}
+"""Phase -> its name as a plain str (``.value`` of an enum member runs Python code)."""
 
 
 # -- the state ---------------------------------------------------------------------------
@@ -129,16 +150,36 @@ class HerrDerZiegenState(State):
     The pasture is a flat list of N * N cells, index ``row * N + column``: ``cards`` holds
     a card name or None (empty cell or stall), ``marks`` the seat whose small goat stands
     on the card, or NO_MARK. The draw pile's top is its last element.
+
+    ``_tally`` counts what the displays show, so that a take need not scan them: goat
+    type -> how many of its cards, and (type, seat) -> the sum of the seat's cards of
+    the type. It belongs to the ``displays`` list it was counted from (``_tally_of``):
+    code that sets ``displays`` to a new list (samplers, tests) gets a fresh count on
+    the next use; the displays' lists are changed in place only here.
+
+    ``is_over`` is kept with ``phase`` by the rules: code that sets ``phase`` from outside
+    (samplers) sets ``is_over`` to match.
     """
+
+    __slots__ = ("is_over",)
+    is_over: bool
+    """True once no seat has anything left to decide. A slot, not a property, since a
+    playout reads it before every decision; the rules set it with ``phase`` (_finish).
+    Being a slot, it is not in ``__dict__``: a state assembled by copying ``__dict__``
+    sets it itself (clone does, and so does the strategy's sampler)."""
+
+    _tally: dict[str, int]
+    _tally_of: list[list[str]] | None = None
+    """The displays list ``_tally`` counts; None until counted (states built bare)."""
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
-        setup = SETUP[players]
-        self.size: int = setup["size"]
-        cell_count = self.size * self.size
-        self.stalls = [stall_cell(row, column, self.size) for row, column in STALLS[players]]
-        self.stall_seat = {cell: seat for seat, cell in enumerate(self.stalls)}
-        self.goats = [start_position(cell, self.size) for cell in self.stalls]
+        layout = LAYOUTS[players]
+        size = layout.size
+        self.size: int = size
+        self.stalls = list(layout.stalls)
+        self.stall_seat = dict(layout.stall_seat)
+        self.goats = list(layout.goats)
         self.markers = [MARKERS] * players
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.known: list[list[str]] = [[] for _ in range(players)]
@@ -156,37 +197,45 @@ class HerrDerZiegenState(State):
         self.pending: tuple[int, int] | None = None
         self.turn = 1
         self.end_reason = ""
+        self.is_over = False
+        self._tally = {}
+        self._tally_of = self.displays
 
         deck = list(deck_in_play(players))
         shuffle(self.rng, deck)
-        self.cards: list[str | None] = [None] * cell_count
-        self.marks: list[int | None] = [NO_MARK] * cell_count
-        open_cells = [cell for cell in range(cell_count) if cell not in self.stall_seat]
-        for cell, card in zip(open_cells, deck):
-            self.cards[cell] = card
-        self.draw = deck[len(open_cells) :]
+        # The shuffled cards fill the non-stall cells in index order: the first ones in
+        # order, with a gap opened at each stall (ascending, so earlier gaps count).
+        open_count = size * size - players
+        cards: list[str | None] = list(deck[:open_count])
+        for stall in layout.stalls_ascending:
+            cards.insert(stall, None)
+        self.cards = cards
+        self.marks: list[int | None] = [NO_MARK] * (size * size)
+        self.draw = deck[open_count:]
         self._deal()
 
     def _deal(self) -> None:
         """Two cards each; a dealt dog is set aside, replaced, then shuffled back in."""
         dogs: list[str] = []
+        draw, hands = self.draw, self.hands
         for _ in range(HAND_SIZE):
-            for seat in range(self.players):
-                card = self.draw.pop()
+            for hand in hands:
+                card = draw.pop()
                 while card == DOG:
                     dogs.append(card)
-                    card = self.draw.pop()
-                self.hands[seat].append(card)
+                    card = draw.pop()
+                hand.append(card)
         if dogs:
-            self.draw.extend(dogs)
-            shuffle(self.rng, self.draw)
+            draw.extend(dogs)
+            shuffle(self.rng, draw)
 
     # -- the decision hooks ------------------------------------------------------------
 
-    @property
-    def is_over(self) -> bool:
-        """True once no seat has anything left to decide."""
-        return self.phase is _OVER
+    def result(self) -> Result:
+        """Scores and ranks; only defined once the game is over (by ``phase``)."""
+        if self.phase is not _OVER:
+            raise IllegalAction("the game is not over yet")
+        return self._result()
 
     def legal_actions(self) -> list[Action]:
         """The choices of the seat to act, computed once per state."""
@@ -213,25 +262,115 @@ class HerrDerZiegenState(State):
         return legal
 
     def apply_index(self, index: int) -> Action:
-        """Apply the ``index``-th legal action and return it."""
+        """Apply the ``index``-th legal action and return it.
+
+        Plays and takes, all but a few decisions, are carried out here in one piece (a
+        playout pays for every Python call); drives and answers go through :meth:`_apply`.
+        """
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
-        if not 0 <= index < len(legal):
-            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}")
-        action = legal[index]
+        try:  # costs nothing unless raised, unlike a bounds check on every decision
+            if index < 0:
+                raise IndexError
+            action = legal[index]
+        except IndexError:
+            raise IllegalAction(f"action index {index} is outside 0..{len(legal) - 1}") from None
         self._legal = None
-        # _apply's two common cases inline: a call less on nearly every decision.
         phase = self.phase
         if phase is _PLAY:
-            self._play(action["play"])
+            # Play a hand card, move the big goat, then find the faced line's choices.
+            card = action["play"]
+            seat = self.seat
+            self.hands[seat].remove(card)
+            known = self.known[seat]
+            if card in known:
+                known.remove(card)
+            self.played = card
+            goats = self.goats
+            goats[seat] = position = (goats[seat] + CARD_VALUE[card]) % (4 * self.size)
+            kind = CARD_KIND[card]
+            if not kind:
+                self.displays[seat].append(card)
+            elif kind not in self.closed:
+                # The count first: a fresh count must not see the card twice.
+                tally = self._tally if self._tally_of is self.displays else self._retally()
+                self.displays[seat].append(card)
+                tally[kind] = tally.get(kind, 0) + 1
+                key = SEAT_KINDS[seat][kind]
+                tally[key] = tally.get(key, 0) + CARD_VALUE[card]
+            # The take choices: available_in_line's cells as actions, in a plain loop (which
+            # measured faster than choices memoised by the line's markers).
+            cards, marks, takes = self.cards, self.marks, TAKE_ACTIONS[self.size]
+            legal = []
+            for cell in TRACK_LINES[self.size][position]:
+                if cards[cell] is not None and marks[cell] is NO_MARK:
+                    legal.append(takes[cell])
+            if legal:
+                self.phase = _TAKE
+                self._legal = legal
+            else:
+                self._finish("the faced line holds no available card")
         elif phase is _TAKE:
+            # Take the card, refill its cell from the draw pile, score, end the turn.
             row, column = action["take"]
-            self._take(row * self.size + column)
+            cell = row * self.size + column
+            cards = self.cards
+            card = cards[cell]
+            if card is None:
+                raise IllegalAction("an empty cell cannot be taken")
+            seat = self.seat
+            self.hands[seat].append(card)
+            self.known[seat].append(card)
+            draw = self.draw
+            if draw:
+                cards[cell] = entered = draw.pop()
+                kind = CARD_KIND[entered]
+                if kind and (kind in self.owners or entered in self.fifth):
+                    self._on_enter(cell)
+            else:
+                cards[cell] = None
+                if not self.available_in_line():
+                    self._finish("the last available card of a line was taken")
+                    self.history.append(action)
+                    return action
+            played = self.played
+            kind = CARD_KIND[played] if played is not None else ""
+            if kind:
+                # The tally tells whether _score's scan can find anything to score.
+                if kind not in self.closed:
+                    tally = self._tally if self._tally_of is self.displays else self._retally()
+                    if (
+                        tally.get(kind) == CARDS_FOR_FIFTH
+                        or tally.get(SEAT_KINDS[seat][kind], 0) >= MAJORITY
+                    ):
+                        self._score(kind, tally)
+            elif played == DOG:
+                drives = self._drive_actions()
+                if len(drives) > 1:  # more than "pass"
+                    self.phase = _DRIVE
+                    self._legal = drives
+                    self.history.append(action)
+                    return action
+            # _end_turn, inlined
+            self.seat = (seat + 1) % self.players
+            self.phase = _PLAY
+            self.played = None
+            if self.refused:
+                self.refused = []
+            self.pending = None
+            self.turn += 1
         else:
             self._apply(action)
         self.history.append(action)
         return action
+
+    def _commit(self, action: Action) -> None:
+        """Apply a checked action through :meth:`apply_index`, which holds the rules."""
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        self.apply_index(legal.index(action))
 
     def _to_act(self) -> int | None:
         if self.phase is Phase.OVER:
@@ -254,21 +393,26 @@ class HerrDerZiegenState(State):
 
     def _drive_actions(self) -> list[Action]:
         """The drives open to the active seat as actions, then "pass"."""
-        size = self.size
-        actions: list[Action] = [
-            drive_action(source, target, size) for source, target in self.drives()
-        ]
+        seat, marks = self.seat, self.marks
+        actions: list[Action] = []
+        if self.refused:
+            size = self.size
+            actions.extend(drive_action(source, target, size) for source, target in self.drives())
+        else:
+            # drives() without refusals, from a table that leaves the stalls out.
+            table = DRIVE_TABLES[self.players][seat]
+            source = -1
+            for _ in range(marks.count(seat)):
+                source = marks.index(seat, source + 1)
+                for target, action in table[source]:
+                    if marks[target] != seat:
+                        actions.append(action)
         actions.append("pass")
         return actions
 
     def _apply(self, action: Action) -> None:
-        phase = self.phase
-        if phase is _PLAY:
-            self._play(action["play"])
-        elif phase is _TAKE:
-            row, column = action["take"]
-            self._take(row * self.size + column)
-        elif phase is _DRIVE:
+        """A drive, a pass or an answer (:meth:`apply_index` carries out plays and takes)."""
+        if self.phase is _DRIVE:
             if action == "pass":
                 self._end_turn()
             else:
@@ -277,63 +421,7 @@ class HerrDerZiegenState(State):
         else:
             self._answer(action == "agree")
 
-    # -- phases 1-3: play, move, take --------------------------------------------------
-
-    def _play(self, card: str) -> None:
-        seat = self.seat
-        self.hands[seat].remove(card)
-        known = self.known[seat]
-        if card in known:
-            known.remove(card)
-        self.played = card
-        size = self.size
-        self.goats[seat] = position = (self.goats[seat] + CARD_VALUE[card]) % (4 * size)
-        kind = CARD_KIND[card]
-        if not kind or kind not in self.closed:
-            self.displays[seat].append(card)
-        # The faced line's available cards (as available_in_line), and at once the take
-        # choices legal_actions would find.
-        cards, marks, takes = self.cards, self.marks, TAKE_ACTIONS[size]
-        legal = []
-        for cell in TRACK_LINES[size][position]:
-            if cards[cell] is not None and marks[cell] is NO_MARK:
-                legal.append(takes[cell])
-        if legal:
-            self.phase = _TAKE
-            self._legal = legal
-        else:
-            self._finish("the faced line holds no available card")
-
-    def _take(self, cell: int) -> None:
-        card = self.cards[cell]
-        if card is None:
-            raise IllegalAction("an empty cell cannot be taken")
-        seat = self.seat
-        self.hands[seat].append(card)
-        self.known[seat].append(card)
-        draw = self.draw
-        if draw:
-            self.cards[cell] = entered = draw.pop()
-            kind = CARD_KIND[entered]
-            if kind and (kind in self.owners or entered in self.fifth):
-                self._on_enter(cell)
-        else:
-            self.cards[cell] = None
-            if not self.available_in_line():
-                self._finish("the last available card of a line was taken")
-                return
-        played = self.played
-        kind = CARD_KIND[played] if played is not None else ""
-        if kind:
-            if kind not in self.closed:
-                self._score(kind)
-        elif played == DOG:
-            drives = self._drive_actions()
-            if len(drives) > 1:  # more than "pass"
-                self.phase = _DRIVE
-                self._legal = drives
-                return
-        self._end_turn()
+    # -- phases 1-4: play, move, take, score (apply_index) and their helpers -------------
 
     def _on_enter(self, cell: int) -> None:
         """A card just laid into the pasture is marked at once if its owner has a marker."""
@@ -351,50 +439,70 @@ class HerrDerZiegenState(State):
             self.marks[cell] = seat
             self.markers[seat] -= 1
 
-    # -- phase 4: scoring ----------------------------------------------------------------
+    def _score(self, kind: str, tally: dict[str, int]) -> None:
+        """Majority, else fourth card; either closes the type and clears it from displays.
 
-    def _score(self, kind: str) -> None:
-        """Majority, else fourth card; either closes the type and clears it from displays."""
-        sums = []
-        count = 0
-        values = CARD_VALUE
-        # filter runs the membership test in C: displays are scanned on every take.
-        of_kind = KIND_CARDS[kind].__contains__
-        for display in self.displays:
-            total = 0
-            for card in filter(of_kind, display):
-                total += values[card]
-                count += 1
-            sums.append(total)
-        if sums[self.seat] >= MAJORITY:
-            self.owners[kind] = self.seat
+        ``tally`` is the count of the displays (see the class docstring), up to date.
+        """
+        seat = self.seat
+        keys = [seat_kinds[kind] for seat_kinds in SEAT_KINDS[: self.players]]
+        if tally.get(keys[seat], 0) >= MAJORITY:
+            self.owners[kind] = seat
+            markers, marks = self.markers, self.marks
             for cell in self._available_of_type(kind):
-                self._mark(cell, self.seat)
-        elif count == CARDS_FOR_FIFTH:
+                if markers[seat] > 0:
+                    marks[cell] = seat
+                    markers[seat] -= 1
+        elif tally.get(kind) == CARDS_FOR_FIFTH:
+            sums = [tally.get(key, 0) for key in keys]
             best = max(sums)
-            leaders = [seat for seat, total in enumerate(sums) if total == best]
-            if len(leaders) == 1:
-                fifth = f"{kind}{TYPE_TOTAL - sum(sums)}"
-                self.fifth[fifth] = leaders[0]
-                for cell in self._available_of_type(kind):
-                    if self.cards[cell] == fifth:
-                        self._mark(cell, leaders[0])
+            if sums.count(best) == 1:
+                leader = sums.index(best)
+                fifth = card_name(kind, TYPE_TOTAL - sum(sums))
+                self.fifth[fifth] = leader
+                cards = self.cards
+                if fifth in cards:
+                    cell = cards.index(fifth)
+                    if self.marks[cell] is NO_MARK:
+                        self._mark(cell, leader)
         else:
             return
         self.closed.add(kind)
-        for display in self.displays:
-            display[:] = filterfalse(of_kind, display)
+        of_kind = KIND_CARDS[kind].__contains__
+        displays = self.displays
+        for other, key in enumerate(keys):
+            if tally.pop(key, 0):  # the seat shows cards of the type (values are 1-5)
+                display = displays[other]
+                display[:] = filterfalse(of_kind, display)
+        tally.pop(kind, None)
+
+    def _retally(self) -> dict[str, int]:
+        """Count the displays' goat cards afresh into ``_tally`` and return it."""
+        tally: dict[str, int] = {}
+        for display, seat_kinds in zip(self.displays, SEAT_KINDS):
+            for card in display:
+                kind = CARD_KIND[card]
+                if kind:
+                    tally[kind] = tally.get(kind, 0) + 1
+                    key = seat_kinds[kind]
+                    tally[key] = tally.get(key, 0) + CARD_VALUE[card]
+        self._tally = tally
+        self._tally_of = self.displays
+        return tally
 
     def _available_of_type(self, kind: str) -> list[int]:
         """Available pasture cells holding the type, highest value first."""
         cards, marks = self.cards, self.marks
+        # One scan of the pasture in C finds the type's cards (each card exists once).
+        found = sorted(
+            cast("Iterator[str]", filter(KIND_CARDS[kind].__contains__, cards)),
+            key=CARD_VALUE.__getitem__,
+        )
         cells = []
-        # Every goat card exists once: look each of the type's five up (in C).
-        for card in KIND_CARDS_HIGH_FIRST[kind]:
-            if card in cards:
-                cell = cards.index(card)
-                if marks[cell] is NO_MARK:
-                    cells.append(cell)
+        for card in reversed(found):
+            cell = cards.index(card)
+            if marks[cell] is NO_MARK:
+                cells.append(cell)
         return cells
 
     # -- phase 5: the dog ----------------------------------------------------------------
@@ -458,6 +566,7 @@ class HerrDerZiegenState(State):
 
     def _finish(self, reason: str) -> None:
         self.phase = Phase.OVER
+        self.is_over = True
         self.end_reason = reason
 
     def available_in_line(self, seat: int | None = None) -> list[int]:
@@ -496,35 +605,50 @@ class HerrDerZiegenState(State):
     def cans(self, seat: int) -> int:
         """Milk cans in ``seat``'s display."""
         display = self.displays[seat]
-        return sum(cans * display.count(card) for card, cans in MILK.items())
+        total = 0
+        # Plain loops here and in milk_bonus: every observation scores the displays.
+        for card, cans in MILK.items():
+            total += cans * display.count(card)
+        return total
 
     def milk_bonus(self) -> list[int]:
         """Most cans: their count; next-highest count: half of it, rounded down."""
-        cans = [self.cans(seat) for seat in range(self.players)]
-        levels = sorted({count for count in cans if count > 0}, reverse=True)
-        bonus = [0] * self.players
-        for seat, count in enumerate(cans):
-            if levels and count == levels[0]:
-                bonus[seat] = count
-            elif len(levels) > 1 and count == levels[1]:
-                bonus[seat] = count // 2
+        cans = []
+        for display in self.displays:
+            total = 0
+            for card, count in MILK.items():
+                total += count * display.count(card)
+            cans.append(total)
+        bonus = [0] * len(cans)
+        most = max(cans)
+        if most > 0:
+            second = 0  # the next distinct count below the most, if any seat has one
+            for count in cans:
+                if second < count < most:
+                    second = count
+            for seat, count in enumerate(cans):
+                if count == most:
+                    bonus[seat] = count
+                elif count == second and second > 0:
+                    bonus[seat] = count // 2
         return bonus
 
     def scores(self) -> list[int]:
         """Pasture points plus milk bonus per seat, as if the game ended now."""
         scores = self.milk_bonus()
         cards, marks, values = self.cards, self.marks, CARD_VALUE
-        for seat in range(self.players):
-            # The seat's marked cells, found by C-level scans (most cells are unmarked).
-            count = marks.count(seat)
-            if not count:
-                continue
-            tied = self.tied_cells(seat)
-            cell = -1
-            for _ in range(count):
-                cell = marks.index(seat, cell + 1)
-                value = values[cards[cell] or ""]
-                scores[seat] += 2 * value if cell in tied else value
+        # The marked cells, found in C (most cells are unmarked; comparing a mark with a
+        # seat number costs more than an identity test with None).
+        marked = list(compress(range(len(marks)), map(is_not, marks, repeat(NO_MARK))))
+        if not marked:
+            return scores
+        seats = cast("list[int]", list(map(marks.__getitem__, marked)))
+        tied: set[int] = set()
+        for seat in set(seats):
+            tied.update(self.tied_cells(seat))
+        for cell, seat in zip(marked, seats):
+            value = values[cards[cell] or ""]
+            scores[seat] += 2 * value if cell in tied else value
         return scores
 
     def marked_count(self, seat: int) -> int:
@@ -544,34 +668,38 @@ class HerrDerZiegenState(State):
         pending = None
         if self.pending is not None:
             pending = [list(divmod(cell, size)) for cell in self.pending]
+        refused = []
+        if self.refused:
+            refused = [
+                [list(divmod(source, size)), list(divmod(target, size))]
+                for source, target in self.refused
+            ]
+        # The lists are built by map in C rather than by comprehensions (a frame each):
+        # the referee builds an observation for every decision.
         return {
             "seat": seat,
             "to_act": self._to_act(),
             "active": self.seat,
-            "phase": self.phase.value,
+            "phase": PHASE_NAMES[self.phase],
             "turn": self.turn,
             "played": self.played,
             "hand": sorted(self.hands[seat]),
             "size": size,
-            # Rows sliced in C: the referee builds an observation for every decision.
             "pasture": list(map(self.cards.__getitem__, ROW_SLICES[size])),
             "marks": list(map(self.marks.__getitem__, ROW_SLICES[size])),
-            "stalls": [list(divmod(cell, size)) for cell in self.stalls],
+            "stalls": list(map(list, map(CELL_PLACES[size].__getitem__, self.stalls))),
             "goats": list(self.goats),
-            "facing": [list(TRACK_SIDES[size][position]) for position in self.goats],
-            "displays": [sorted(display) for display in self.displays],
+            "facing": list(map(list, map(TRACK_SIDES[size].__getitem__, self.goats))),
+            "displays": list(map(sorted, self.displays)),
             "owners": dict(sorted(self.owners.items())),
             "fifth_cards": dict(sorted(self.fifth.items())),
             "closed": sorted(self.closed),
             "markers": list(self.markers),
-            "hand_sizes": [len(hand) for hand in self.hands],
-            "known_hands": [sorted(known) for known in self.known],
+            "hand_sizes": list(map(len, self.hands)),
+            "known_hands": list(map(sorted, self.known)),
             "draw_size": len(self.draw),
             "pending_drive": pending,
-            "refused_drives": [
-                [list(divmod(source, size)), list(divmod(target, size))]
-                for source, target in self.refused
-            ],
+            "refused_drives": refused,
             "scores": self.scores(),
             "end_reason": self.end_reason,
         }
@@ -601,11 +729,15 @@ class HerrDerZiegenState(State):
     def clone(self) -> HerrDerZiegenState:
         """A copy sharing no mutable state with this one (much faster than deepcopy)."""
         other = self._copy_bookkeeping()
+        other.is_over = self.is_over
         other.goats = list(self.goats)
         other.markers = list(self.markers)
         other.hands = [list(hand) for hand in self.hands]
         other.known = [list(known) for known in self.known]
         other.displays = [list(display) for display in self.displays]
+        if self._tally_of is self.displays:
+            other._tally = dict(self._tally)
+            other._tally_of = other.displays
         other.owners = dict(self.owners)
         other.fifth = dict(self.fifth)
         other.closed = set(self.closed)
@@ -626,7 +758,7 @@ class HerrDerZiegenState(State):
 def cards_in_play(players: int) -> list[str]:
     """The cards used with ``players`` players, in a fixed order before shuffling."""
     setup = SETUP[players]
-    goats = [f"{kind}{value}" for kind in TYPES[: setup["types"]] for value in GOAT_VALUES]
+    goats = [card_name(kind, value) for kind in TYPES[: setup["types"]] for value in GOAT_VALUES]
     half = setup["milk"] // 2
     milk = ["milk1"] * half + ["milk2"] * (setup["milk"] - half)
     return goats + [DOG] * setup["dogs"] + milk
@@ -739,6 +871,35 @@ def line_cells(row: int, column: int, size: int) -> list[int]:
     return sorted(cells)
 
 
+class Layout(NamedTuple):
+    """What a player count fixes before the shuffle: pasture size, stalls, goat starts."""
+
+    size: int
+    stalls: tuple[int, ...]
+    """The stall cell of each seat."""
+    stall_seat: dict[int, int]
+    """Stall cell -> its seat (copied into each state, never changed here)."""
+    goats: tuple[int, ...]
+    """Each seat's big goat start position."""
+    stalls_ascending: tuple[int, ...]
+
+
+def layout(players: int) -> Layout:
+    """The :class:`Layout` of a game of ``players``."""
+    size = SETUP[players]["size"]
+    stalls = tuple(stall_cell(row, column, size) for row, column in STALLS[players])
+    return Layout(
+        size=size,
+        stalls=stalls,
+        stall_seat={cell: seat for seat, cell in enumerate(stalls)},
+        goats=tuple(start_position(cell, size) for cell in stalls),
+        stalls_ascending=tuple(sorted(stalls)),
+    )
+
+
+LAYOUTS = {players: layout(players) for players in SETUP}
+"""Per player count, its :class:`Layout` (looked up by every new state)."""
+
 PASTURE_SIZES = sorted({setup["size"] for setup in SETUP.values()})
 TRACK_LINES = {size: track_lines(size) for size in PASTURE_SIZES}
 """Per pasture size, :func:`track_lines` (looked up on every play)."""
@@ -750,6 +911,26 @@ ROW_SLICES = {
     for size in PASTURE_SIZES
 }
 """Per pasture size, the slice of each row in the flat cell lists."""
+DRIVE_TABLES: dict[int, tuple[tuple[tuple[tuple[int, Action], ...], ...], ...]] = {
+    players: tuple(
+        tuple(
+            tuple(
+                (target, drive_action(source, target, layout.size))
+                for target in closer
+                if target not in layout.stall_seat
+            )
+            for source, closer in enumerate(closer_in_line(stall, layout.size))
+        )
+        for stall in layout.stalls
+    )
+    for players, layout in LAYOUTS.items()
+}
+"""Per player count and seat, per source cell: (target, drive action) along the row and
+column towards the seat's stall, stalls left out (drives without refusals)."""
+CELL_PLACES = {
+    size: tuple(divmod(cell, size) for cell in range(size * size)) for size in PASTURE_SIZES
+}
+"""Per pasture size, the (row, column) of every cell."""
 TRACK_SIDES = {
     size: tuple(track_side(position, size) for position in range(4 * size))
     for size in PASTURE_SIZES

@@ -123,6 +123,7 @@ def sampler(
         state.closed = set(closed)
         state.seat = observation["active"]
         state.phase = Phase(observation["phase"])
+        state.is_over = state.phase is Phase.OVER
         state.played = observation["played"]
         state.refused = list(refused)
         state.pending = (
