@@ -72,18 +72,20 @@ class Event(msgspec.Struct, frozen=True):
     action: Any
 
 
-class Decide(msgspec.Struct, tag="decide", tag_field="type", frozen=True):
+class Decide(msgspec.Struct, tag="decide", tag_field="type", frozen=True, kw_only=True):
     """A request to choose one of ``actions``; answer with :class:`Action`.
 
     ``time_ms`` is how long the bot has for this decision (its bank included);
-    ``events`` lists the public decisions made since this seat's previous request.
+    ``events`` lists the public decisions made since this seat's previous request. The
+    observation, usually the largest part, is written last: a reader that does not need
+    it can stop before it (as :mod:`goatarena.sdk` does).
     """
 
     decision: int
-    observation: dict[str, Any]
     actions: list[Any]
     time_ms: int
     events: list[Event] = []
+    observation: dict[str, Any]
 
 
 class End(msgspec.Struct, tag="end", tag_field="type", frozen=True):
@@ -275,6 +277,16 @@ class LineBuffer:
     def feed(self, data: bytes | bytearray) -> None:
         """Add bytes read from the stream."""
         self._buffer += data
+
+    def take(self, data: bytes) -> bytes | None:
+        """:meth:`feed` ``data``, then :meth:`next_line`: the same, but quicker for what a
+        read of an answering bot nearly always brings, one whole line and nothing more."""
+        if not self._buffer and data.find(b"\n") == len(data) - 1 > -1:
+            if len(data) > self.max_bytes + 1:
+                raise LineTooLong(f"a line longer than {self.max_bytes} bytes")
+            return data[:-1]
+        self._buffer += data
+        return self.next_line()
 
     def next_line(self) -> bytes | None:
         """The next complete line without its newline, or None until one is complete."""

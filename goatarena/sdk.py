@@ -30,18 +30,17 @@ game engines and no referee, which is the quick way to test one. No trio is need
 from __future__ import annotations
 
 import contextlib
-import operator
-import random
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import IO, Any
-
-import msgspec
+from collections.abc import Iterable
+from typing import IO
 
 from goatarena import protocol
-from goatarena.protocol import Event, TimeInfo, bot_seed, unique_names
+from goatarena.protocol import Event, TimeInfo, bot_seed
+from goatarena.sdk_bot import Bot, GameEnd, GameStart, Request, SeededBot
+from goatarena.sdk_local import LocalPlayError, LocalResult, play_local
+from goatarena.sdk_view import View, view
+from goatarena.sdk_wire import EventLog, WireDecide, WireRequest, parse_line
 
 __all__ = [
     "Bot",
@@ -63,218 +62,7 @@ __all__ = [
 ]
 
 
-# -- what a bot is given ---------------------------------------------------------------------
-
-
-@dataclass
-class GameStart:
-    """A game begins: the game's name, the bot's seat, all players' names, options, clock.
-
-    ``seed`` seeds the bot's own random choices so that games replay exactly; ``match``
-    names the game in a tournament ("" outside one).
-    """
-
-    game: str
-    seat: int
-    players: list[str]
-    options: dict[str, Any]
-    time: TimeInfo
-    seed: int = 0
-    match: str = ""
-
-
-@dataclass
-class Request:
-    """One decision: the seat's observation and the legal actions to choose from.
-
-    ``events`` are the public decisions made since this seat's previous request, and
-    ``history`` every public event of the game so far (the SDK accumulates them); an
-    event is a :class:`~goatarena.protocol.Event` with ``seat`` and ``action``, where a
-    part of an action hidden from this seat is ``None``. ``deadline`` is the
-    :func:`time.monotonic` time by which the answer must be written.
-    """
-
-    game: str
-    seat: int
-    decision: int
-    observation: dict[str, Any]
-    actions: list[Any]
-    time_ms: int
-    deadline: float
-    history: list[Event] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    players: list[str] = field(default_factory=list)
-
-    @property
-    def view(self) -> View:
-        """The observation with attribute access: ``request.view.hand``."""
-        return View(self.observation)
-
-    @property
-    def time_left(self) -> float:
-        """Seconds left before the deadline (negative once it has passed)."""
-        return self.deadline - time.monotonic()
-
-    def index_of(self, action: Any) -> int:
-        """The index of an action value in :attr:`actions`; ValueError if it is not legal."""
-        try:
-            return self.actions.index(action)
-        except ValueError:
-            raise ValueError(f"{action!r} is not among the legal actions") from None
-
-
-class _WireRequest(Request):
-    """A :class:`Request` read from the referee: the observation is decoded on first use.
-
-    Most of a decide line is its observation, and many bots (a random one, say) never
-    read it: they skip its decoding altogether.
-    """
-
-    _observation: dict[str, Any] | None
-
-    def __init__(
-        self,
-        raw_observation: msgspec.Raw | None = None,
-        observation: dict[str, Any] | None = None,
-        **fields: Any,
-    ) -> None:
-        # (Keyword ``observation`` too, so that dataclasses.replace works on a copy.)
-        self._raw_observation = raw_observation
-        super().__init__(observation=observation, **fields)  # type: ignore[arg-type]
-
-    @property
-    def observation(self) -> dict[str, Any]:
-        """The seat's observation as plain dicts and lists (decoded once, when first read)."""
-        if self._observation is None:
-            self._observation = _observation_decoder.decode(self._raw_observation or b"{}")
-        return self._observation
-
-    @observation.setter
-    def observation(self, value: dict[str, Any] | None) -> None:
-        self._observation = value  # None: decode the raw observation when read
-
-
-_observation_decoder = msgspec.json.Decoder(dict[str, Any])
-
-
-@dataclass
-class GameEnd:
-    """A game is over: scores and ranks by seat (rank 1 is best), and the bot's own seat."""
-
-    scores: list[float]
-    ranks: list[int]
-    seat: int
-
-
-class Bot:
-    """Base class of a bot; override :meth:`choose`, and optionally the other hooks.
-
-    One bot object plays many games in a row: reset per-game state in :meth:`start`.
-    """
-
-    name = "bot"
-    """The name the bot gives in its hello."""
-
-    def start(self, game: GameStart) -> None:
-        """Called when a game starts."""
-
-    def choose(self, request: Request) -> int:
-        """Return the index of the chosen action in ``request.actions``."""
-        raise NotImplementedError
-
-    def end(self, result: GameEnd) -> None:
-        """Called when a game is over."""
-
-
-class SeededBot(Bot):
-    """A bot with its own random generator, reseeded for every game so games replay.
-
-    Each game's generator is seeded from the seed the referee gives that seat, unless a
-    fixed ``seed`` was passed. ``game`` and ``options`` hold the current game's name and
-    rule options. Subclasses that override :meth:`start` call ``super().start(game)``.
-    """
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.fixed_seed = seed
-        self.rng = random.Random(seed)
-        self.game = ""
-        self.options: dict[str, Any] = {}
-
-    def start(self, game: GameStart) -> None:
-        """Remember the game and reseed the generator for it."""
-        self.game = game.game
-        self.options = game.options
-        if self.fixed_seed is None:
-            self.rng.seed(game.seed)
-
-
-# -- observations with attribute access ------------------------------------------------------
-
-
-class View(Mapping[str, Any]):
-    """A read-only view of a JSON object: ``v.hand`` and ``v["hand"]`` alike.
-
-    Nested objects come back as views and lists as tuples, so nothing reached through a
-    view can change the observation (compare a list field with a tuple: ``v.dice ==
-    (2, 5, 5, 2)``). Fields whose names are not identifiers, or that clash with a
-    mapping method (``keys``, ``items``, ``values``, ``get``), are read with ``v["name"]``;
-    :meth:`to_dict` gives a plain copy.
-    """
-
-    __slots__ = ("_data",)
-    _data: Mapping[str, Any]
-
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        object.__setattr__(self, "_data", data)
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return view(self._data[name])
-        except KeyError:
-            known = ", ".join(self._data)
-            raise AttributeError(f"no field {name!r} (fields: {known})") from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("a View is read-only")
-
-    def __getitem__(self, key: str) -> Any:
-        return view(self._data[key])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __eq__(self, other: object) -> bool:
-        return self._data == (other._data if isinstance(other, View) else other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"View({self._data!r})"
-
-    def __dir__(self) -> list[str]:
-        return [*super().__dir__(), *(key for key in self._data if key.isidentifier())]
-
-    def to_dict(self) -> dict[str, Any]:
-        """A deep, mutable copy of the underlying object as plain dicts and lists."""
-        copied: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(self._data))
-        return copied
-
-
-def view(value: Any) -> Any:
-    """``value`` made read-only for reading: dicts as :class:`View`, lists as tuples."""
-    if isinstance(value, View):
-        return value
-    if isinstance(value, Mapping):
-        return View(value)
-    if isinstance(value, list | tuple):
-        return tuple(view(item) for item in value)
-    return value
-
-
-# -- logging and seeds -----------------------------------------------------------------------
+# -- logging ---------------------------------------------------------------------------------
 
 
 def log(*parts: object) -> None:
@@ -285,42 +73,29 @@ def log(*parts: object) -> None:
 # -- the protocol loop -----------------------------------------------------------------------
 
 
-class _WireDecide(msgspec.Struct, tag="decide", tag_field="type", frozen=True):
-    """:class:`~goatarena.protocol.Decide` with the observation left undecoded."""
-
-    decision: int
-    observation: msgspec.Raw
-    actions: list[Any]
-    time_ms: int
-    events: list[Event] = []
-
-
-_WireMessage = protocol.Hello | protocol.Start | _WireDecide | protocol.End | protocol.Quit
-_wire_decoder = msgspec.json.Decoder(_WireMessage)
-
-
-def _parse(line: bytes) -> _WireMessage | None:
-    """A referee line as :func:`~goatarena.protocol.parse_referee_message` reads it, but
-    with a decide's observation left undecoded."""
-    try:
-        return _wire_decoder.decode(line)
-    except msgspec.ValidationError:
-        if protocol.parse_referee_message(line) is None:  # a type this SDK does not know
-            return None
-        raise
-
-
 def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
     """Answer referee messages read from ``lines`` on ``output`` until quit or end of input.
 
     Message types this SDK does not know are skipped, as the protocol asks.
     """
     current: GameStart | None = None
-    history: list[Event] = []
+    events = EventLog()
+    write, flush = output.write, output.flush
     for line in lines:
         received = time.monotonic()
-        message = _parse(line)
-        if isinstance(message, protocol.Hello):
+        message, tail = parse_line(line)
+        # Decisions first: they are nearly every line.
+        if isinstance(message, WireDecide):
+            decides = events.add(message.events)
+            deadline = received + message.time_ms / 1000
+            request = WireRequest.wire(message, tail, current, events, decides, deadline)
+            index = bot.choose(request)
+            if type(index) is int:  # the usual answer, without building a message for it
+                write(b'{"type":"action","index":%d,"decision":%d}\n' % (index, message.decision))
+            else:  # encoded as it is, for the referee to judge
+                write(protocol.encode(protocol.Action(index=index, decision=message.decision)))
+            flush()
+        elif isinstance(message, protocol.Hello):
             _write(output, protocol.BotHello(name=bot.name))
         elif isinstance(message, protocol.Start):
             current = GameStart(
@@ -332,24 +107,8 @@ def serve(bot: Bot, lines: Iterable[bytes], output: IO[bytes]) -> None:
                 message.seed,
                 message.match,
             )
-            history = []
+            events = EventLog()  # a new one: requests of the last game keep theirs
             bot.start(current)
-        elif isinstance(message, _WireDecide):
-            history.extend(message.events)
-            request = _WireRequest(
-                message.observation,
-                game=current.game if current else "",
-                seat=current.seat if current else 0,
-                decision=message.decision,
-                actions=message.actions,
-                time_ms=message.time_ms,
-                deadline=received + message.time_ms / 1000,
-                history=list(history),
-                events=message.events,
-                players=current.players if current else [],
-            )
-            index = bot.choose(request)
-            _write(output, protocol.Action(index=index, decision=message.decision))
         elif isinstance(message, protocol.End):
             bot.end(GameEnd(message.scores, message.ranks, message.seat))
         elif isinstance(message, protocol.Quit):
@@ -367,124 +126,3 @@ def run(bot: Bot) -> None:
     # A referee that goes away (broken pipe) or an interrupt ends the bot quietly.
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
         serve(bot, iter(stdin.readline, b""), sys.stdout.buffer)
-
-
-# -- playing in process ----------------------------------------------------------------------
-
-
-class LocalPlayError(ValueError):
-    """Raised by :func:`play_local` when a bot chooses something that is not a legal index."""
-
-
-@dataclass
-class LocalResult:
-    """The outcome of :func:`play_local`: scores and ranks by seat, and how to replay it.
-
-    ``decisions`` are the actions taken in order (with ``game``, ``seed`` and ``options``
-    they replay the game); ``slowest_ms`` is each seat's longest :meth:`Bot.choose`.
-    """
-
-    game: str
-    seed: int
-    players: list[str]
-    scores: list[float]
-    ranks: list[int]
-    decisions: list[Any]
-    options: dict[str, Any]
-    slowest_ms: list[float]
-
-
-_events_type = list[Event]
-
-
-def _as_sent(value: Any, kind: Any = Any) -> Any:
-    """``value`` as the bot would decode it from the wire (and never the engine's object)."""
-    return msgspec.json.decode(msgspec.json.encode(value), type=kind)
-
-
-def play_local(
-    bots: Sequence[Bot],
-    game: str,
-    *,
-    seed: int,
-    options: Mapping[str, Any] | None = None,
-    move_ms: int = 1000,
-) -> LocalResult:
-    """Play one game of ``game`` between ``bots`` (one per seat) in this process.
-
-    Each bot is driven as the referee drives it (start, choose, end) with the real
-    observations, legal actions and public events, passed through JSON exactly as a bot
-    process would receive them; only the clock is not enforced (see
-    :attr:`LocalResult.slowest_ms`). Raises :class:`LocalPlayError` when a bot answers
-    with anything but a legal index, and ValueError for a wrong player count or the same
-    bot object in two seats (give each seat its own).
-    """
-    from goatarena.games import find_game  # the engines, only when playing locally
-
-    if len({id(bot) for bot in bots}) != len(bots):
-        raise ValueError("each seat needs its own bot object")
-    info = find_game(game)
-    state = info.new_state(len(bots), seed, options)
-    names = unique_names([bot.name for bot in bots])
-    clock = TimeInfo(move_ms=move_ms)
-    for number, bot in enumerate(bots):
-        bot.start(
-            GameStart(game, number, list(names), dict(state.options), clock, bot_seed(seed, number))
-        )
-    events: list[Event] = []
-    seen = [0] * len(bots)
-    histories: list[list[Event]] = [[] for _ in bots]
-    slowest = [0.0] * len(bots)
-    while (seat := state.to_act) is not None:
-        actions = state.legal_actions()
-        new_events = _as_sent(events[seen[seat] :], _events_type)
-        seen[seat] = len(events)
-        histories[seat].extend(new_events)
-        request = Request(
-            game=game,
-            seat=seat,
-            decision=len(state.history),
-            observation=_as_sent(state.observation(seat)),
-            actions=_as_sent(actions),
-            time_ms=move_ms,
-            deadline=time.monotonic() + move_ms / 1000,
-            history=list(histories[seat]),
-            events=new_events,
-            players=list(names),
-        )
-        started = time.perf_counter()
-        answer = bots[seat].choose(request)
-        slowest[seat] = max(slowest[seat], (time.perf_counter() - started) * 1000)
-        index = _legal_index(answer, len(actions), names[seat], request.decision)
-        action = actions[index]
-        events.append(Event(seat=seat, action=state.public_action(seat, action)))
-        state.apply_index(index)
-    result = state.result()
-    for number, bot in enumerate(bots):
-        bot.end(GameEnd(list(result.scores), list(result.ranks), number))
-    return LocalResult(
-        game=game,
-        seed=seed,
-        players=names,
-        scores=list(result.scores),
-        ranks=list(result.ranks),
-        decisions=list(state.history),
-        options=dict(state.options),
-        slowest_ms=[round(ms, 3) for ms in slowest],
-    )
-
-
-def _legal_index(answer: Any, count: int, name: str, decision: int) -> int:
-    try:
-        if isinstance(answer, bool):
-            raise TypeError
-        index = operator.index(answer)
-    except TypeError:
-        raise LocalPlayError(
-            f"{name} answered decision {decision} with {answer!r}, not an index"
-        ) from None
-    if not 0 <= index < count:
-        raise LocalPlayError(
-            f"{name} answered decision {decision} with index {index}, outside 0..{count - 1}"
-        )
-    return index

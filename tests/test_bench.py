@@ -38,6 +38,11 @@ def test_sample_decide_is_a_decide_line_the_sdk_reads(game):
     assert message.actions and message.observation["to_act"] is not None
 
 
+def test_a_ratio_is_shown_against_its_target():
+    assert bench._against(1.95, 2.0) == "1.95 × floor (within 2.0×)"
+    assert bench._against(3.04, 3.0) == "3.04 × floor (over 3.0×)"
+
+
 def test_bench_quick_json_reports_every_measurement(monkeypatch):
     monkeypatch.setattr(bench, "QUICK", TINY)
     cpus = os.sched_getaffinity(0)
@@ -46,6 +51,8 @@ def test_bench_quick_json_reports_every_measurement(monkeypatch):
     assert os.sched_getaffinity(0) == cpus  # pinned to one CPU only while measuring
     report = json.loads(result.output.strip().splitlines()[-1])
     assert "× floor" in result.output  # the table comes first
+    for target in (bench.MINIMAL_BOT_TARGET, bench.RANDOM_BOT_TARGET):  # each ratio's target
+        assert f"within {target:.1f}×" in result.output or f"over {target:.1f}×" in result.output
     assert "scaling, concurrency 2 ÷ 1" in result.output
 
     for key in ("floor_us", "floor_stream_us", "decision_us", "decision_minimal_bot_us"):

@@ -222,10 +222,12 @@ def _names_another_decision(line: bytes) -> bool:
 @given(
     stream=st.binary(max_size=400).map(lambda data: data.replace(b"\x00", b"\n")),
     cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    taking=st.booleans(),
 )
-def test_fuzz_the_line_buffer_returns_exactly_the_lines_under_its_cap(stream, cuts):
+def test_fuzz_the_line_buffer_returns_exactly_the_lines_under_its_cap(stream, cuts, taking):
     """However the bytes arrive, the buffer returns each complete line under the cap
-    whole and in order, and refuses the first longer one."""
+    whole and in order, and refuses the first longer one: fed chunk by chunk, or with
+    each chunk taken (its quick path for a chunk that is one whole line)."""
     cap = 40
     buffer = protocol.LineBuffer(max_bytes=cap)
     got: list[bytes] = []
@@ -233,9 +235,14 @@ def test_fuzz_the_line_buffer_returns_exactly_the_lines_under_its_cap(stream, cu
     edges = sorted({0, len(stream), *(cut for cut in cuts if cut < len(stream))})
     try:
         for start, end in zip(edges, edges[1:]):
-            buffer.feed(stream[start:end])
-            while (line := buffer.next_line()) is not None:
+            if taking:
+                line = buffer.take(stream[start:end])
+            else:
+                buffer.feed(stream[start:end])
+                line = buffer.next_line()
+            while line is not None:
                 got.append(line)
+                line = buffer.next_line()
     except protocol.LineTooLong:
         refused = True
     complete = stream.split(b"\n")[:-1]

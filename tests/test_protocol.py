@@ -66,6 +66,19 @@ def test_line_buffer_refuses_an_overlong_line_with_or_without_newline():
     assert buffer.next_line() == b"z" * 10
 
 
+def test_line_buffer_takes_a_chunk_that_is_one_line_whole_and_keeps_the_cap():
+    buffer = protocol.LineBuffer(max_bytes=10)
+    assert buffer.take(b"z" * 10 + b"\n") == b"z" * 10
+    assert buffer.take(b"\n") == b""
+    with pytest.raises(protocol.LineTooLong):
+        buffer.take(b"y" * 11 + b"\n")
+    buffer = protocol.LineBuffer(max_bytes=10)
+    assert buffer.take(b'{"a"') is None  # a part waits for the rest, which is added
+    assert buffer.take(b":1}\n") == b'{"a":1}'
+    assert buffer.take(b"1\n2\n") == b"1" and buffer.next_line() == b"2"
+    assert buffer.pending == 0
+
+
 def test_bot_seeds_are_stable_per_game_and_seat_and_differ_between_seats():
     seeds = [protocol.bot_seed(7, seat) for seat in range(6)]
     assert seeds == [protocol.bot_seed(7, seat) for seat in range(6)]

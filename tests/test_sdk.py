@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 from click.testing import CliRunner
 
-from goatarena import protocol, sdk
+from goatarena import protocol, sdk_wire
 from goatarena.cli import main
 from goatarena.errors import ConfigError
 from goatarena.games import GAMES
@@ -126,16 +126,15 @@ class ObservationReader(Recorder):
         return super().choose(request)
 
 
-def _count_observation_decodes(monkeypatch) -> list[bytes]:
-    decoded: list[bytes] = []
-    real = sdk._observation_decoder
+def _count_observation_decodes(monkeypatch) -> list[object]:
+    decoded: list[object] = []
+    real = sdk_wire._decode_observation
 
-    class Counting:
-        def decode(self, raw):
-            decoded.append(bytes(raw))
-            return real.decode(raw)
+    def counting(raw, tail):
+        decoded.append(real(raw, tail))
+        return decoded[-1]
 
-    monkeypatch.setattr(sdk, "_observation_decoder", Counting())
+    monkeypatch.setattr(sdk_wire, "_decode_observation", counting)
     return decoded
 
 
@@ -148,6 +147,10 @@ def test_the_observation_is_decoded_only_for_a_bot_that_reads_it_and_then_once(m
         ),
         protocol.Decide(decision=0, observation=observation, actions=[1, 2], time_ms=9),
     )
+    # As the referee writes a decide, the line is read only up to its observation.
+    message, tail = sdk_wire.parse_line(script[2])
+    assert isinstance(message, sdk_wire.WireDecide) and not message.observation
+    assert tail.startswith(b',"observation":{"seat":0,')
     decoded = _count_observation_decodes(monkeypatch)
     skipper = Recorder()
     serve(skipper, script, io.BytesIO())
@@ -156,12 +159,129 @@ def test_the_observation_is_decoded_only_for_a_bot_that_reads_it_and_then_once(m
     reader = ObservationReader()
     serve(reader, script, io.BytesIO())
     assert reader.seen == (observation, (1, 6, 2, 2), observation)
-    assert len(decoded) == 1 and json.loads(decoded[0]) == observation
+    assert decoded == [observation]
     # A request read later (a bot that keeps them) still has its observation, as does a
     # copy with a field replaced.
     assert skipper.requests[0].observation == observation
     copy = dataclasses.replace(skipper.requests[0], decision=5)
     assert copy.observation == observation and copy.decision == 5
+
+
+class Counter(Recorder):
+    """Reads only the number of actions, as a random bot does."""
+
+    def choose(self, request: Request) -> int:
+        self.requests.append(request)
+        return request.action_count - 1
+
+
+def test_the_actions_are_decoded_only_for_a_bot_that_reads_them_and_then_once(monkeypatch):
+    actions = [{"move": [5], "groups": [[1], [3, 4]]}, {"move": [], "groups": []}, "yield"]
+    script = lines(
+        protocol.Hello(),
+        protocol.Start(
+            game="mountain-goats", seat=0, players=["a", "b"], time=protocol.TimeInfo(9)
+        ),
+        protocol.Decide(decision=0, observation={"seat": 0}, actions=actions, time_ms=9),
+    )
+    decoded: list[bytes] = []
+    real = sdk_wire._actions_decoder
+
+    class Counting:
+        def decode(self, raw):
+            decoded.append(bytes(raw))
+            return real.decode(raw)
+
+    monkeypatch.setattr(sdk_wire, "_actions_decoder", Counting())
+    counter = Counter()
+    output = io.BytesIO()
+    serve(counter, script, output)
+    assert decoded == [] and protocol.parse_bot_message(output.getvalue().splitlines()[1]) == (
+        protocol.Action(index=2, decision=0)
+    )
+    request = counter.requests[0]
+    assert request.actions == actions and request.actions is request.actions
+    assert len(decoded) == 1 and request.action_count == 3
+    assert request.index_of("yield") == 2
+    copy = dataclasses.replace(request, decision=5)
+    assert copy.actions == actions and copy.action_count == 3 and len(decoded) == 1
+    # A request made in process counts its actions too.
+    assert dataclasses.replace(request, actions=[1, 2]).action_count == 2
+
+
+def test_a_request_keeps_its_own_history_while_the_game_goes_on():
+    first, second = protocol.Event(seat=1, action="a"), protocol.Event(seat=1, action="b")
+    start = protocol.Start(
+        game="goat-lords", seat=0, players=["me", "you"], time=protocol.TimeInfo(5)
+    )
+    script = lines(
+        protocol.Hello(),
+        start,
+        protocol.Decide(decision=1, observation={}, actions=[0], time_ms=5, events=[first]),
+        protocol.Decide(decision=3, observation={}, actions=[0], time_ms=5, events=[second]),
+        b'{"type":"decide","decision":5,"observation":{},"actions":[0],"time_ms":5}\n',
+        protocol.End(scores=[1.0, 0.0], ranks=[1, 2]),
+        start,
+        protocol.Decide(decision=1, observation={}, actions=[0], time_ms=5, events=[second]),
+    )
+    bot = Recorder()
+    serve(bot, script, io.BytesIO())
+    # Read only now, after later decisions and a new game: each still has its own.
+    assert [r.events for r in bot.requests] == [[first], [second], [], [second]]
+    histories = [[first], [first, second], [first, second], [second]]
+    assert [r.history for r in bot.requests] == histories
+    bot.requests[0].history.append(second)  # a bot may change its copy...
+    assert bot.requests[0].history == [first, second]
+    assert bot.requests[1].history == [first, second]  # ...and only its copy
+    assert bot.requests[3].history == [second] and bot.requests[3].events == [second]
+
+
+NESTED = {"seat": 0, "observation": {"x": [1]}}
+ACTIONS = [{"observation": 2}, "b"]
+EVENT = protocol.Event(seat=1, action={"observation": 3})
+_FIELDS = {
+    "observation": b'"observation":{"seat":0,"observation":{"x":[1]}}',
+    "decision": b'"decision":4',
+    "actions": b'"actions":[{"observation":2},"b"]',
+    "time_ms": b'"time_ms":9',
+    "events": b'"events":[{"seat":1,"action":{"observation":3}}]',
+    "extra": b'"extra":{"observation":5}',
+}
+
+
+def _decide_line(*order: str) -> bytes:
+    return b'{"type":"decide",' + b",".join(_FIELDS[name] for name in order) + b"}\n"
+
+
+class Keeper(Recorder):
+    def choose(self, request: Request) -> int:
+        self.seen = (request.observation, request.actions, request.events, request.time_ms)
+        return super().choose(request)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # As the referee writes it: the observation last (and a key of that name nested).
+        protocol.encode(
+            protocol.Decide(
+                decision=4, observation=NESTED, actions=ACTIONS, time_ms=9, events=[EVENT]
+            )
+        ),
+        _decide_line("decision", "actions", "time_ms", "events", "observation", "extra"),
+        _decide_line("decision", "observation", "actions", "time_ms", "events"),
+        _decide_line("decision", "actions", "observation", "time_ms", "events", "extra"),
+        _decide_line("extra", "events", "time_ms", "actions", "decision", "observation"),
+    ],
+)
+def test_a_decide_reads_the_same_whatever_the_order_of_its_fields(line):
+    bot = Keeper()
+    output = io.BytesIO()
+    serve(bot, [protocol.encode(protocol.Hello()), line], output)
+    assert bot.seen == (NESTED, ACTIONS, [EVENT], 9)
+    assert protocol.parse_bot_message(output.getvalue().splitlines()[1]) == protocol.Action(
+        index=1, decision=4
+    )
 
 
 def test_log_writes_to_stderr_only(capsys):

@@ -15,7 +15,7 @@ class RandomBot(SeededBot):
     name = "random"
 
     def choose(self, request: Request) -> int:
-        return self.rng.randrange(len(request.actions))
+        return self.rng.randrange(request.action_count)
 
 
 if __name__ == "__main__":

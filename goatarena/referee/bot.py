@@ -138,6 +138,12 @@ class BotProcess:
         """The process id, which is also the id of the bot's process group."""
         return self.process.pid
 
+    @property
+    def pauses(self) -> bool:
+        """Whether :meth:`pause` freezes this bot (False: unsandboxed or pondering, so the
+        referee need not call it around every decision)."""
+        return self.confinement.sandboxed and not self.confinement.policy.ponder
+
     def pause(self) -> None:
         """Between its turns: a sandboxed bot gets no CPU (no-op unsandboxed or pondering)."""
         self.confinement.pause()
@@ -218,7 +224,9 @@ class BotProcess:
         at most about a millisecond whatever the line holds (see
         :func:`~goatarena.protocol.decode_reply`), so it stays on the event loop.
         """
-        line = await self.receive_line()
+        line = self._line_at_once()
+        if line is None:
+            line = await self._line_after_waiting()
         try:
             return protocol.decode_reply(line, max_depth=self.limits.max_depth)
         except protocol.MalformedLine as error:
@@ -231,31 +239,59 @@ class BotProcess:
         written costs no trip through the scheduler (and is no checkpoint). Once the bot
         has exited, what it left in the pipe is read and nothing more is waited for.
         """
-        if self._broken is not None:
-            raise self._broken
-        while (line := self._next_buffered_line()) is None:
-            data = await self._read_some()
-            if not data:
-                raise await self._crash("closed its stdout")
-            self._lines.feed(data)
+        line = self._line_at_once()
+        if line is None:
+            line = await self._line_after_waiting()
         return line
 
-    async def _read_some(self) -> bytes:
-        """What the bot has written, up to a chunk; ``b""`` once it will write no more."""
+    def _line_at_once(self) -> bytes | None:
+        """The next line if it is buffered or already in the pipe; None if it is not
+        (yet, or ever: :meth:`_line_after_waiting` tells which). Not a coroutine: this is
+        every answer's path, and an answer is usually there by the time it is read."""
+        if self._broken is not None:
+            raise self._broken
+        line = self._next_line()
+        if line is None:
+            data = self._read_at_once()
+            if data:
+                line = self._next_line(data)
+        return line
+
+    async def _line_after_waiting(self) -> bytes:
+        """The next line, once the bot has written it (the pipe was found empty)."""
+        while True:
+            data = await self._read_after_waiting()
+            if not data:
+                raise await self._crash("closed its stdout")
+            line = self._next_line(data)
+            if line is not None:
+                return line
+
+    def _read_at_once(self) -> bytes | None:
+        """What the bot has written, up to a chunk: None if nothing yet, ``b""`` if it will
+        write nothing more (or the stream is closed)."""
+        assert isinstance(self._stdout, trio.lowlevel.FdStream)
+        try:
+            # fileno() is -1 once the stream is closed: never a stale descriptor.
+            return os.read(self._stdout.fileno(), READ_CHUNK)
+        except BlockingIOError:
+            return None
+        except OSError:  # closed: no more output either way
+            return b""
+
+    async def _read_after_waiting(self) -> bytes:
+        """What the bot writes next, up to a chunk, waiting for it; ``b""`` once it will
+        write no more."""
         assert isinstance(self._stdout, trio.lowlevel.FdStream)
         while True:
-            try:
-                # fileno() is -1 once the stream is closed: never a stale descriptor.
-                return os.read(self._stdout.fileno(), READ_CHUNK)
-            except BlockingIOError:
-                pass
-            except OSError:  # closed: no more output either way
-                return b""
             if self._exited.is_set():
                 # Do not wait for an end of file: a child of the bot may hold the pipe
                 # open without ever writing.
-                return b""
+                return self._read_at_once() or b""
             await self._wait_for_output(self._stdout.fileno())
+            data = self._read_at_once()
+            if data is not None:
+                return data
 
     async def _wait_for_output(self, fd: int) -> None:
         """Wait until ``fd`` is readable or the bot has exited (``_watch_exit`` wakes us).
@@ -286,9 +322,10 @@ class BotProcess:
             await self._stderr_done.wait()  # a child of the bot may hold stderr open
         return self._fail(BotViolation(Cause.CRASH, self._exit_detail()))
 
-    def _next_buffered_line(self) -> bytes | None:
+    def _next_line(self, data: bytes = b"") -> bytes | None:
+        """The next whole line with ``data`` added to what is buffered, or None."""
         try:
-            return self._lines.next_line()
+            return self._lines.take(data) if data else self._lines.next_line()
         except protocol.LineTooLong as error:
             # The rest of the line may still be coming: the stream cannot be resynchronised.
             self._lines = protocol.LineBuffer(self.limits.max_line_bytes)

@@ -38,6 +38,10 @@ Watcher = Callable[[State, int, Action], Awaitable[None]]
 
 END_SEND_LIMIT_S = 1.0
 """How long the referee waits to deliver a start or end message before giving up."""
+DEADLINE_SLACK_S = 0.001
+"""How late after its deadline a request may be cut off (see :class:`_Timer`): a bot's
+answer read before then still counts, as one read in the same moment as its deadline
+fires always has."""
 YIELD_EVERY_S = 0.001
 """The longest a game keeps trio's event loop to itself between two answers."""
 _LAST_YIELD: trio.lowlevel.RunVar[float] = trio.lowlevel.RunVar(
@@ -52,7 +56,8 @@ class Connection(Protocol):
     ``send_bytes`` and ``receive`` need be checkpoints only where they wait: the match
     gives way to other tasks itself. A connection may also have ``resume()`` and
     ``pause()``, which the match calls around each of its decisions so that a sandboxed
-    bot gets no CPU outside its turn; without them the bot is never paused.
+    bot gets no CPU outside its turn; without them the bot is never paused. A connection
+    whose ``pauses`` is False (a bot that is not frozen between turns) is never asked to.
     """
 
     name: str
@@ -121,8 +126,12 @@ class _Seat:
         """Decisions that timed out and whose late answers are still to be discarded."""
         self.events_seen = 0
         self.latencies_ms: list[float] = []
-        self.resume: Callable[[], None] = getattr(connection, "resume", _nothing)
-        self.pause: Callable[[], None] = getattr(connection, "pause", _nothing)
+        self.resume: Callable[[], None] = _nothing
+        self.pause: Callable[[], None] = _nothing
+        # A bot that is never frozen (unsandboxed, say) is not asked to be around each decision.
+        if getattr(connection, "pauses", True):
+            self.resume = getattr(connection, "resume", _nothing)
+            self.pause = getattr(connection, "pause", _nothing)
 
     @property
     def forfeited(self) -> bool:
@@ -257,16 +266,23 @@ class _Timer:
     """The deadlines of a run of requests, all kept by one cancel scope.
 
     Moving a scope's deadline costs much less than entering a new scope for every request,
-    and it is moved once per request: an answered request leaves its deadline in place
-    until the next request replaces it. Between requests the run waits only in a shielded
-    checkpoint, so a stale deadline can fire there at most; it then merely ends the run
-    (``expired`` is checked before every request) with no request out (``seat`` is None).
-    A scope, once cancelled, cannot be used again: the run ends, and the caller penalises
-    the request if one was out (``seat`` is still set) and starts a new run on a new scope.
+    but still a good part of a fast decision; so it is moved only when it falls outside
+    the request's window, from its deadline to :data:`DEADLINE_SLACK_S` after it, and
+    then to the window's end: a run of fast requests moves it about once per slack. An
+    answered request leaves its deadline in place. Between requests the run waits only in
+    a shielded checkpoint, so a stale deadline can fire there at most; it then merely ends
+    the run (``expired`` is checked before every request) with no request out (``seat``
+    is None). A scope, once cancelled, cannot be used again: the run ends, and the caller
+    penalises the request if one was out (``seat`` is still set) and starts a new run on
+    a new scope.
     """
 
     def __init__(self, scope: trio.CancelScope) -> None:
         self._scope = scope
+        self._deadline = math.inf
+        """The scope's deadline, as last set (read back from the scope costs more)."""
+        self.now = trio.lowlevel.current_clock().current_time
+        """Trio's clock, without the look-up of the run that trio.current_time() does."""
         self.seat: _Seat | None = None
         """The seat asked, while its request is out."""
         self.decision = 0
@@ -282,7 +298,8 @@ class _Timer:
     def start(self, seat: _Seat, decision: int, deadline: float) -> None:
         """A request goes out with this deadline (on trio's clock)."""
         self.seat, self.decision, self.sent = seat, decision, False
-        self._scope.deadline = deadline
+        if not deadline <= self._deadline <= deadline + DEADLINE_SLACK_S:
+            self._deadline = self._scope.deadline = deadline + DEADLINE_SLACK_S
 
     def stop(self) -> None:
         """The request is over: answered, or failed otherwise than by its deadline."""
@@ -301,12 +318,20 @@ async def _ask(
     line = protocol.encode(request)
     # Thawed before its clock starts and frozen after it stops: neither costs it time.
     seat.resume()
-    started = trio.current_time()
+    started = timer.now()
     timer.start(seat, request.decision, started + seat.clock.deadline_s)
     try:
         await connection.send_bytes(line)
         timer.sent = True
-        reply = await _receive_action(connection, request.decision, seat.owed)
+        reply = await connection.receive()
+        # Nearly always the answer: an action that echoes the decision, or none, with no
+        # late answers owed. Anything else is sorted out by _receive_action.
+        if (
+            seat.owed
+            or type(reply) is not protocol.Action
+            or (reply.decision is not None and reply.decision != request.decision)
+        ):
+            reply = await _receive_action(connection, reply, request.decision, seat.owed)
     except BotViolation as violation:
         timer.stop()
         seat.pause()
@@ -315,13 +340,14 @@ async def _ask(
     except trio.Cancelled:
         seat.pause()  # its deadline fired: the answer it still owes waits for its next turn
         raise
-    now = trio.current_time()
+    now = timer.now()
     timer.stop()
     seat.pause()
     used_ms = (now - started) * 1000
     seat.latencies_ms.append(used_ms)
     seat.clock.charge(used_ms)
-    await _give_way(now)
+    if now - _LAST_YIELD.get() >= YIELD_EVERY_S:
+        await _give_way(now)
     try:
         return choose_index(reply, request.actions)
     except BotViolation as violation:
@@ -330,17 +356,16 @@ async def _ask(
 
 
 async def _give_way(now: float) -> None:
-    """Let other tasks run if no game has for ``YIELD_EVERY_S``.
+    """Let other tasks run: called when no game has for ``YIELD_EVERY_S``.
 
     Trio switches tasks only where one has to wait, and with bots that answer at once the
     pipes need never make a game wait: it could keep the loop to itself while answers in
     other games wait to be read, their clocks running. This is called after the clock has
     stopped, so the turn given away is charged to no bot.
     """
-    if now - _LAST_YIELD.get() >= YIELD_EVERY_S:
-        _LAST_YIELD.set(now)
-        # Shielded: the answer is in, and no deadline may take it away now.
-        await trio.lowlevel.cancel_shielded_checkpoint()
+    _LAST_YIELD.set(now)
+    # Shielded: the answer is in, and no deadline may take it away now.
+    await trio.lowlevel.cancel_shielded_checkpoint()
 
 
 def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
@@ -357,16 +382,19 @@ def _timeout(seat: _Seat, decision: int, *, sent: bool) -> BotViolation:
 
 
 async def _receive_action(
-    connection: Connection, decision: int, owed: deque[int]
+    connection: Connection,
+    reply: protocol.BotHello | protocol.Action,
+    decision: int,
+    owed: deque[int],
 ) -> protocol.Action:
-    """The reply to ``decision``, skipping late answers to requests that timed out.
+    """The reply to ``decision``, ``reply`` (the first one read) or a later one, skipping
+    late answers to requests that timed out.
 
     Skipping an answer is a checkpoint: a receive that finds its line already read need
     not be one, and a bot flooding stale answers must neither hold off its deadline nor
     keep other tasks from running.
     """
     while True:
-        reply = await connection.receive()
         if not isinstance(reply, protocol.Action):
             raise BotViolation(Cause.MALFORMED, f"expected an action, got {type(reply).__name__}")
         if reply.decision == decision:
@@ -380,6 +408,7 @@ async def _receive_action(
             while owed.popleft() != reply.decision:
                 pass
         await trio.lowlevel.checkpoint()
+        reply = await connection.receive()
 
 
 def choose_index(reply: protocol.Action, actions: Sequence[Action]) -> int:
