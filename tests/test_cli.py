@@ -164,16 +164,17 @@ def test_play_keeps_a_stderr_flood_out_of_the_result_and_caps_its_log(tmp_path):
     ("bot", "cause", "detail"),
     [
         (misbehaving("no-hello"), "crash", "exited with code 4"),
-        (misbehaving("slow-start", 0, 5000), "timeout", "no hello within 400 ms"),
+        (misbehaving("slow-start", 0, 5000), "timeout", "no hello within 1500 ms"),
     ],
 )
 def test_a_bot_that_fails_to_start_forfeits_at_once_and_is_named_on_stderr(bot, cause, detail):
-    outcome, elapsed, output = play_json("--startup-ms", "400", "--bot", bot, "--bot", RANDOM_BOT)
+    # The limit leaves the honest Python seat time to start on a loaded machine.
+    outcome, elapsed, output = play_json("--startup-ms", "1500", "--bot", bot, "--bot", RANDOM_BOT)
     violation = outcome["violations"][0]
     assert violation["cause"] == cause and detail in violation["detail"]
     assert violation["decision"] == 0 and outcome["ranks"] == [2, 1]
     assert "did not start" in output
-    assert elapsed < 4
+    assert elapsed < 4.5
 
 
 def test_a_log_folder_that_cannot_be_created_is_one_clear_line():
