@@ -520,6 +520,19 @@ def test_ratings_break_ties_in_points() -> None:
     assert [set(t) for t in rnd.tables] == [{"b", "d"}, {"c", "a"}]
 
 
+def test_rounding_noise_in_the_ratings_does_not_replace_the_lot() -> None:
+    # equal records fit to equal ratings up to rounding: the seed's lot orders them
+    names = [f"bot{i:02d}" for i in range(12)]
+    for seed in range(20):
+        equal = rank_players([SwissPlayer(n, 1.0, 1600.0) for n in names], seed)
+        noisy = rank_players(
+            [SwissPlayer(n, 1.0, 1600.0 + 1e-10 * i) for i, n in enumerate(names)], seed
+        )
+        assert [p.name for p in noisy] == [p.name for p in equal]
+    apart = rank_players([SwissPlayer("a", 1.0, 1600.0), SwissPlayer("b", 1.0, 1600.01)])
+    assert [p.name for p in apart] == ["b", "a"]
+
+
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_swiss_round_is_deterministic_and_ignores_input_order(k: int) -> None:
     sim = Sim(13, k, 3).run(3)

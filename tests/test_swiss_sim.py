@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 from collections import Counter
 
 from goatarena.tournament.grouping import split_cost
 from goatarena.tournament.pairing import swiss_table_sizes
 from goatarena.tournament.swiss_bench import min_rematches
 from goatarena.tournament.swiss_sim import (
+    accuracy,
     kendall_tau,
     new_event,
     plackett_luce,
     run_random,
     run_swiss,
+    tau,
 )
 from tests.test_grouping import all_splits
 
@@ -54,3 +58,10 @@ def test_new_events_draw_their_truth_from_the_seed() -> None:
     assert new_event(8, 2, 5).truth == new_event(8, 2, 5).truth
     assert new_event(8, 2, 5).truth != new_event(8, 2, 6).truth
     assert len(new_event(8, 2, 5).names) == 8
+
+
+def test_accuracy_reports_the_paired_gain_and_its_standard_error() -> None:
+    result = accuracy(10, 2, 3, events=4, seed=7)
+    gains = [tau(run_swiss(10, 2, 3, s)) - tau(run_random(10, 2, 3, s)) for s in range(7, 11)]
+    assert math.isclose(result.gain, statistics.fmean(gains), abs_tol=1e-12)
+    assert math.isclose(result.gain_stderr, statistics.stdev(gains) / 2, abs_tol=1e-12)

@@ -144,8 +144,8 @@ def default_swiss_rounds(bots: int, table_size: int) -> int:
 
     Chosen from the simulation in ``goatarena bench --swiss`` (the table is in
     docs/tournaments.md): at the textbook ``ceil(log_k N) + 2`` the standings ranked
-    simulated bots of known strength with Kendall τ of only about 0.55–0.6 at 16 and 32
-    bots, and these extra rounds raise it by about 0.1.
+    simulated bots of known strength with Kendall τ of only 0.58–0.66 at 16 to 64 bots,
+    and these extra rounds raise it by 0.05–0.10.
     """
     return 2 * swiss_depth(bots, table_size) + 2
 
@@ -202,8 +202,14 @@ def swiss_round(
 
 
 def rank_players(players: Sequence[SwissPlayer], seed: int = 0) -> list[SwissPlayer]:
-    """The standings order a Swiss round uses: points, rating, then a lot from ``seed``."""
-    return sorted(players, key=lambda p: (-p.points, -p.rating, lot(seed, "rank", p.name)))
+    """The standings order a Swiss round uses: points, rating, then a lot from ``seed``.
+
+    Ratings are compared to a millionth of an Elo point: bots with the same record fit to
+    the same rating up to rounding, and the lot, not the rounding, must order them.
+    """
+    return sorted(
+        players, key=lambda p: (-p.points, -round(p.rating, 6), lot(seed, "rank", p.name))
+    )
 
 
 # ----------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from goatarena.rating_points import fitted_elo
 from goatarena.ratings import ELO_PER_NATURAL_LOG, fit_ratings, points_from_ranks
 from goatarena.tournament.pairing import SwissPlayer, swiss_round
 
@@ -41,15 +42,14 @@ class Event:
     byes: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     rematches: int = 0
 
-    def players(self, *, rated: bool = True) -> list[SwissPlayer]:
-        """The standings as the runner hands them to the pairing (``rated=False``: without
-        the fitted ratings, which take long to fit for hundreds of bots)."""
-        ratings = fit_ratings(self.games) if self.games and rated else {}
+    def players(self) -> list[SwissPlayer]:
+        """The standings as the runner hands them to the pairing, fitted ratings included."""
+        ratings = fitted_elo(self.games)
         return [
             SwissPlayer(
                 name=name,
                 points=self.points[name],
-                rating=ratings[name].elo if name in ratings else 0.0,
+                rating=ratings.get(name, 0.0),
                 opponents=dict(self.met[name]),
                 seats=self.seats.get(name, [0] * self.table_size),
                 byes=self.byes[name],
@@ -151,7 +151,12 @@ def tau(event: Event) -> float:
 
 @dataclass(frozen=True)
 class Accuracy:
-    """Mean Kendall τ of Swiss and of random tables over some events, and rematches."""
+    """Mean Kendall τ of Swiss and of random tables over some events, and rematches.
+
+    Each event plays one Swiss and one random-table event on the same true ratings, so
+    ``gain`` is the mean of the paired differences and ``gain_stderr`` its standard error
+    (what separates a real gain from noise).
+    """
 
     bots: int
     table_size: int
@@ -159,6 +164,12 @@ class Accuracy:
     swiss_tau: float
     random_tau: float
     swiss_rematches: float
+    gain_stderr: float = 0.0
+
+    @property
+    def gain(self) -> float:
+        """How much higher the Swiss τ is on average than the random tables' τ."""
+        return self.swiss_tau - self.random_tau
 
 
 def accuracy(bots: int, table_size: int, rounds: int, events: int, seed: int = 0) -> Accuracy:
@@ -169,6 +180,7 @@ def accuracy(bots: int, table_size: int, rounds: int, events: int, seed: int = 0
         swiss_taus.append(tau(swiss))
         rematches.append(swiss.rematches)
         random_taus.append(tau(run_random(bots, table_size, rounds, seed + e)))
+    gains = [a - b for a, b in zip(swiss_taus, random_taus, strict=True)]
     return Accuracy(
         bots=bots,
         table_size=table_size,
@@ -176,4 +188,5 @@ def accuracy(bots: int, table_size: int, rounds: int, events: int, seed: int = 0
         swiss_tau=statistics.fmean(swiss_taus),
         random_tau=statistics.fmean(random_taus),
         swiss_rematches=statistics.fmean(rematches),
+        gain_stderr=statistics.stdev(gains) / math.sqrt(events) if events > 1 else math.inf,
     )
