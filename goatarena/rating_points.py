@@ -22,11 +22,10 @@ from goatarena.ratings import (
     _sigmoid,  # noqa: PLC2701
     _tally,  # noqa: PLC2701
     _to_elo,  # noqa: PLC2701
+    damped_newton,
 )
 
 _MAX_NEWTON = 200
-_STEP_TOLERANCE = 1e-10
-"""A Newton step this small (in ``ln γ``) ends the fit, as in the full fit."""
 _CG_TOLERANCE = 1e-12
 """Conjugate gradients stop when the residual's norm falls below this share of the
 gradient's (the Newton step is then exact to far below the step tolerance)."""
@@ -47,22 +46,21 @@ def fitted_elo(games: Sequence[Game], *, prior_draws: float = 1.0) -> dict[str, 
     pairs = [(i, j, n, s) for i, j, _, _, n, s in _pairs(_tally(games, names, None, {}))]
     theta = [0.0] * len(names)
     full = [(i, j, -1, -1, n, s) for i, j, n, s in pairs]
-    value = _objective(theta, full, prior_draws)
-    for _ in range(_MAX_NEWTON):
-        grad, curvature, diagonal = _gradient(theta, pairs, prior_draws)
-        step = _solve(curvature, diagonal, [-g for g in grad], pairs)
-        slope = sum(g * d for g, d in zip(grad, step, strict=True))
-        t = 1.0
-        while True:
-            trial = [x + t * d for x, d in zip(theta, step, strict=True)]
-            trial_value = _objective(trial, full, prior_draws)
-            if trial_value <= value + 1e-4 * t * slope or t < 1e-10:
-                break
-            t /= 2.0
-        theta, value = trial, trial_value
-        if max(abs(t * d) for d in step) < _STEP_TOLERANCE:
-            break
+    theta, _ = damped_newton(
+        theta,
+        lambda x: _objective(x, full, prior_draws),
+        lambda x: _newton_step(x, pairs, prior_draws),
+        _MAX_NEWTON,
+    )
     return dict(zip(names, _to_elo(theta), strict=True))
+
+
+def _newton_step(
+    theta: list[float], pairs: list[tuple[int, int, float, float]], prior_draws: float
+) -> tuple[list[float], list[float]]:
+    """The gradient at ``theta`` and the Newton step, solved by conjugate gradients."""
+    grad, curvature, diagonal = _gradient(theta, pairs, prior_draws)
+    return grad, _solve(curvature, diagonal, [-g for g in grad], pairs)
 
 
 def _gradient(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -448,25 +448,47 @@ def _maximise(
     theta = [0.0] * size
     if size == 0:
         return theta, 0
-    value = _objective(theta, pairs, prior)
-    for iteration in range(1, _MAX_ITERATIONS + 1):
-        grad, hess = _derivatives(theta, pairs, prior, blocks)
-        step = solve(cholesky(hess), [-g for g in grad])
+
+    def newton_step(x: list[float]) -> tuple[list[float], list[float]]:
+        grad, hess = _derivatives(x, pairs, prior, blocks)
+        return grad, solve(cholesky(hess), [-g for g in grad])
+
+    theta, iterations = damped_newton(
+        theta, lambda x: _objective(x, pairs, prior), newton_step, _MAX_ITERATIONS
+    )
+    if iterations is None:
+        raise ValueError(
+            "the ratings diverge: some seat or group of bots won or lost every point; "
+            "fit with prior_draws > 0"
+        )
+    return theta, iterations
+
+
+def damped_newton(
+    theta: list[float],
+    objective: Callable[[list[float]], float],
+    newton_step: Callable[[list[float]], tuple[list[float], list[float]]],
+    max_iterations: int,
+) -> tuple[list[float], int | None]:
+    """Minimise ``objective`` from ``theta`` by Newton steps with a backtracking (Armijo)
+    line search. ``newton_step(x)`` gives the gradient at ``x`` and the step to take.
+    Returns the parameters and the number of steps, or ``None`` for the count when the
+    steps never fell below the tolerance."""
+    value = objective(theta)
+    for iteration in range(1, max_iterations + 1):
+        grad, step = newton_step(theta)
         slope = sum(g * d for g, d in zip(grad, step, strict=True))
         t = 1.0
         while True:
             trial = [x + t * d for x, d in zip(theta, step, strict=True)]
-            trial_value = _objective(trial, pairs, prior)
+            trial_value = objective(trial)
             if trial_value <= value + 1e-4 * t * slope or t < 1e-10:
                 break
             t /= 2.0
         theta, value = trial, trial_value
         if max(abs(t * d) for d in step) < _STEP_TOLERANCE:
             return theta, iteration
-    raise ValueError(
-        "the ratings diverge: some seat or group of bots won or lost every point; "
-        "fit with prior_draws > 0"
-    )
+    return theta, None
 
 
 def _centred_block(inverse: list[list[float]], start: int, length: int) -> list[list[float]]:
