@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import time
@@ -48,6 +49,23 @@ def live_group_members(pgid: int) -> list[int]:
         if int(pgrp) == pgid and state not in ("Z", "X"):
             members.append(int(entry.name))
     return members
+
+
+def live_processes_mentioning(text: str) -> dict[int, str]:
+    """Live processes (zombies do not count) whose command line contains ``text``, other
+    than this one: pid -> command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in command and state not in ("Z", "X"):
+            found[int(entry.name)] = command
+    return found
 
 
 def group_is_gone(pgid: int, *, wait_s: float = 2.0) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from goatarena.store import open_store
-from tests.helpers import ROOT
+from tests.helpers import ROOT, live_processes_mentioning
 
 pytest.importorskip("distributed")
 
@@ -48,21 +48,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def _processes_mentioning(text: str) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if text in command and state not in ("Z", "X"):
-            found.append(f"{entry.name}: {command}")
-    return found
 
 
 def _wait(condition, timeout_s: float, what: str) -> None:
@@ -137,7 +122,7 @@ def cluster(tmp_path_factory) -> Iterator[Cluster]:
     finally:
         running.stop()
         # Nothing of the cluster or of its bots may outlive it.
-        _wait(lambda: not _processes_mentioning(str(folder)), 10, "the bots to exit")
+        _wait(lambda: not live_processes_mentioning(str(folder)), 10, "the bots to exit")
         assert not [p for p in running.processes if p.poll() is None]
 
 
@@ -234,8 +219,8 @@ def test_a_worker_killed_mid_game_loses_and_duplicates_nothing(cluster, tmp_path
 
         def a_worker_is_playing() -> bool:
             nonlocal victim
-            for line in _processes_mentioning(str(cluster.folder / "slow.py")):
-                stat = Path(f"/proc/{line.split(':')[0]}/stat").read_text()
+            for pid in live_processes_mentioning(str(cluster.folder / "slow.py")):
+                stat = Path(f"/proc/{pid}/stat").read_text()
                 victim = int(stat.rsplit(")", 1)[1].split()[1])
                 return True
             return False

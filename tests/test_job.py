@@ -31,7 +31,7 @@ from goatarena.tournament.job import (
 )
 from goatarena.tournament.schedule import round_robin_schedule
 from goatarena.tournament.worker import play_on_worker
-from tests.helpers import RANDOM_BOT, ROOT
+from tests.helpers import RANDOM_BOT, ROOT, live_processes_mentioning
 
 
 def _config(bots: dict[str, str] | None = None) -> TournamentConfig:
@@ -143,21 +143,6 @@ def _stored(db: Path) -> int:
         return 0
 
 
-def _alive_mentioning(text: str) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if text in command and state not in ("Z", "X"):
-            found.append(command)
-    return found
-
-
 def _state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -191,7 +176,7 @@ def test_two_referee_processes_store_the_same_records_as_one_loop(tmp_path):
     records = _records(tmp_path / "two.sqlite")
     assert len(records) == 12  # three pairs, two deals, two seat orders
     assert records == _records(tmp_path / "one.sqlite")
-    assert not _alive_mentioning(str(tmp_path))
+    assert not live_processes_mentioning(str(tmp_path))
 
 
 @pytest.mark.slow
@@ -211,7 +196,7 @@ def test_a_driver_killed_with_kill_9_leaves_no_referee_process_or_bot(tmp_path):
     # The referees see their input end, stop their bots and exit.
     def left() -> list[object]:
         alive = [pid for pid in referees if _state(pid) not in ("Z", "X")]
-        return alive + _alive_mentioning(str(tmp_path))
+        return alive + list(live_processes_mentioning(str(tmp_path)).values())
 
     while time.monotonic() < deadline + 10 and left():
         time.sleep(0.1)
