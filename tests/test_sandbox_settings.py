@@ -90,14 +90,15 @@ def states(pids: list[int]) -> set[str]:
     return found
 
 
-def settles(pids: list[int], wanted: Callable[[set[str]], bool]) -> bool:
+async def settles(pids: list[int], wanted: Callable[[set[str]], bool]) -> bool:
     """Whether the processes' states come to be as wanted. A stopped process shows as
-    stopped only once it has run again to take the signal: on a busy machine, a while."""
+    stopped only once it has run again to take the signal: on a busy machine, a while.
+    The referee's loop runs meanwhile, as it does between turns in a match."""
     deadline = time.monotonic() + 10
     while not wanted(states(pids)):
         if time.monotonic() > deadline:
             return False
-        time.sleep(0.01)
+        await trio.sleep(0.01)
     return True
 
 
@@ -120,11 +121,11 @@ def test_without_cgroups_pausing_stops_the_whole_process_tree(monkeypatch):
             assert await bot.greet(30) == "t"  # greeting pauses it
             tree = launcher.process_tree(bot.pid)
             assert len(tree) >= 5  # bubblewrap, its init, the bot and two burners
-            assert settles(tree[1:], lambda found: found == {"T"})
+            assert await settles(tree[1:], lambda found: found == {"T"})
             bot.resume()
-            assert settles(tree[1:], lambda found: "T" not in found)
+            assert await settles(tree[1:], lambda found: "T" not in found)
             bot.pause()
-            assert settles(tree[1:], lambda found: found == {"T"})
+            assert await settles(tree[1:], lambda found: found == {"T"})
 
     trio.run(main)
 
@@ -142,32 +143,46 @@ def test_a_greeted_bot_is_paused_unless_it_may_ponder(ponder):
                 time.sleep(0.1)
                 assert "T" not in states(inside)
             else:
-                assert settles(inside, lambda found: found == {"T"})
+                assert await settles(inside, lambda found: found == {"T"})
 
     trio.run(main)
 
 
+ANSWER = 'print(\'{"type":"action","index":0}\', flush=True)'
+FORK = "if os.fork() == 0:\n    while True: pass"
+FORKS_THEN_ANSWERS = f"{FORK}\n{ANSWER}"
+ANSWERS_THEN_FORKS = f"{ANSWER}\n{FORK}"  # the fork is under way as the bot is paused
+
+
 @pytest.mark.skipif(probe() is not None, reason="no sandbox here")
-def test_pausing_finds_processes_started_since_the_last_pause():
+@pytest.mark.parametrize(
+    "turn", [FORKS_THEN_ANSWERS, ANSWERS_THEN_FORKS], ids=["forks-first", "answers-first"]
+)
+@pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "no-cgroup"])
+def test_pausing_stops_processes_started_since_the_last_pause(turn, cgroup, monkeypatch):
+    if not cgroup:
+        monkeypatch.setattr(launcher.BotCgroup, "create", classmethod(lambda cls, **_: None))
     code = (
         "import os, sys\n"
         'print(\'{"type":"hello","name":"t"}\', flush=True)\n'
         "for line in sys.stdin:\n"
-        "    if os.fork() == 0:\n"
-        "        while True: pass\n"
-        '    print(\'{"type":"action","index":0}\', flush=True)\n'
+        "    if line != 'go\\n': continue\n"
+        + "".join(f"    {line}\n" for line in turn.splitlines())
     )
 
     async def main() -> None:
         async with open_bot(python_bot(code), sandbox=SandboxPolicy()) as bot:
             assert await bot.greet(30) == "t"
-            for _ in range(3):  # in quick succession, as decisions come
+            for turns in range(1, 6):  # in quick succession, as decisions come
                 bot.resume()
                 await bot.send_bytes(b"go\n")
                 await bot.receive_line()
                 bot.pause()
+                await trio.sleep(0.05)  # the fork done, wherever it was
                 inside = launcher.process_tree(bot.pid)[1:]
-                assert settles(inside, lambda found: found == {"T"}), states(inside)
+                # Its init, the bot and a child per turn (the last may come at the next).
+                assert len(inside) >= 1 + turns
+                assert await settles(inside, lambda found: found == {"T"}), states(inside)
 
     trio.run(main)
 

@@ -487,6 +487,8 @@ async def open_bot(
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot._drain_stderr)
             nursery.start_soon(bot._watch_exit)
+            if confinement.stops_by_signal:
+                nursery.start_soon(confinement.keep_stopped)
             try:
                 yield bot
             finally:

@@ -26,6 +26,11 @@ from goatarena.referee.spawn import ChildProcess, spawn
 
 STOP_ROUNDS = 4
 """Looks for processes to stop when pausing; a stopped process cannot fork, so few do."""
+SWEEP_FIRST_WAIT_S = 0.0005
+SWEEP_LONGEST_WAIT_S = 0.01
+"""How often a pause stopped by signals is checked until all of the bot has stopped."""
+SETTLED_STATES = frozenset(b"tTZX")
+"""States in /proc of a process that can no longer fork: stopped, or dead."""
 CGROUP_REMOVE_TRIES = 50
 CGROUP_REMOVE_WAIT_S = 0.01
 
@@ -36,9 +41,13 @@ class Confinement:
     Unsandboxed, pausing and pinning do nothing and killing signals the process group, as
     before. Sandboxed, pausing freezes the bot's cgroup (v2), or stops every process in
     its cgroup with SIGSTOP (v1), until no new one appears; without a cgroup it stops the
-    process tree found in /proc, which is slower and weaker (a process forked at that
-    moment may escape until the next pause). The launched process itself, bubblewrap's
+    process tree found in /proc, which is slower. The launched process itself, bubblewrap's
     monitor, is left running: it only waits, and it ends the sandbox if the referee dies.
+
+    A process sent SIGSTOP in the middle of a fork finishes the fork before it stops, and
+    its new child was in no list yet: so where pausing is done by signals,
+    :meth:`keep_stopped` (run beside the bot) goes on stopping newcomers until every
+    process of the bot is seen stopped, which no fork can outrun.
     """
 
     def __init__(self, policy: SandboxPolicy, cgroup: BotCgroup | None) -> None:
@@ -47,11 +56,18 @@ class Confinement:
         self.pid = 0
         self.paused = False
         self._stopped: set[int] = set()
+        self._paused_lot = trio.lowlevel.ParkingLot()
 
     @property
     def sandboxed(self) -> bool:
         """Whether the bot runs in a sandbox."""
         return self.policy.enabled
+
+    @property
+    def stops_by_signal(self) -> bool:
+        """Whether pausing sends SIGSTOP (so :meth:`keep_stopped` must run beside the bot)."""
+        frozen = self.cgroup is not None and self.cgroup.can_freeze
+        return self.sandboxed and not self.policy.ponder and not frozen
 
     def pause(self) -> None:
         """Give the bot no CPU until :meth:`resume` (no-op unsandboxed or pondering)."""
@@ -62,16 +78,42 @@ class Confinement:
             with contextlib.suppress(OSError):
                 self.cgroup.freeze()
             return
-        stopped = self._stopped
         for _ in range(STOP_ROUNDS):
             # A process forked while the others were being stopped shows in the next look.
-            fresh = [pid for pid in self._members() if pid != self.pid and pid not in stopped]
-            if not fresh:
+            if not self._stop_newcomers():
                 break
-            for pid in fresh:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGSTOP)
-                stopped.add(pid)
+        self._paused_lot.unpark_all()
+
+    def _stop_newcomers(self) -> list[int]:
+        """Send SIGSTOP to every process of the bot not sent one in this pause."""
+        members = self._members()
+        fresh = [pid for pid in members if pid != self.pid and pid not in self._stopped]
+        for pid in fresh:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGSTOP)
+            self._stopped.add(pid)
+        return fresh
+
+    def _all_stopped(self) -> bool:
+        """Whether every process of the bot is stopped or dead, and none is new; stops
+        again any that a process still running has woken."""
+        # States first: a process seen stopped forks no more, so a child of one that was
+        # forking shows in the list read after.
+        running = [pid for pid in self._stopped if _state(pid) not in SETTLED_STATES]
+        for pid in running:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGSTOP)
+        return not self._stop_newcomers() and not running
+
+    async def keep_stopped(self) -> None:
+        """Run for the bot's life: after each pause, stop what a fork in flight let slip
+        until all of the bot is stopped, or it resumes (only where pausing is by signal)."""
+        while True:
+            await self._paused_lot.park()
+            wait = SWEEP_FIRST_WAIT_S
+            while self.paused and not self._all_stopped():
+                await trio.sleep(wait)
+                wait = min(2 * wait, SWEEP_LONGEST_WAIT_S)
 
     def _members(self) -> list[int]:
         if self.cgroup is not None:
@@ -154,6 +196,16 @@ def process_tree(root: int) -> list[int]:
         found.append(pid)
         todo.extend(children.get(pid, []))
     return found
+
+
+def _state(pid: int) -> int:
+    """The state letter of ``pid`` in /proc as a byte (``X``, dead, once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return ord("X")
+    return stat[stat.rindex(b")") + 2]
 
 
 def _tasks(pid: int) -> list[int]:
