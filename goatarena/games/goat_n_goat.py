@@ -595,14 +595,30 @@ _PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple(
 _PLAYS_1, _PLAYS_2, _PLAYS_3, _PLAYS_4, _PLAYS_5 = _PLAYS_OF
 
 
+_PLAY_OF: dict[tuple[int, int, int, int], Action] = {}
+"""Per number and cards of it played per colour: the one shared play action (filled lazily).
+
+Hands that hold different counts offer many of the same plays; sharing them keeps a new
+hand's table entry cheap (lookups, not a new action and move per play)."""
+
+
+def _play_of(number: int, chosen: tuple[int, int, int]) -> Action:
+    codes = tuple(
+        CODES[card_type(colour, number)] for colour, n in enumerate(chosen) for _ in range(n)
+    )
+    action = _PLAY_OF[(number, *chosen)] = {"play": list(codes)}
+    _MOVES[id(action)] = (action, GoatNGoatState._play, play_move(codes))
+    return action
+
+
 def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
     """The play actions of ``number`` with ``held`` cards of that number per colour."""
-    actions = []
-    for codes in plays_of_one_number(number, held):
-        action = {"play": list(codes)}
-        _MOVES[id(action)] = (action, GoatNGoatState._play, play_move(codes))
-        actions.append(action)
-    _PLAYS_OF[number - 1][held] = plays = tuple(actions)
+    green, blue, red = held
+    keys = itertools.product((number,), range(green + 1), range(blue + 1), range(red + 1))
+    next(keys)  # no card at all is not a play
+    _PLAYS_OF[number - 1][held] = plays = tuple(
+        _PLAY_OF.get(key) or _play_of(number, key[1:]) for key in keys
+    )
     return plays
 
 
