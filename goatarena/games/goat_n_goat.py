@@ -210,13 +210,15 @@ class GoatNGoatState(State):
             except KeyError:
                 legal = play_actions(hand)
         elif phase is TAKE:
-            # take_actions, inlined
-            row = tuple(sorted(self.row))
             count = self.take_count
-            memo = _TAKES[count if count < len(row) else len(row)]
-            legal = memo.get(row)
-            if legal is None:
-                legal = take_actions(row, count)
+            if count == 1:  # the commonest take, one of each distinct card: cheaper than the memo
+                legal = list(map(_TAKE_ONE.__getitem__, dict.fromkeys(sorted(self.row))))
+            else:  # take_actions, inlined
+                row = tuple(sorted(self.row))
+                size = count if count < len(row) else len(row)
+                legal = _TAKES[size].get(row)
+                if legal is None:
+                    legal = _remember_takes(row, size)
         elif phase is DISCARD:
             legal = list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
         elif phase is MOUNTAIN:
@@ -642,7 +644,7 @@ TAKE_MEMO = 1 << 15
 
 def _take_of(chosen: tuple[int, ...]) -> Action:
     action = _TAKE_OF[chosen] = {"take": [CODES[card] for card in chosen]}
-    _MOVES[id(action)] = (action, GoatNGoatState._take, chosen)
+    _MOVES[id(action)] = (action, _TAKE, chosen)
     return action
 
 
@@ -650,6 +652,8 @@ def _take_choices(row: tuple[int, ...], size: int) -> list[Action]:
     """Every take of ``size`` cards from a sorted row, computed afresh."""
     if size == 1:  # the commonest take: one of each distinct card
         return list(map(_TAKE_ONE.__getitem__, dict.fromkeys(row)))
+    if size == len(row):
+        return [_TAKE_OF.get(row) or _take_of(row)]
     # dict.fromkeys drops repeated choices and keeps the first-seen order; the lookups
     # run in C, and a choice not seen before is made on the way.
     choices = dict.fromkeys(itertools.combinations(row, size))
@@ -666,15 +670,20 @@ def take_actions(row: Sequence[int], count: int) -> list[Action]:
     """
     key = tuple(sorted(row))
     size = count if count < len(key) else len(key)
+    legal = _TAKES[size].get(key)
+    return legal if legal is not None else _remember_takes(key, size)
+
+
+def _remember_takes(row: tuple[int, ...], size: int) -> list[Action]:
+    """The takes of ``size`` cards from a sorted row, computed and kept in the memo."""
     memo = _TAKES[size]
-    legal = memo.get(key)
-    if legal is None:
-        if len(memo) >= TAKE_MEMO:
-            memo.clear()
-        legal = memo[key] = _take_choices(key, size)
+    if len(memo) >= TAKE_MEMO:
+        memo.clear()
+    legal = memo[row] = _take_choices(row, size)
     return legal
 
 
+_TAKE = GoatNGoatState._take
 _TAKE_ONE = tuple(_take_of((card,)) for card in range(_CARD_COUNT))
 
 
