@@ -193,21 +193,21 @@ class GoatNGoatState(State):
             return legal
         phase = self._phase
         if phase is PLAY:
-            # Per number, the plays of the cards of it held in each colour, looked up with
-            # the counts unpacked into locals (cheaper than slicing); a combination not
-            # met before is made by play_actions.
+            # Per number, the plays of the cards of it held in each colour, looked up by
+            # indexing nested lists with the counts unpacked into locals (no key to build
+            # or hash); a combination not met before (None) is made by play_actions.
             g1, g2, g3, g4, g5, b1, b2, b3, b4, b5, r1, r2, r3, r4, r5 = hand = self.hands[
                 self.seat
             ]
             try:
                 legal = [
-                    *_PLAYS_1[g1, b1, r1],
-                    *_PLAYS_2[g2, b2, r2],
-                    *_PLAYS_3[g3, b3, r3],
-                    *_PLAYS_4[g4, b4, r4],
-                    *_PLAYS_5[g5, b5, r5],
+                    *_PLAYS_1[g1][b1][r1],
+                    *_PLAYS_2[g2][b2][r2],
+                    *_PLAYS_3[g3][b3][r3],
+                    *_PLAYS_4[g4][b4][r4],
+                    *_PLAYS_5[g5][b5][r5],
                 ]
-            except KeyError:
+            except (TypeError, IndexError):
                 legal = play_actions(hand)
         elif phase is TAKE:
             count = self.take_count
@@ -590,10 +590,17 @@ for _card, _discard in enumerate(DISCARD_ACTIONS):
 for _colour, _by_value in enumerate(TRADE_ACTIONS):
     for _value, _trade in _by_value.items():
         _MOVES[id(_trade)] = (_trade, GoatNGoatState._trade, (_colour, _value))
-_PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple(
-    {(0, 0, 0): ()} for _ in NUMBERS
+_PLAYS_OF: tuple[list[list[list[Any]]], ...] = tuple(
+    [
+        [[None] * (COPIES[number] + 1) for _ in range(COPIES[number] + 1)]
+        for _ in range(COPIES[number] + 1)
+    ]
+    for number in NUMBERS
 )
-"""Per number (less one) and cards of it held per colour: the play actions (filled lazily)."""
+"""Per number (less one), then the cards of it held in green, blue and red: the play
+actions (filled lazily; None until met)."""
+for _by_green in _PLAYS_OF:
+    _by_green[0][0][0] = ()  # none of the number held: no play of it
 _PLAYS_1, _PLAYS_2, _PLAYS_3, _PLAYS_4, _PLAYS_5 = _PLAYS_OF
 
 
@@ -618,19 +625,21 @@ def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
     green, blue, red = held
     keys = itertools.product((number,), range(green + 1), range(blue + 1), range(red + 1))
     next(keys)  # no card at all is not a play
-    _PLAYS_OF[number - 1][held] = plays = tuple(
-        _PLAY_OF.get(key) or _play_of(number, key[1:]) for key in keys
-    )
+    plays = tuple(_PLAY_OF.get(key) or _play_of(number, key[1:]) for key in keys)
+    if green <= COPIES[number] and blue <= COPIES[number] and red <= COPIES[number]:
+        _PLAYS_OF[number - 1][green][blue][red] = plays  # what a hand dealt from the deck can hold
     return plays
 
 
 def play_actions(hand: list[int]) -> list[Action]:
     """Every play of a hand given as counts per card, in the engine's order."""
-    held = list(zip(hand[0:5], hand[5:10], hand[10:15], strict=True))
     actions: list[Action] = []
-    for index, table in enumerate(_PLAYS_OF):
-        plays = table.get(held[index])
-        actions += plays if plays is not None else _plays_of(index + 1, held[index])
+    for number, green, blue, red in zip(NUMBERS, hand[0:5], hand[5:10], hand[10:15], strict=True):
+        try:
+            plays = _PLAYS_OF[number - 1][green][blue][red]
+        except IndexError:  # more cards of a kind than the deck holds (a made-up hand)
+            plays = None
+        actions += plays if plays is not None else _plays_of(number, (green, blue, red))
     return actions
 
 
