@@ -25,8 +25,9 @@ Speed: every action offered is a shared object built once (the tables at the end
 module; never change an offered action in place), found again by identity when applied
 together with the state method that carries it out, so a decision builds no dicts and
 dispatches on nothing. Legal lists come from tables: plays per number and cards held of
-it, takes per sorted row (a bounded memo; the lists are shared, never change one), trades
-per flock size and mountains. ``is_over`` is a plain attribute that writing ``phase``
+it in each colour (nested lists indexed by the counts, each play one shared action),
+takes of one card straight from the row, larger takes per sorted row (a bounded memo; the
+lists are shared, never change one), trades per flock size and mountains. ``is_over`` is a plain attribute that writing ``phase``
 keeps in step. The shuffles draw exactly what ``random.Random.shuffle`` draws
 (:mod:`goatarena.games.chance`), so seeds give the same games as before.
 
