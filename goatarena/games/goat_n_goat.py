@@ -27,9 +27,10 @@ together with the state method that carries it out, so a decision builds no dict
 dispatches on nothing. Legal lists come from tables: plays per number and cards held of
 it in each colour (nested lists indexed by the counts, each play one shared action),
 takes of one card straight from the row, larger takes per sorted row (a bounded memo; the
-lists are shared, never change one), trades per flock size and mountains. ``is_over`` is a plain attribute that writing ``phase``
-keeps in step. The shuffles draw exactly what ``random.Random.shuffle`` draws
-(:mod:`goatarena.games.chance`), so seeds give the same games as before.
+lists are shared, never change one), trades per flock size and mountains. ``is_over`` is
+a plain attribute that writing ``phase`` keeps in step. The shuffles draw exactly what
+``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`), so seeds give the same
+games as before.
 
 Hidden information: the hands, the cards discarded into penalty piles (face down) and the
 draw order. Cards a seat took from the row are public until that seat plays or discards
@@ -127,6 +128,8 @@ class GoatNGoatState(State):
 
     Hands are counts per card index; flocks are the numbers of their cards, bottom to
     top; penalty piles keep the public old flocks apart from the hidden hand discards.
+    Each colour's face-up mountains are kept in ascending order (trades only remove one),
+    so the cheapest is the first: whoever sets :attr:`mountains` must keep it so.
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
@@ -274,13 +277,14 @@ class GoatNGoatState(State):
     def _can_trade(self) -> bool:
         """Whether any flock of the seat to act can afford a face-up mountain."""
         # Three colours, unrolled: this runs at the end of nearly every turn. An empty
-        # flock affords nothing (every mountain is worth at least one).
+        # flock affords nothing (every mountain is worth at least one); the cheapest
+        # mountain is the first (they are kept ascending).
         green, blue, red = self.flocks[self.seat]
         m_green, m_blue, m_red = self.mountains
         return bool(
-            (green and m_green and min(m_green) <= len(green))
-            or (blue and m_blue and min(m_blue) <= len(blue))
-            or (red and m_red and min(m_red) <= len(red))
+            (green and m_green and m_green[0] <= len(green))
+            or (blue and m_blue and m_blue[0] <= len(blue))
+            or (red and m_red and m_red[0] <= len(red))
         )
 
     # -- carrying out a decision --------------------------------------------------------
@@ -342,9 +346,9 @@ class GoatNGoatState(State):
         green, blue, red = self.flocks[seat]
         m_green, m_blue, m_red = self.mountains
         if (
-            (green and m_green and min(m_green) <= len(green))
-            or (blue and m_blue and min(m_blue) <= len(blue))
-            or (red and m_red and min(m_red) <= len(red))
+            (green and m_green and m_green[0] <= len(green))
+            or (blue and m_blue and m_blue[0] <= len(blue))
+            or (red and m_red and m_red[0] <= len(red))
         ):
             self._phase = MOUNTAIN
             return
