@@ -194,7 +194,8 @@ class State:
         The copy's generator is a copy of this state's: both continue the same random
         sequence. The default deep-copies; games override it with
         :meth:`_copy_bookkeeping` plus a copy of their own mutable fields, since searches
-        clone thousands of times.
+        clone thousands of times; the generator is copied there and only there (an
+        override must not read ``self.rng``), which :meth:`clone_with_rng` relies on.
         """
         return copy.deepcopy(self)
 
