@@ -67,7 +67,9 @@ from goatarena.games.goat_lords_tables import (
     CARD_IDS,
     DECK,
     DISCARD,
+    DISCARDS,
     DUEL,
+    DUEL_SLOT,
     GOATINI,
     HAND_CHOICES,
     HAND_NAMES,
@@ -81,19 +83,23 @@ from goatarena.games.goat_lords_tables import (
     MAX_PLAYERS,
     NEXT_SEAT,
     NEXT_SEATS,
+    NO_ACTIONS,
     NO_ASSIST,
     NO_KIND,
     OTHERS,
+    PAIR,
     PENDING,
     PLAY,
     RECYCLE_MINIMUM,
     RESTOCK_ORDER,
     SAFE,
     TARGET,
+    UNIT,
     VALUES,
     YIELD,
     describe_top,
     hand_choices,
+    hand_code,
     hand_names,
     holdings,
     pile_kind,
@@ -117,9 +123,11 @@ class GoatLordsState(State):
     of piles, bottom (the protected first pile) to top, each a list of cards whose first
     card is a goat exactly when the pile has a kind. The draw pile's top is its last card.
 
-    Two private lists are derived from those fields and kept up to date by every move:
-    ``_sizes``, the number of cards in each hand, and ``_tops``, the first card of each
-    herd's top pile (``SAFE`` for a herd of fewer than two piles). Code that changes the
+    Three private lists are derived from those fields and kept up to date by every move:
+    ``_sizes``, the number of cards in each hand, ``_codes``, each hand's code (its counts
+    in one int, the key of the per-hand tables), and ``_top_slots``, where the duels against
+    each herd's top pile are in a hand's choices (``DUEL_SLOT`` of the seat and the pile's
+    first card, ``SAFE`` for a herd of fewer than two piles). Code that changes the
     fields by hand sets ``_legal = None`` afterwards, which rebuilds them (a new state and
     a clone of such a state start that way).
     """
@@ -143,7 +151,8 @@ class GoatLordsState(State):
         self.duel_target = -1
         self.duel_cards: list[int] = []
         self._sizes: list[int] = []
-        self._tops: list[int] = []
+        self._codes: list[int] = []
+        self._top_slots: list[int] = []
         self._uneven = False
         self._next = NEXT_SEAT[players]
         self._start_round()
@@ -173,7 +182,8 @@ class GoatLordsState(State):
         self.duel_target = -1
         self.duel_cards = []
         self._sizes = [self.hand_size] * self.players
-        self._tops = [SAFE] * self.players
+        self._codes = list(map(hand_code, hands))
+        self._top_slots = [SAFE] * self.players
         self._uneven = False
 
     def _end_round(self) -> None:
@@ -184,15 +194,21 @@ class GoatLordsState(State):
             self.is_over = len(self.round_scores) >= self.rounds
         else:
             self.is_over = max(self.totals) >= TARGET
-        if not self.is_over:
+        if self.is_over:
+            self._legal = NO_ACTIONS
+        else:
             self.round += 1
             self._start_round()
 
     def _derive(self) -> None:
-        """Rebuild ``_sizes`` and ``_tops`` from the fields (new lists: clones share them)."""
+        """Rebuild the derived lists from the fields (new lists: clones share them)."""
         self._next = NEXT_SEAT[self.players]
         self._sizes = [sum(hand) for hand in self.hands]
-        self._tops = [herd[-1][0] if len(herd) > 1 else SAFE for herd in self.herds]
+        self._codes = list(map(hand_code, self.hands))
+        self._top_slots = [
+            DUEL_SLOT[seat][herd[-1][0]] if len(herd) > 1 else SAFE
+            for seat, herd in enumerate(self.herds)
+        ]
         size = self.hand_size
         self._uneven = bool(self.draw) and any(seat_size != size for seat_size in self._sizes)
 
@@ -217,32 +233,46 @@ class GoatLordsState(State):
         must not change it (none does; copy it to reorder or filter).
         """
         legal = self._legal
-        if legal is not PENDING:
-            if legal is not None:
-                return legal
-            self._derive()
-        if self.is_over:
-            legal = []
-        elif self.duel_target >= 0:
-            first = self.herds[self.duel_target][-1][0]
-            legal = ANSWERS[first][holdings(self.hands[self._duel_responder()], first)]
-        else:
-            # A turn: the hand's births, plus an assisted birth and duels, else discards.
+        if legal is PENDING:
+            # After a move of the engine's own this is a turn of ``self.turn``: a move that
+            # ends the game or leaves a duel to answer sets ``_legal`` itself. The turn's
+            # choices as in _turn_legal, inlined: this runs once per decision.
             seat = self.turn
-            key = tuple(self.hands[seat])
-            discards, births, duels = HAND_CHOICES.get(key) or hand_choices(key)
+            code = self._codes[seat]
+            choices = HAND_CHOICES.get(code) or hand_choices(code)
             discard = self.discard
-            legal = births[discard[-1]] if discard else births[NO_ASSIST]
+            legal = choices[discard[-1] if discard else NO_ASSIST]
             if self.herds[seat]:
-                tops = self._tops
+                slots = self._top_slots
                 for target in OTHERS[self.players][seat]:
-                    offered = duels[target][tops[target]]
+                    offered = choices[slots[target]]
                     if offered:
                         legal = [*legal, *offered]
-            if not legal:
-                legal = discards
-        self._legal = legal
+            self._legal = legal = legal or choices[DISCARDS]
+        elif legal is None:
+            self._derive()
+            if self.is_over:
+                legal = NO_ACTIONS
+            elif self.duel_target >= 0:
+                first = self.herds[self.duel_target][-1][0]
+                legal = ANSWERS[first][holdings(self.hands[self._duel_responder()], first)]
+            else:
+                legal = self._turn_legal(self.turn)
+            self._legal = legal
         return legal
+
+    def _turn_legal(self, seat: int) -> list[Action]:
+        """A turn's choices: the hand's births, an assisted birth and duels, else discards."""
+        code = self._codes[seat]
+        choices = HAND_CHOICES.get(code) or hand_choices(code)
+        discard = self.discard
+        legal = choices[discard[-1] if discard else NO_ASSIST]
+        if self.herds[seat]:
+            for target in OTHERS[self.players][seat]:
+                offered = choices[self._top_slots[target]]
+                if offered:
+                    legal = [*legal, *offered]
+        return legal or choices[DISCARDS]
 
     def apply_index(self, index: int) -> Action:
         """Apply the ``index``-th legal action and return it."""
@@ -295,6 +325,7 @@ class GoatLordsState(State):
     # Each move restocks its player at once in the common case, the draw pile outlasting the
     # cards it takes and every other hand full (not ``_uneven``): the hand is back to its
     # size and the next seat in order plays. Otherwise _end_turn does the general work.
+    # Whatever changes a hand changes its code in ``_codes`` alike.
 
     def _birth_pair(self, card: int, _target: int) -> None:
         seat = self.turn
@@ -302,14 +333,21 @@ class GoatLordsState(State):
         hand[card] -= 2
         herd = self.herds[seat]
         if herd:
-            self._tops[seat] = card
+            self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card, card])
+        codes = self._codes
+        code = codes[seat] - PAIR[card]
         draw = self.draw
         if len(draw) > 2 and not self._uneven:
-            hand[draw.pop()] += 1
-            hand[draw.pop()] += 1
+            drawn = draw.pop()
+            hand[drawn] += 1
+            code += UNIT[drawn]
+            drawn = draw.pop()
+            hand[drawn] += 1
+            codes[seat] = code + UNIT[drawn]
             self.turn = self._next[seat]
         else:
+            codes[seat] = code
             self._sizes[seat] -= 2
             self._end_turn()
 
@@ -319,9 +357,9 @@ class GoatLordsState(State):
         hand[card] -= 1
         herd = self.herds[seat]
         if herd:
-            self._tops[seat] = card
+            self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card])
-        self._restock_one(seat, hand)
+        self._restock_one(seat, hand, self._codes[seat] - UNIT[card])
 
     def _assisted_birth(self, card: int, _target: int) -> None:
         seat = self.turn
@@ -330,13 +368,17 @@ class GoatLordsState(State):
         hand[card] -= 1
         herd = self.herds[seat]
         if herd:
-            self._tops[seat] = card
+            self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card, card])
+        codes = self._codes
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
-            hand[draw.pop()] += 1
+            drawn = draw.pop()
+            hand[drawn] += 1
+            codes[seat] += UNIT[drawn] - UNIT[card]
             self.turn = self._next[seat]
         else:
+            codes[seat] -= UNIT[card]
             self._sizes[seat] -= 1
             self._end_turn()
 
@@ -345,21 +387,28 @@ class GoatLordsState(State):
         hand = self.hands[seat]
         hand[card] -= 1
         self.discard.append(card)
+        codes = self._codes
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
-            hand[draw.pop()] += 1
+            drawn = draw.pop()
+            hand[drawn] += 1
+            codes[seat] += UNIT[drawn] - UNIT[card]
             self.turn = self._next[seat]
         else:
+            codes[seat] -= UNIT[card]
             self._sizes[seat] -= 1
             self._end_turn()
 
-    def _restock_one(self, seat: int, hand: list[int]) -> None:
-        """End the turn of ``seat``, which has put one card of ``hand`` into play."""
+    def _restock_one(self, seat: int, hand: list[int], code: int) -> None:
+        """End the turn of ``seat``, which has put one card of ``hand`` (now ``code``) into play."""
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
-            hand[draw.pop()] += 1
+            drawn = draw.pop()
+            hand[drawn] += 1
+            self._codes[seat] = code + UNIT[drawn]
             self.turn = self._next[seat]
         else:
+            self._codes[seat] = code
             self._sizes[seat] -= 1
             self._end_turn()
 
@@ -377,7 +426,9 @@ class GoatLordsState(State):
             holds |= HOLDS_GOATINI
         if hand[LORD]:
             holds |= HOLDS_LORD
+        codes = self._codes
         if holds:
+            codes[attacker] -= UNIT[card]
             self._sizes[attacker] -= 1
             self.duel_target = target
             self.duel_cards = [card]
@@ -385,15 +436,19 @@ class GoatLordsState(State):
             return
         pile = herd.pop()
         pile.append(card)
-        tops = self._tops
-        tops[target] = herd[-1][0] if len(herd) > 1 else SAFE
+        slots = self._top_slots
+        slots[target] = DUEL_SLOT[target][herd[-1][0]] if len(herd) > 1 else SAFE
         self.herds[attacker].append(pile)
-        tops[attacker] = pile[0]  # on a herd that had a pile: only such a seat may duel
+        # On a herd that had a pile: only such a seat may duel.
+        slots[attacker] = DUEL_SLOT[attacker][pile[0]]
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
-            mine[draw.pop()] += 1
+            drawn = draw.pop()
+            mine[drawn] += 1
+            codes[attacker] += UNIT[drawn] - UNIT[card]
             self.turn = self._next[attacker]
         else:
+            codes[attacker] -= UNIT[card]
             self._sizes[attacker] -= 1
             self._end_turn()
 
@@ -407,6 +462,7 @@ class GoatLordsState(State):
         else:
             player, hand = self.turn, hands[target]
         hands[player][card] -= 1
+        self._codes[player] -= UNIT[card]
         self._sizes[player] -= 1
         duel_cards.append(card)
         first = self.herds[target][-1][0]
@@ -428,10 +484,13 @@ class GoatLordsState(State):
         if len(self.duel_cards) % 2:
             pile = defender_herd.pop()
             pile.extend(self.duel_cards)
-            tops = self._tops
-            tops[target] = defender_herd[-1][0] if len(defender_herd) > 1 else SAFE
+            slots = self._top_slots
+            slots[target] = (
+                DUEL_SLOT[target][defender_herd[-1][0]] if len(defender_herd) > 1 else SAFE
+            )
             self.herds[attacker].append(pile)
-            tops[attacker] = pile[0]  # on a herd that had a pile: only such a seat may duel
+            # On a herd that had a pile: only such a seat may duel.
+            slots[attacker] = DUEL_SLOT[attacker][pile[0]]
         else:
             defender_herd[-1].extend(self.duel_cards)
         self.duel_target = -1
@@ -455,10 +514,12 @@ class GoatLordsState(State):
             missing = self.hand_size - sizes[active]
             if len(draw) > missing and not self._uneven:
                 hand = self.hands[active]
-                hand[draw.pop()] += 1
-                if missing > 1:
-                    for _ in range(missing - 1):
-                        hand[draw.pop()] += 1
+                code = self._codes[active]
+                for _ in range(missing):
+                    drawn = draw.pop()
+                    hand[drawn] += 1
+                    code += UNIT[drawn]
+                self._codes[active] = code
                 sizes[active] += missing
             else:
                 self._restock_all()
@@ -474,12 +535,15 @@ class GoatLordsState(State):
 
     def _restock_all(self) -> None:
         """Restock every short hand in order from the active seat, recycling on the way."""
-        hands, sizes, draw, size = self.hands, self._sizes, self.draw, self.hand_size
+        hands, sizes, codes = self.hands, self._sizes, self._codes
+        draw, size = self.draw, self.hand_size
         for seat in RESTOCK_ORDER[self.players][self.turn]:
             hand = hands[seat]
             missing = size - sizes[seat]
             while missing > 0 and draw:
-                hand[draw.pop()] += 1
+                drawn = draw.pop()
+                hand[drawn] += 1
+                codes[seat] += UNIT[drawn]
                 missing -= 1
                 sizes[seat] += 1
                 if not draw:
@@ -584,7 +648,8 @@ class GoatLordsState(State):
         other.duel_cards = list(self.duel_cards)
         if self._legal is not None:  # the derived lists are up to date: copy them
             other._sizes = list(self._sizes)
-            other._tops = list(self._tops)
+            other._codes = list(self._codes)
+            other._top_slots = list(self._top_slots)
         return other
 
     def __getstate__(self) -> dict[str, Any]:
