@@ -87,19 +87,16 @@ from goatarena.games.goat_lords_tables import (
     NO_ASSIST,
     NO_KIND,
     OTHERS,
-    PAIR,
     PENDING,
     PLAY,
     RECYCLE_MINIMUM,
     RESTOCK_ORDER,
     SAFE,
     TARGET,
-    UNIT,
     VALUES,
     YIELD,
     describe_top,
     hand_choices,
-    hand_code,
     hand_names,
     holdings,
     pile_kind,
@@ -123,9 +120,8 @@ class GoatLordsState(State):
     of piles, bottom (the protected first pile) to top, each a list of cards whose first
     card is a goat exactly when the pile has a kind. The draw pile's top is its last card.
 
-    Three private lists are derived from those fields and kept up to date by every move:
-    ``_sizes``, the number of cards in each hand, ``_codes``, each hand's code (its counts
-    in one int, the key of the per-hand tables), and ``_top_slots``, where the duels against
+    Two private lists are derived from those fields and kept up to date by every move:
+    ``_sizes``, the number of cards in each hand, and ``_top_slots``, where the duels against
     each herd's top pile are in a hand's choices (``DUEL_SLOT`` of the seat and the pile's
     first card, ``SAFE`` for a herd of fewer than two piles). Code that changes the
     fields by hand sets ``_legal = None`` afterwards, which rebuilds them (a new state and
@@ -151,7 +147,6 @@ class GoatLordsState(State):
         self.duel_target = -1
         self.duel_cards: list[int] = []
         self._sizes: list[int] = []
-        self._codes: list[int] = []
         self._top_slots: list[int] = []
         self._uneven = False
         self._next = NEXT_SEAT[players]
@@ -182,7 +177,6 @@ class GoatLordsState(State):
         self.duel_target = -1
         self.duel_cards = []
         self._sizes = [self.hand_size] * self.players
-        self._codes = list(map(hand_code, hands))
         self._top_slots = [SAFE] * self.players
         self._uneven = False
 
@@ -204,7 +198,6 @@ class GoatLordsState(State):
         """Rebuild the derived lists from the fields (new lists: clones share them)."""
         self._next = NEXT_SEAT[self.players]
         self._sizes = [sum(hand) for hand in self.hands]
-        self._codes = list(map(hand_code, self.hands))
         self._top_slots = [
             DUEL_SLOT[seat][herd[-1][0]] if len(herd) > 1 else SAFE
             for seat, herd in enumerate(self.herds)
@@ -238,8 +231,8 @@ class GoatLordsState(State):
             # ends the game or leaves a duel to answer sets ``_legal`` itself. The turn's
             # choices as in _turn_legal, inlined: this runs once per decision.
             seat = self.turn
-            code = self._codes[seat]
-            choices = HAND_CHOICES.get(code) or hand_choices(code)
+            key = tuple(self.hands[seat])
+            choices = HAND_CHOICES.get(key) or hand_choices(key)
             discard = self.discard
             legal = choices[discard[-1] if discard else NO_ASSIST]
             if self.herds[seat]:
@@ -263,8 +256,8 @@ class GoatLordsState(State):
 
     def _turn_legal(self, seat: int) -> list[Action]:
         """A turn's choices: the hand's births, an assisted birth and duels, else discards."""
-        code = self._codes[seat]
-        choices = HAND_CHOICES.get(code) or hand_choices(code)
+        key = tuple(self.hands[seat])
+        choices = HAND_CHOICES.get(key) or hand_choices(key)
         discard = self.discard
         legal = choices[discard[-1] if discard else NO_ASSIST]
         if self.herds[seat]:
@@ -325,7 +318,6 @@ class GoatLordsState(State):
     # Each move restocks its player at once in the common case, the draw pile outlasting the
     # cards it takes and every other hand full (not ``_uneven``): the hand is back to its
     # size and the next seat in order plays. Otherwise _end_turn does the general work.
-    # Whatever changes a hand changes its code in ``_codes`` alike.
 
     def _birth_pair(self, card: int, _target: int) -> None:
         seat = self.turn
@@ -335,19 +327,12 @@ class GoatLordsState(State):
         if herd:
             self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card, card])
-        codes = self._codes
-        code = codes[seat] - PAIR[card]
         draw = self.draw
         if len(draw) > 2 and not self._uneven:
-            drawn = draw.pop()
-            hand[drawn] += 1
-            code += UNIT[drawn]
-            drawn = draw.pop()
-            hand[drawn] += 1
-            codes[seat] = code + UNIT[drawn]
+            hand[draw.pop()] += 1
+            hand[draw.pop()] += 1
             self.turn = self._next[seat]
         else:
-            codes[seat] = code
             self._sizes[seat] -= 2
             self._end_turn()
 
@@ -359,7 +344,7 @@ class GoatLordsState(State):
         if herd:
             self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card])
-        self._restock_one(seat, hand, self._codes[seat] - UNIT[card])
+        self._restock_one(seat, hand)
 
     def _assisted_birth(self, card: int, _target: int) -> None:
         seat = self.turn
@@ -370,15 +355,11 @@ class GoatLordsState(State):
         if herd:
             self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card, card])
-        codes = self._codes
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
-            drawn = draw.pop()
-            hand[drawn] += 1
-            codes[seat] += UNIT[drawn] - UNIT[card]
+            hand[draw.pop()] += 1
             self.turn = self._next[seat]
         else:
-            codes[seat] -= UNIT[card]
             self._sizes[seat] -= 1
             self._end_turn()
 
@@ -387,28 +368,21 @@ class GoatLordsState(State):
         hand = self.hands[seat]
         hand[card] -= 1
         self.discard.append(card)
-        codes = self._codes
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
-            drawn = draw.pop()
-            hand[drawn] += 1
-            codes[seat] += UNIT[drawn] - UNIT[card]
+            hand[draw.pop()] += 1
             self.turn = self._next[seat]
         else:
-            codes[seat] -= UNIT[card]
             self._sizes[seat] -= 1
             self._end_turn()
 
-    def _restock_one(self, seat: int, hand: list[int], code: int) -> None:
-        """End the turn of ``seat``, which has put one card of ``hand`` (now ``code``) into play."""
+    def _restock_one(self, seat: int, hand: list[int]) -> None:
+        """End the turn of ``seat``, which has put one card of ``hand`` into play."""
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
-            drawn = draw.pop()
-            hand[drawn] += 1
-            self._codes[seat] = code + UNIT[drawn]
+            hand[draw.pop()] += 1
             self.turn = self._next[seat]
         else:
-            self._codes[seat] = code
             self._sizes[seat] -= 1
             self._end_turn()
 
@@ -426,9 +400,7 @@ class GoatLordsState(State):
             holds |= HOLDS_GOATINI
         if hand[LORD]:
             holds |= HOLDS_LORD
-        codes = self._codes
         if holds:
-            codes[attacker] -= UNIT[card]
             self._sizes[attacker] -= 1
             self.duel_target = target
             self.duel_cards = [card]
@@ -443,12 +415,9 @@ class GoatLordsState(State):
         slots[attacker] = DUEL_SLOT[attacker][pile[0]]
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
-            drawn = draw.pop()
-            mine[drawn] += 1
-            codes[attacker] += UNIT[drawn] - UNIT[card]
+            mine[draw.pop()] += 1
             self.turn = self._next[attacker]
         else:
-            codes[attacker] -= UNIT[card]
             self._sizes[attacker] -= 1
             self._end_turn()
 
@@ -462,7 +431,6 @@ class GoatLordsState(State):
         else:
             player, hand = self.turn, hands[target]
         hands[player][card] -= 1
-        self._codes[player] -= UNIT[card]
         self._sizes[player] -= 1
         duel_cards.append(card)
         first = self.herds[target][-1][0]
@@ -514,12 +482,10 @@ class GoatLordsState(State):
             missing = self.hand_size - sizes[active]
             if len(draw) > missing and not self._uneven:
                 hand = self.hands[active]
-                code = self._codes[active]
-                for _ in range(missing):
-                    drawn = draw.pop()
-                    hand[drawn] += 1
-                    code += UNIT[drawn]
-                self._codes[active] = code
+                hand[draw.pop()] += 1
+                if missing > 1:
+                    for _ in range(missing - 1):
+                        hand[draw.pop()] += 1
                 sizes[active] += missing
             else:
                 self._restock_all()
@@ -535,15 +501,12 @@ class GoatLordsState(State):
 
     def _restock_all(self) -> None:
         """Restock every short hand in order from the active seat, recycling on the way."""
-        hands, sizes, codes = self.hands, self._sizes, self._codes
-        draw, size = self.draw, self.hand_size
+        hands, sizes, draw, size = self.hands, self._sizes, self.draw, self.hand_size
         for seat in RESTOCK_ORDER[self.players][self.turn]:
             hand = hands[seat]
             missing = size - sizes[seat]
             while missing > 0 and draw:
-                drawn = draw.pop()
-                hand[drawn] += 1
-                codes[seat] += UNIT[drawn]
+                hand[draw.pop()] += 1
                 missing -= 1
                 sizes[seat] += 1
                 if not draw:
@@ -648,7 +611,6 @@ class GoatLordsState(State):
         other.duel_cards = list(self.duel_cards)
         if self._legal is not None:  # the derived lists are up to date: copy them
             other._sizes = list(self._sizes)
-            other._codes = list(self._codes)
             other._top_slots = list(self._top_slots)
         return other
 

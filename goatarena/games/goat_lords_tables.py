@@ -126,29 +126,12 @@ DUEL_OFFERS = tuple(
 """Per duel slot (target and first card of its top pile, as :data:`DUEL_SLOT` numbers
 them, less :data:`DISCARDS` + 1) and bits held against that pile: the duels offered."""
 
-CODE_BITS = 4
-"""Bits per card in a hand code: no card has more than 10 copies, so a count fits in 4."""
-UNIT = tuple(1 << CODE_BITS * card for card in ALL_CARDS)
-"""Per card: what one copy adds to a hand code (the hand's counts in one int, card 0 lowest)."""
-PAIR = tuple(2 * unit for unit in UNIT)
-"""Per card: what two copies add to a hand code."""
-CODE_MASK = (1 << CODE_BITS) - 1
-
-
-def hand_code(hand: list[int]) -> int:
-    """The code of a hand given as counts per card: an int key cheaper than a tuple."""
-    code = 0
-    for unit, count in zip(UNIT, hand, strict=True):
-        code += unit * count
-    return code
-
-
 HandChoices = list[Any]
 """What a hand offers, one flat list: per discard top (a card) its births, with the assisted
 birth if the top allows one (a list); at :data:`DISCARDS` its discards (a list); per duel
 slot (:data:`DUEL_SLOT`, :data:`SAFE`) the duels against that pile (a tuple)."""
-HAND_CHOICES: dict[int, HandChoices] = {}
-"""Per hand code (see :func:`hand_code`): the hand's :data:`HandChoices`, computed once."""
+HAND_CHOICES: dict[tuple[int, ...], HandChoices] = {}
+"""Per hand (counts per card): its :data:`HandChoices`, computed once."""
 HAND_CACHE_LIMIT = 20_000
 """Hands seen in play number a few thousand; a state built by hand may add odd ones."""
 NO_ASSIST = CARD_INDEX["lord"]
@@ -180,9 +163,8 @@ def pile_kind(pile: list[int]) -> int:
     return pile[0] if IS_GOAT[pile[0]] else NO_KIND
 
 
-def hand_choices(code: int) -> HandChoices:
-    """The :data:`HandChoices` of a hand given by its code (cached)."""
-    key = [code >> CODE_BITS * card & CODE_MASK for card in ALL_CARDS]
+def hand_choices(key: tuple[int, ...]) -> HandChoices:
+    """The :data:`HandChoices` of a hand given as counts per card (cached)."""
     present = [card for card in ALL_CARDS if key[card]]
     # GOATS come before WILDS in card order, so births list the goats first.
     births: list[Action] = [BIRTH[card] for card in present if key[card] >= 2 or not IS_GOAT[card]]
@@ -199,7 +181,7 @@ def hand_choices(code: int) -> HandChoices:
     choices.append(())
     if len(HAND_CHOICES) >= HAND_CACHE_LIMIT:
         HAND_CHOICES.clear()
-    HAND_CHOICES[code] = choices
+    HAND_CHOICES[key] = choices
     return choices
 
 
