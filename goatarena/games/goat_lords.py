@@ -150,6 +150,7 @@ class GoatLordsState(State):
         self._top_slots: list[int] = []
         self._uneven = False
         self._next = NEXT_SEAT[players]
+        self._others = OTHERS[players]
         self._start_round()
         self._legal = None
 
@@ -197,6 +198,7 @@ class GoatLordsState(State):
     def _derive(self) -> None:
         """Rebuild the derived lists from the fields (new lists: clones share them)."""
         self._next = NEXT_SEAT[self.players]
+        self._others = OTHERS[self.players]
         self._sizes = [sum(hand) for hand in self.hands]
         self._top_slots = [
             DUEL_SLOT[seat][herd[-1][0]] if len(herd) > 1 else SAFE
@@ -237,7 +239,7 @@ class GoatLordsState(State):
             legal = choices[discard[-1] if discard else NO_ASSIST]
             if self.herds[seat]:
                 slots = self._top_slots
-                for target in OTHERS[self.players][seat]:
+                for target in self._others[seat]:
                     offered = choices[slots[target]]
                     if offered:
                         legal = [*legal, *offered]
@@ -261,7 +263,7 @@ class GoatLordsState(State):
         discard = self.discard
         legal = choices[discard[-1] if discard else NO_ASSIST]
         if self.herds[seat]:
-            for target in OTHERS[self.players][seat]:
+            for target in self._others[seat]:
                 offered = choices[self._top_slots[target]]
                 if offered:
                     legal = [*legal, *offered]
@@ -344,7 +346,13 @@ class GoatLordsState(State):
         if herd:
             self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card])
-        self._restock_one(seat, hand)
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
+        else:
+            self._sizes[seat] -= 1
+            self._end_turn()
 
     def _assisted_birth(self, card: int, _target: int) -> None:
         seat = self.turn
@@ -368,16 +376,6 @@ class GoatLordsState(State):
         hand = self.hands[seat]
         hand[card] -= 1
         self.discard.append(card)
-        draw = self.draw
-        if len(draw) > 1 and not self._uneven:
-            hand[draw.pop()] += 1
-            self.turn = self._next[seat]
-        else:
-            self._sizes[seat] -= 1
-            self._end_turn()
-
-    def _restock_one(self, seat: int, hand: list[int]) -> None:
-        """End the turn of ``seat``, which has put one card of ``hand`` into play."""
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
             hand[draw.pop()] += 1
