@@ -10,12 +10,16 @@ Hidden information: the hands of the other seats and the draw order.
 
 Speed: every action offered is a shared object built once (``BIRTH``, ``DUEL``, ...; never
 change an offered action in place), found again by identity when applied, and what a hand
-offers (births, discards, duels per target pile) is computed once per distinct hand, in
-:mod:`goatarena.games.goat_lords_tables`; legal lists are assembled from those tables. The
-state keeps each hand's size and each herd's top pile as it moves, so a move restocks its
-player and passes the turn without the general restocking loop in the common case. The
-shuffles draw exactly what ``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`),
-so seeds give the same games as before.
+offers is computed once per distinct hand, in :mod:`goatarena.games.goat_lords_tables`, as
+one flat list: births per discard top, the discards, and the duels per duel slot (a target
+seat and the first card of its top pile). The state keeps each hand's size and each herd's
+top pile as its duel slot as it moves, so a turn's legal list is a few indexings into that
+list, and a move restocks its player and passes the turn without the general restocking
+loop in the common case. A move of the engine's own leaves ``_legal`` as ``PENDING`` only
+when a turn follows (a duel to answer or the end of the game sets it at once), so the
+lookup of a turn's choices has no other case to test. The shuffles draw exactly what
+``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`), so seeds give the same
+games as before.
 
 Actions (card names are the short ids of ``CARDS``)::
 
