@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 import msgspec
 
@@ -51,6 +51,40 @@ class GameRecord(msgspec.Struct, frozen=True):
 def ranks_from_keys(keys: Sequence[Any]) -> list[int]:
     """Competition ranks (1, 2, 2, 4) from per-seat sort keys; a larger key ranks better."""
     return [1 + sum(1 for other in keys if other > key) for key in keys]
+
+
+def copy_generator(rng: random.Random) -> random.Random:
+    """An independent generator that continues ``rng``'s sequence from where it is now."""
+    # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
+    other = random.Random.__new__(random.Random)
+    other.setstate(rng.getstate())
+    return other
+
+
+def generator_copies(rng: random.Random) -> Callable[[], random.Random]:
+    """A maker of independent generators that each continue ``rng``'s sequence from where
+    it is now, however ``rng`` moves on later.
+
+    ``rng``'s state is read once: for callers that copy one generator many times, the
+    reading (a tuple of 625 ints) costs three times as much as restoring it.
+    """
+    state = rng.getstate()
+
+    def make() -> random.Random:
+        other = random.Random.__new__(random.Random)
+        other.setstate(state)
+        return other
+
+    return make
+
+
+class _Handover:
+    """Stands in for a state's generator while :meth:`State.clone_with_rng` clones it."""
+
+    __slots__ = ("rng",)
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
 
 
 class State:
@@ -157,10 +191,31 @@ class State:
     def clone(self) -> State:
         """An independent copy (the random generator included).
 
-        The default deep-copies; games override it with :meth:`_copy_bookkeeping` plus a
-        copy of their own mutable fields, since searches clone thousands of times.
+        The copy's generator is a copy of this state's: both continue the same random
+        sequence. The default deep-copies; games override it with
+        :meth:`_copy_bookkeeping` plus a copy of their own mutable fields, since searches
+        clone thousands of times; the generator is copied there and only there (an
+        override must not read ``self.rng``), which :meth:`clone_with_rng` relies on.
         """
         return copy.deepcopy(self)
+
+    def clone_with_rng(self, rng: random.Random) -> State:
+        """:meth:`clone`, except that the copy draws its chance from ``rng`` itself.
+
+        For callers that would give the copy a generator of their own anyway: copying
+        this state's generator (a round trip of 625 ints) costs more than the rest of a
+        clone, and this skips it. This state and its generator are left as they were.
+        """
+        own = self.rng
+        # The game's clone() copies the generator in _copy_bookkeeping, which hands the
+        # stand-in's generator over instead; clone() itself is the game's, unchanged.
+        self.rng = cast("random.Random", _Handover(rng))
+        try:
+            other = self.clone()
+        finally:
+            self.rng = own
+        other.rng = rng  # a clone() that deep-copies copied the stand-in instead
+        return other
 
     def _copy_bookkeeping(self) -> Self:
         """A shallow copy whose shared bookkeeping (options, generator, history) is its own.
@@ -170,9 +225,11 @@ class State:
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
-        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
-        other.rng = random.Random.__new__(random.Random)
-        other.rng.setstate(self.rng.getstate())
+        source = self.rng
+        if type(source) is _Handover:
+            other.rng = cast("_Handover", source).rng
+        else:
+            other.rng = copy_generator(source)
         other.history = list(self.history)
         return other
 
@@ -181,10 +238,9 @@ class State:
 
         The copy gives ``seat`` the same observation; searches use it to sample the
         hidden cards, and the conformance check uses it to prove observations leak
-        nothing.
+        nothing. Its future chance is drawn from a generator seeded from ``rng``.
         """
-        other = self.clone()
-        other.rng = random.Random(rng.getrandbits(64))
+        other = self.clone_with_rng(random.Random(rng.getrandbits(64)))
         other._legal = None
         other._resample_hidden(seat, rng)
         return other

@@ -10,12 +10,16 @@ Hidden information: the hands of the other seats and the draw order.
 
 Speed: every action offered is a shared object built once (``BIRTH``, ``DUEL``, ...; never
 change an offered action in place), found again by identity when applied, and what a hand
-offers (births, discards, duels per target pile) is computed once per distinct hand, in
-:mod:`goatarena.games.goat_lords_tables`; legal lists are assembled from those tables. The
-state keeps each hand's size and each herd's top pile as it moves, so a move restocks its
-player and passes the turn without the general restocking loop in the common case. The
-shuffles draw exactly what ``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`),
-so seeds give the same games as before.
+offers is computed once per distinct hand, in :mod:`goatarena.games.goat_lords_tables`, as
+one flat list: births per discard top, the discards, and the duels per duel slot (a target
+seat and the first card of its top pile). The state keeps each hand's size and each herd's
+top pile as its duel slot as it moves, so a turn's legal list is a few indexings into that
+list, and a move restocks its player and passes the turn without the general restocking
+loop in the common case. A move of the engine's own leaves ``_legal`` as ``PENDING`` only
+when a turn follows (a duel to answer or the end of the game sets it at once), so the
+lookup of a turn's choices has no other case to test. The shuffles draw exactly what
+``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`), so seeds give the same
+games as before.
 
 Actions (card names are the short ids of ``CARDS``)::
 
@@ -67,7 +71,9 @@ from goatarena.games.goat_lords_tables import (
     CARD_IDS,
     DECK,
     DISCARD,
+    DISCARDS,
     DUEL,
+    DUEL_SLOT,
     GOATINI,
     HAND_CHOICES,
     HAND_NAMES,
@@ -81,6 +87,7 @@ from goatarena.games.goat_lords_tables import (
     MAX_PLAYERS,
     NEXT_SEAT,
     NEXT_SEATS,
+    NO_ACTIONS,
     NO_ASSIST,
     NO_KIND,
     OTHERS,
@@ -118,8 +125,9 @@ class GoatLordsState(State):
     card is a goat exactly when the pile has a kind. The draw pile's top is its last card.
 
     Two private lists are derived from those fields and kept up to date by every move:
-    ``_sizes``, the number of cards in each hand, and ``_tops``, the first card of each
-    herd's top pile (``SAFE`` for a herd of fewer than two piles). Code that changes the
+    ``_sizes``, the number of cards in each hand, and ``_top_slots``, where the duels against
+    each herd's top pile are in a hand's choices (``DUEL_SLOT`` of the seat and the pile's
+    first card, ``SAFE`` for a herd of fewer than two piles). Code that changes the
     fields by hand sets ``_legal = None`` afterwards, which rebuilds them (a new state and
     a clone of such a state start that way).
     """
@@ -143,9 +151,10 @@ class GoatLordsState(State):
         self.duel_target = -1
         self.duel_cards: list[int] = []
         self._sizes: list[int] = []
-        self._tops: list[int] = []
+        self._top_slots: list[int] = []
         self._uneven = False
         self._next = NEXT_SEAT[players]
+        self._others = OTHERS[players]
         self._start_round()
         self._legal = None
 
@@ -173,7 +182,7 @@ class GoatLordsState(State):
         self.duel_target = -1
         self.duel_cards = []
         self._sizes = [self.hand_size] * self.players
-        self._tops = [SAFE] * self.players
+        self._top_slots = [SAFE] * self.players
         self._uneven = False
 
     def _end_round(self) -> None:
@@ -184,15 +193,21 @@ class GoatLordsState(State):
             self.is_over = len(self.round_scores) >= self.rounds
         else:
             self.is_over = max(self.totals) >= TARGET
-        if not self.is_over:
+        if self.is_over:
+            self._legal = NO_ACTIONS
+        else:
             self.round += 1
             self._start_round()
 
     def _derive(self) -> None:
-        """Rebuild ``_sizes`` and ``_tops`` from the fields (new lists: clones share them)."""
+        """Rebuild the derived lists from the fields (new lists: clones share them)."""
         self._next = NEXT_SEAT[self.players]
+        self._others = OTHERS[self.players]
         self._sizes = [sum(hand) for hand in self.hands]
-        self._tops = [herd[-1][0] if len(herd) > 1 else SAFE for herd in self.herds]
+        self._top_slots = [
+            DUEL_SLOT[seat][herd[-1][0]] if len(herd) > 1 else SAFE
+            for seat, herd in enumerate(self.herds)
+        ]
         size = self.hand_size
         self._uneven = bool(self.draw) and any(seat_size != size for seat_size in self._sizes)
 
@@ -217,32 +232,46 @@ class GoatLordsState(State):
         must not change it (none does; copy it to reorder or filter).
         """
         legal = self._legal
-        if legal is not PENDING:
-            if legal is not None:
-                return legal
-            self._derive()
-        if self.is_over:
-            legal = []
-        elif self.duel_target >= 0:
-            first = self.herds[self.duel_target][-1][0]
-            legal = ANSWERS[first][holdings(self.hands[self._duel_responder()], first)]
-        else:
-            # A turn: the hand's births, plus an assisted birth and duels, else discards.
+        if legal is PENDING:
+            # After a move of the engine's own this is a turn of ``self.turn``: a move that
+            # ends the game or leaves a duel to answer sets ``_legal`` itself. The turn's
+            # choices as in _turn_legal, inlined: this runs once per decision.
             seat = self.turn
             key = tuple(self.hands[seat])
-            discards, births, duels = HAND_CHOICES.get(key) or hand_choices(key)
+            choices = HAND_CHOICES.get(key) or hand_choices(key)
             discard = self.discard
-            legal = births[discard[-1]] if discard else births[NO_ASSIST]
+            legal = choices[discard[-1] if discard else NO_ASSIST]
             if self.herds[seat]:
-                tops = self._tops
-                for target in OTHERS[self.players][seat]:
-                    offered = duels[target][tops[target]]
+                slots = self._top_slots
+                for target in self._others[seat]:
+                    offered = choices[slots[target]]
                     if offered:
                         legal = [*legal, *offered]
-            if not legal:
-                legal = discards
-        self._legal = legal
+            self._legal = legal = legal or choices[DISCARDS]
+        elif legal is None:
+            self._derive()
+            if self.is_over:
+                legal = NO_ACTIONS
+            elif self.duel_target >= 0:
+                first = self.herds[self.duel_target][-1][0]
+                legal = ANSWERS[first][holdings(self.hands[self._duel_responder()], first)]
+            else:
+                legal = self._turn_legal(self.turn)
+            self._legal = legal
         return legal
+
+    def _turn_legal(self, seat: int) -> list[Action]:
+        """A turn's choices: the hand's births, an assisted birth and duels, else discards."""
+        key = tuple(self.hands[seat])
+        choices = HAND_CHOICES.get(key) or hand_choices(key)
+        discard = self.discard
+        legal = choices[discard[-1] if discard else NO_ASSIST]
+        if self.herds[seat]:
+            for target in self._others[seat]:
+                offered = choices[self._top_slots[target]]
+                if offered:
+                    legal = [*legal, *offered]
+        return legal or choices[DISCARDS]
 
     def apply_index(self, index: int) -> Action:
         """Apply the ``index``-th legal action and return it."""
@@ -302,7 +331,7 @@ class GoatLordsState(State):
         hand[card] -= 2
         herd = self.herds[seat]
         if herd:
-            self._tops[seat] = card
+            self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card, card])
         draw = self.draw
         if len(draw) > 2 and not self._uneven:
@@ -319,9 +348,15 @@ class GoatLordsState(State):
         hand[card] -= 1
         herd = self.herds[seat]
         if herd:
-            self._tops[seat] = card
+            self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card])
-        self._restock_one(seat, hand)
+        draw = self.draw
+        if len(draw) > 1 and not self._uneven:
+            hand[draw.pop()] += 1
+            self.turn = self._next[seat]
+        else:
+            self._sizes[seat] -= 1
+            self._end_turn()
 
     def _assisted_birth(self, card: int, _target: int) -> None:
         seat = self.turn
@@ -330,7 +365,7 @@ class GoatLordsState(State):
         hand[card] -= 1
         herd = self.herds[seat]
         if herd:
-            self._tops[seat] = card
+            self._top_slots[seat] = DUEL_SLOT[seat][card]
         herd.append([card, card])
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
@@ -345,16 +380,6 @@ class GoatLordsState(State):
         hand = self.hands[seat]
         hand[card] -= 1
         self.discard.append(card)
-        draw = self.draw
-        if len(draw) > 1 and not self._uneven:
-            hand[draw.pop()] += 1
-            self.turn = self._next[seat]
-        else:
-            self._sizes[seat] -= 1
-            self._end_turn()
-
-    def _restock_one(self, seat: int, hand: list[int]) -> None:
-        """End the turn of ``seat``, which has put one card of ``hand`` into play."""
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
             hand[draw.pop()] += 1
@@ -385,10 +410,11 @@ class GoatLordsState(State):
             return
         pile = herd.pop()
         pile.append(card)
-        tops = self._tops
-        tops[target] = herd[-1][0] if len(herd) > 1 else SAFE
+        slots = self._top_slots
+        slots[target] = DUEL_SLOT[target][herd[-1][0]] if len(herd) > 1 else SAFE
         self.herds[attacker].append(pile)
-        tops[attacker] = pile[0]  # on a herd that had a pile: only such a seat may duel
+        # On a herd that had a pile: only such a seat may duel.
+        slots[attacker] = DUEL_SLOT[attacker][pile[0]]
         draw = self.draw
         if len(draw) > 1 and not self._uneven:
             mine[draw.pop()] += 1
@@ -428,10 +454,13 @@ class GoatLordsState(State):
         if len(self.duel_cards) % 2:
             pile = defender_herd.pop()
             pile.extend(self.duel_cards)
-            tops = self._tops
-            tops[target] = defender_herd[-1][0] if len(defender_herd) > 1 else SAFE
+            slots = self._top_slots
+            slots[target] = (
+                DUEL_SLOT[target][defender_herd[-1][0]] if len(defender_herd) > 1 else SAFE
+            )
             self.herds[attacker].append(pile)
-            tops[attacker] = pile[0]  # on a herd that had a pile: only such a seat may duel
+            # On a herd that had a pile: only such a seat may duel.
+            slots[attacker] = DUEL_SLOT[attacker][pile[0]]
         else:
             defender_herd[-1].extend(self.duel_cards)
         self.duel_target = -1
@@ -584,7 +613,7 @@ class GoatLordsState(State):
         other.duel_cards = list(self.duel_cards)
         if self._legal is not None:  # the derived lists are up to date: copy them
             other._sizes = list(self._sizes)
-            other._tops = list(self._tops)
+            other._top_slots = list(self._top_slots)
         return other
 
     def __getstate__(self) -> dict[str, Any]:

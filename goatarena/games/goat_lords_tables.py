@@ -82,8 +82,19 @@ OTHERS = tuple(
 )
 """Per player count and seat: the other seats in seat order (the duel targets' order)."""
 
-SAFE = -1
-"""The ``_tops`` entry of a herd with fewer than two piles: it cannot be dueled."""
+# A hand's choices are one flat list (see hand_choices), indexed by a card for the births
+# with that card on top of the discard pile, by DISCARDS for its discards, and by a duel
+# slot for the duels against one seat's top pile.
+DISCARDS = len(CARDS)
+"""The index of a hand's discards in its choices."""
+DUEL_SLOT = tuple(
+    tuple(DISCARDS + 1 + target * len(CARDS) + first for first in range(len(CARDS)))
+    for target in range(MAX_PLAYERS)
+)
+"""Per seat and first card of the seat's top pile: the index of the duels against that pile
+in a hand's choices (a state keeps it per seat in ``_top_slots``)."""
+SAFE = DISCARDS + 1 + MAX_PLAYERS * len(CARDS)
+"""The duel slot of a herd with fewer than two piles: it cannot be dueled (no duels)."""
 HOLDS_KIND, HOLDS_GOATINI, HOLDS_LORD = 1, 2, 4
 """Bits of what a hand holds against a pile: its kind's goat, a Goatini, a Goat Lord."""
 
@@ -101,33 +112,24 @@ def _answers(first: int, holds: int) -> list[Action]:
 ANSWERS = tuple(tuple(_answers(first, holds) for holds in range(8)) for first in range(len(CARDS)))
 """Per first card of the defended pile and bits a hand holds: the answers in a duel."""
 DUEL_OFFERS = tuple(
-    (
-        *(
-            tuple(
-                tuple(
-                    DUEL[target][card]
-                    for card, bit in (
-                        (first, HOLDS_KIND),
-                        (GOATINI, HOLDS_GOATINI),
-                        (LORD, HOLDS_LORD),
-                    )
-                    if holds & bit
-                )
-                for holds in range(8)
-            )
-            for first in range(len(CARDS))
-        ),
-        ((),) * 8,
+    tuple(
+        tuple(
+            DUEL[target][card]
+            for card, bit in ((first, HOLDS_KIND), (GOATINI, HOLDS_GOATINI), (LORD, HOLDS_LORD))
+            if holds & bit
+        )
+        for holds in range(8)
     )
     for target in range(MAX_PLAYERS)
+    for first in range(len(CARDS))
 )
-"""Per target, first card of its top pile (``SAFE``: none to duel) and bits held against it:
-the duels offered."""
+"""Per duel slot (target and first card of its top pile, as :data:`DUEL_SLOT` numbers
+them, less :data:`DISCARDS` + 1) and bits held against that pile: the duels offered."""
 
-HandChoices = tuple[list[Action], list[list[Action]], tuple[tuple[tuple[Action, ...], ...], ...]]
-"""What a hand offers: its discards; per discard top (a card) its births, with the assisted
-birth if the top allows one; per target and first card of the target's top pile (index
-``SAFE``: a herd that cannot be dueled) the duels against it."""
+HandChoices = list[Any]
+"""What a hand offers, one flat list: per discard top (a card) its births, with the assisted
+birth if the top allows one (a list); at :data:`DISCARDS` its discards (a list); per duel
+slot (:data:`DUEL_SLOT`, :data:`SAFE`) the duels against that pile (a tuple)."""
 HAND_CHOICES: dict[tuple[int, ...], HandChoices] = {}
 """Per hand (counts per card): its :data:`HandChoices`, computed once."""
 HAND_CACHE_LIMIT = 20_000
@@ -136,9 +138,11 @@ NO_ASSIST = CARD_INDEX["lord"]
 """A discard top that never allows an assisted birth (a wild), for an empty discard pile."""
 HAND_NAMES: dict[tuple[int, ...], tuple[str, ...]] = {}
 """Per hand (counts per card): its cards' ids in card order, as observations list them."""
+NO_ACTIONS: list[Action] = []
+"""The legal actions of a finished game (shared: never changed)."""
 PENDING: list[Action] = []
 """A state's ``_legal`` after a move of the engine's own: the legal actions are still to
-compute, but the derived ``_sizes`` and ``_tops`` are up to date (``None``: they are not)."""
+compute, but the derived lists (``_sizes``, ...) are up to date (``None``: they are not)."""
 
 
 def holdings(hand: list[int], first: int) -> int:
@@ -166,15 +170,15 @@ def hand_choices(key: tuple[int, ...]) -> HandChoices:
     births: list[Action] = [BIRTH[card] for card in present if key[card] >= 2 or not IS_GOAT[card]]
     discards: list[Action] = [DISCARD[card] for card in present]
     wild = (HOLDS_GOATINI if key[GOATINI] else 0) | (HOLDS_LORD if key[LORD] else 0)
-    holds = [wild] * (len(CARDS) + 1)
-    holds[SAFE] = 0
-    assisted = [births] * len(CARDS)
+    holds = [wild] * len(CARDS)
+    choices: HandChoices = [births] * len(CARDS)
     for card in present:
         if IS_GOAT[card]:
             holds[card] = wild | HOLDS_KIND
-            assisted[card] = [*births, ASSISTED_BIRTH[card]]
-    duels = tuple(tuple(map(operator.getitem, offers, holds)) for offers in DUEL_OFFERS)
-    choices = (discards, assisted, duels)
+            choices[card] = [*births, ASSISTED_BIRTH[card]]
+    choices.append(discards)
+    choices.extend(map(operator.getitem, DUEL_OFFERS, holds * MAX_PLAYERS))
+    choices.append(())
     if len(HAND_CHOICES) >= HAND_CACHE_LIMIT:
         HAND_CHOICES.clear()
     HAND_CHOICES[key] = choices

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from goatarena.games.base import Action, Observation, State
+from goatarena.games.base import Action, Observation, State, generator_copies
 
 Sample = Callable[[random.Random], State]
 """Draws one full state consistent with an observation."""
@@ -179,11 +179,14 @@ def greedy_choice(
     seat = observation["seat"]
     sample = strategy.sampler(observation, options or {}, history)
     states = [sample(rng) for _ in range(strategy.greedy_samples)]
+    # Every clone of a sampled state continues its generator from where it is now (the
+    # same chance for every action), from one reading of the generator per state.
+    generators = [generator_copies(state.rng) for state in states]
     best, best_total = 0, -math.inf
     for index in range(len(actions)):
         total = 0.0
-        for state in states:
-            after = state.clone()
+        for state, generator in zip(states, generators):
+            after = state.clone_with_rng(generator())
             after.apply_index(index)
             _finish_turn(strategy, after, seat)
             total += margin(_outcome_values(strategy, after), seat)
@@ -200,8 +203,9 @@ def _finish_turn(strategy: Strategy, state: State, seat: int) -> None:
         legal = state.legal_actions()
         best, best_value = 0, -math.inf
         if len(legal) > 1:
+            generator = generator_copies(state.rng)
             for index in range(len(legal)):
-                probe = state.clone()
+                probe = state.clone_with_rng(generator())
                 probe.apply_index(index)
                 value = margin(_outcome_values(strategy, probe), seat)
                 if value > best_value:

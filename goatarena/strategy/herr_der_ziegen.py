@@ -21,12 +21,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from goatarena.games.base import Action, Observation, State
-from goatarena.games.herr_der_ziegen import (
+from goatarena.games.herr_der_ziegen import HerrDerZiegenState
+from goatarena.games.herr_der_ziegen_tables import (
     CARD_TYPE,
     CARD_VALUE,
     DOG,
     MAJORITY,
-    HerrDerZiegenState,
     Phase,
     cards_in_play,
 )
