@@ -1,7 +1,7 @@
 """Clones and their random generators, in every engine.
 
 A clone continues the original's random sequence (searches rely on it for common random
-numbers); ``clone_with_rng`` gives the copy a generator of the caller's instead, without
+numbers); ``clone(rng)`` gives the copy a generator of the caller's instead, without
 copying the original's, and leaves the original exactly as it was.
 """
 
@@ -49,7 +49,7 @@ def test_a_clone_with_a_given_generator_draws_from_it_and_leaves_the_original_al
     own, before = state.rng, state.rng.getstate()
     reference = state.clone()
     given = random.Random(99)
-    copy = state.clone_with_rng(given)
+    copy = state.clone(given)
     assert copy.rng is given
     assert state.rng is own and own.getstate() == before
     assert [copy.observation(seat) for seat in range(3)] == [
@@ -77,7 +77,7 @@ class CountingRandom(random.Random):
 def test_a_clone_with_a_given_generator_does_not_read_the_original_one(game):
     state = midgame(game)
     state.rng = counting = CountingRandom(5)
-    state.clone_with_rng(random.Random(1))
+    state.clone(random.Random(1))
     assert counting.reads == 0
     state.clone()
     assert counting.reads == 1
@@ -86,7 +86,7 @@ def test_a_clone_with_a_given_generator_does_not_read_the_original_one(game):
 def test_the_given_generator_decides_the_chance_of_the_clone():
     # Mountain Goats rolls dice every turn: a clone on another generator rolls others.
     state = midgame("mountain-goats", players=2)
-    same, other = state.clone(), state.clone_with_rng(random.Random(12345))
+    same, other = state.clone(), state.clone(random.Random(12345))
     assert played_out(same)[0] != played_out(other)[0]
 
 
@@ -94,13 +94,6 @@ class DeepCopied(MountainGoatsState):
     """A game without a clone of its own: the base class deep-copies."""
 
     clone = State.clone
-
-
-class Unclonable(MountainGoatsState):
-    """A game whose clone fails."""
-
-    def clone(self) -> State:
-        raise RuntimeError("no copies")
 
 
 def rebuilt(cls: type[MountainGoatsState]) -> MountainGoatsState:
@@ -116,17 +109,9 @@ def test_a_deep_copying_clone_also_takes_the_given_generator():
     plain = state.clone()
     assert plain.rng is not own and plain.rng.getstate() == before
     given = random.Random(3)
-    copy = state.clone_with_rng(given)
+    copy = state.clone(given)
     assert copy.rng is given and state.rng is own and own.getstate() == before
     assert played_out(plain) == played_out(state.clone())
-
-
-def test_a_failing_clone_leaves_the_original_generator_in_place():
-    state = rebuilt(Unclonable)
-    own = state.rng
-    with pytest.raises(RuntimeError):
-        state.clone_with_rng(random.Random(1))
-    assert state.rng is own
 
 
 def test_determinize_leaves_the_original_generator_alone():

@@ -18,7 +18,7 @@ import copy
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self, cast
+from typing import Any, ClassVar, Self
 
 import msgspec
 
@@ -76,15 +76,6 @@ def generator_copies(rng: random.Random) -> Callable[[], random.Random]:
         return other
 
     return make
-
-
-class _Handover:
-    """Stands in for a state's generator while :meth:`State.clone_with_rng` clones it."""
-
-    __slots__ = ("rng",)
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
 
 
 class State:
@@ -188,48 +179,31 @@ class State:
             raise IllegalAction("the game is not over yet")
         return self._result()
 
-    def clone(self) -> State:
-        """An independent copy (the random generator included).
+    def clone(self, rng: random.Random | None = None) -> State:
+        """An independent copy.
 
-        The copy's generator is a copy of this state's: both continue the same random
-        sequence. The default deep-copies; games override it with
+        Its generator is a copy of this state's, so that both continue the same random
+        sequence; or, given ``rng``, it is ``rng`` itself, for callers that would replace
+        it anyway: copying a generator (a round trip of 625 ints) costs more than the rest
+        of a clone. The default deep-copies; games override it with
         :meth:`_copy_bookkeeping` plus a copy of their own mutable fields, since searches
-        clone thousands of times; the generator is copied there and only there (an
-        override must not read ``self.rng``), which :meth:`clone_with_rng` relies on.
+        clone thousands of times.
         """
-        return copy.deepcopy(self)
-
-    def clone_with_rng(self, rng: random.Random) -> State:
-        """:meth:`clone`, except that the copy draws its chance from ``rng`` itself.
-
-        For callers that would give the copy a generator of their own anyway: copying
-        this state's generator (a round trip of 625 ints) costs more than the rest of a
-        clone, and this skips it. This state and its generator are left as they were.
-        """
-        own = self.rng
-        # The game's clone() copies the generator in _copy_bookkeeping, which hands the
-        # stand-in's generator over instead; clone() itself is the game's, unchanged.
-        self.rng = cast("random.Random", _Handover(rng))
-        try:
-            other = self.clone()
-        finally:
-            self.rng = own
-        other.rng = rng  # a clone() that deep-copies copied the stand-in instead
+        other = copy.deepcopy(self)
+        if rng is not None:
+            other.rng = rng
         return other
 
-    def _copy_bookkeeping(self) -> Self:
-        """A shallow copy whose shared bookkeeping (options, generator, history) is its own.
+    def _copy_bookkeeping(self, rng: random.Random | None = None) -> Self:
+        """A shallow copy whose shared bookkeeping (options, generator, history) is its own:
+        the generator a copy of this state's, or ``rng`` when given.
 
         The cached legal actions stay shared: action lists are never changed in place.
         """
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
-        source = self.rng
-        if type(source) is _Handover:
-            other.rng = cast("_Handover", source).rng
-        else:
-            other.rng = copy_generator(source)
+        other.rng = copy_generator(self.rng) if rng is None else rng
         other.history = list(self.history)
         return other
 
@@ -240,7 +214,7 @@ class State:
         hidden cards, and the conformance check uses it to prove observations leak
         nothing. Its future chance is drawn from a generator seeded from ``rng``.
         """
-        other = self.clone_with_rng(random.Random(rng.getrandbits(64)))
+        other = self.clone(random.Random(rng.getrandbits(64)))
         other._legal = None
         other._resample_hidden(seat, rng)
         return other

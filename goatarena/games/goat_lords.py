@@ -601,9 +601,9 @@ class GoatLordsState(State):
             self.hands[other] = hand
         self.draw = unseen
 
-    def clone(self) -> GoatLordsState:
+    def clone(self, rng: random.Random | None = None) -> GoatLordsState:
         """A copy made field by field (several times faster than deepcopy)."""
-        other = self._copy_bookkeeping()
+        other = self._copy_bookkeeping(rng)
         other.totals = list(self.totals)
         other.round_scores = [list(scores) for scores in self.round_scores]
         other.hands = [list(hand) for hand in self.hands]

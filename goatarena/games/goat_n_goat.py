@@ -526,9 +526,9 @@ class GoatNGoatState(State):
 
     # -- copying and display ----------------------------------------------------------
 
-    def clone(self) -> GoatNGoatState:
+    def clone(self, rng: random.Random | None = None) -> GoatNGoatState:
         """A fast independent copy (no deepcopy: searches clone often)."""
-        other = self._copy_bookkeeping()
+        other = self._copy_bookkeeping(rng)
         other.draw = list(self.draw)
         other.discard = list(self.discard)
         other.row = list(self.row)

@@ -319,9 +319,9 @@ class HerrDerZiegenState(PastureMoves):
         self.draw = not_dogs + [DOG] * pool.count(DOG)
         shuffle(rng, self.draw)
 
-    def clone(self) -> HerrDerZiegenState:
+    def clone(self, rng: random.Random | None = None) -> HerrDerZiegenState:
         """A copy sharing no mutable state with this one (much faster than deepcopy)."""
-        other = self._copy_bookkeeping()
+        other = self._copy_bookkeeping(rng)
         other.is_over = self.is_over
         other.goats = list(self.goats)
         other.markers = list(self.markers)

@@ -186,7 +186,7 @@ def greedy_choice(
     for index in range(len(actions)):
         total = 0.0
         for state, generator in zip(states, generators):
-            after = state.clone_with_rng(generator())
+            after = state.clone(generator())
             after.apply_index(index)
             _finish_turn(strategy, after, seat)
             total += margin(_outcome_values(strategy, after), seat)
@@ -205,7 +205,7 @@ def _finish_turn(strategy: Strategy, state: State, seat: int) -> None:
         if len(legal) > 1:
             generator = generator_copies(state.rng)
             for index in range(len(legal)):
-                probe = state.clone_with_rng(generator())
+                probe = state.clone(generator())
                 probe.apply_index(index)
                 value = margin(_outcome_values(strategy, probe), seat)
                 if value > best_value:
