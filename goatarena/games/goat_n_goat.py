@@ -25,10 +25,12 @@ Speed: every action offered is a shared object built once (the tables at the end
 module; never change an offered action in place), found again by identity when applied
 together with the state method that carries it out, so a decision builds no dicts and
 dispatches on nothing. Legal lists come from tables: plays per number and cards held of
-it, takes per sorted row (a bounded memo; the lists are shared, never change one), trades
-per flock size and mountains. ``is_over`` is a plain attribute that writing ``phase``
-keeps in step. The shuffles draw exactly what ``random.Random.shuffle`` draws
-(:mod:`goatarena.games.chance`), so seeds give the same games as before.
+it in each colour (nested lists indexed by the counts, each play one shared action),
+takes of one card straight from the row, larger takes per sorted row (a bounded memo; the
+lists are shared, never change one), trades per flock size and mountains. ``is_over`` is
+a plain attribute that writing ``phase`` keeps in step. The shuffles draw exactly what
+``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`), so seeds give the same
+games as before.
 
 Hidden information: the hands, the cards discarded into penalty piles (face down) and the
 draw order. Cards a seat took from the row are public until that seat plays or discards
@@ -126,6 +128,8 @@ class GoatNGoatState(State):
 
     Hands are counts per card index; flocks are the numbers of their cards, bottom to
     top; penalty piles keep the public old flocks apart from the hidden hand discards.
+    Each colour's face-up mountains are kept in ascending order (trades only remove one),
+    so the cheapest is the first: whoever sets :attr:`mountains` must keep it so.
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
@@ -193,30 +197,32 @@ class GoatNGoatState(State):
             return legal
         phase = self._phase
         if phase is PLAY:
-            # Per number, the plays of the cards of it held in each colour, looked up with
-            # the counts unpacked into locals (cheaper than slicing); a combination not
-            # met before is made by play_actions.
+            # Per number, the plays of the cards of it held in each colour, looked up by
+            # indexing nested lists with the counts unpacked into locals (no key to build
+            # or hash); a combination not met before (None) is made by play_actions.
             g1, g2, g3, g4, g5, b1, b2, b3, b4, b5, r1, r2, r3, r4, r5 = hand = self.hands[
                 self.seat
             ]
             try:
                 legal = [
-                    *_PLAYS_1[g1, b1, r1],
-                    *_PLAYS_2[g2, b2, r2],
-                    *_PLAYS_3[g3, b3, r3],
-                    *_PLAYS_4[g4, b4, r4],
-                    *_PLAYS_5[g5, b5, r5],
+                    *_PLAYS_1[g1][b1][r1],
+                    *_PLAYS_2[g2][b2][r2],
+                    *_PLAYS_3[g3][b3][r3],
+                    *_PLAYS_4[g4][b4][r4],
+                    *_PLAYS_5[g5][b5][r5],
                 ]
-            except KeyError:
+            except (TypeError, IndexError):
                 legal = play_actions(hand)
         elif phase is TAKE:
-            # take_actions, inlined
-            row = tuple(sorted(self.row))
             count = self.take_count
-            memo = _TAKES[count if count < len(row) else len(row)]
-            legal = memo.get(row)
-            if legal is None:
-                legal = take_actions(row, count)
+            if count == 1:  # the commonest take, one of each distinct card: cheaper than the memo
+                legal = list(map(_TAKE_ONE.__getitem__, dict.fromkeys(sorted(self.row))))
+            else:  # take_actions, inlined
+                row = tuple(sorted(self.row))
+                size = count if count < len(row) else len(row)
+                legal = _TAKES[size].get(row)
+                if legal is None:
+                    legal = _remember_takes(row, size)
         elif phase is DISCARD:
             legal = list(compress(DISCARD_ACTIONS, self.hands[self.seat]))
         elif phase is MOUNTAIN:
@@ -271,13 +277,14 @@ class GoatNGoatState(State):
     def _can_trade(self) -> bool:
         """Whether any flock of the seat to act can afford a face-up mountain."""
         # Three colours, unrolled: this runs at the end of nearly every turn. An empty
-        # flock affords nothing (every mountain is worth at least one).
+        # flock affords nothing (every mountain is worth at least one); the cheapest
+        # mountain is the first (they are kept ascending).
         green, blue, red = self.flocks[self.seat]
         m_green, m_blue, m_red = self.mountains
         return bool(
-            (green and m_green and min(m_green) <= len(green))
-            or (blue and m_blue and min(m_blue) <= len(blue))
-            or (red and m_red and min(m_red) <= len(red))
+            (green and m_green and m_green[0] <= len(green))
+            or (blue and m_blue and m_blue[0] <= len(blue))
+            or (red and m_red and m_red[0] <= len(red))
         )
 
     # -- carrying out a decision --------------------------------------------------------
@@ -339,9 +346,9 @@ class GoatNGoatState(State):
         green, blue, red = self.flocks[seat]
         m_green, m_blue, m_red = self.mountains
         if (
-            (green and m_green and min(m_green) <= len(green))
-            or (blue and m_blue and min(m_blue) <= len(blue))
-            or (red and m_red and min(m_red) <= len(red))
+            (green and m_green and m_green[0] <= len(green))
+            or (blue and m_blue and m_blue[0] <= len(blue))
+            or (red and m_red and m_red[0] <= len(red))
         ):
             self._phase = MOUNTAIN
             return
@@ -588,31 +595,56 @@ for _card, _discard in enumerate(DISCARD_ACTIONS):
 for _colour, _by_value in enumerate(TRADE_ACTIONS):
     for _value, _trade in _by_value.items():
         _MOVES[id(_trade)] = (_trade, GoatNGoatState._trade, (_colour, _value))
-_PLAYS_OF: tuple[dict[tuple[int, int, int], tuple[Action, ...]], ...] = tuple(
-    {(0, 0, 0): ()} for _ in NUMBERS
+_PLAYS_OF: tuple[list[list[list[Any]]], ...] = tuple(
+    [
+        [[None] * (COPIES[number] + 1) for _ in range(COPIES[number] + 1)]
+        for _ in range(COPIES[number] + 1)
+    ]
+    for number in NUMBERS
 )
-"""Per number (less one) and cards of it held per colour: the play actions (filled lazily)."""
+"""Per number (less one), then the cards of it held in green, blue and red: the play
+actions (filled lazily; None until met)."""
+for _by_green in _PLAYS_OF:
+    _by_green[0][0][0] = ()  # none of the number held: no play of it
 _PLAYS_1, _PLAYS_2, _PLAYS_3, _PLAYS_4, _PLAYS_5 = _PLAYS_OF
+
+
+_PLAY_OF: dict[tuple[int, int, int, int], Action] = {}
+"""Per number and cards of it played per colour: the one shared play action (filled lazily).
+
+Hands that hold different counts offer many of the same plays; sharing them keeps a new
+hand's table entry cheap (lookups, not a new action and move per play)."""
+
+
+def _play_of(number: int, chosen: tuple[int, int, int]) -> Action:
+    codes = tuple(
+        CODES[card_type(colour, number)] for colour, n in enumerate(chosen) for _ in range(n)
+    )
+    action = _PLAY_OF[(number, *chosen)] = {"play": list(codes)}
+    _MOVES[id(action)] = (action, GoatNGoatState._play, play_move(codes))
+    return action
 
 
 def _plays_of(number: int, held: tuple[int, int, int]) -> tuple[Action, ...]:
     """The play actions of ``number`` with ``held`` cards of that number per colour."""
-    actions = []
-    for codes in plays_of_one_number(number, held):
-        action = {"play": list(codes)}
-        _MOVES[id(action)] = (action, GoatNGoatState._play, play_move(codes))
-        actions.append(action)
-    _PLAYS_OF[number - 1][held] = plays = tuple(actions)
+    green, blue, red = held
+    keys = itertools.product((number,), range(green + 1), range(blue + 1), range(red + 1))
+    next(keys)  # no card at all is not a play
+    plays = tuple(_PLAY_OF.get(key) or _play_of(number, key[1:]) for key in keys)
+    if green <= COPIES[number] and blue <= COPIES[number] and red <= COPIES[number]:
+        _PLAYS_OF[number - 1][green][blue][red] = plays  # what a hand dealt from the deck can hold
     return plays
 
 
 def play_actions(hand: list[int]) -> list[Action]:
     """Every play of a hand given as counts per card, in the engine's order."""
-    held = list(zip(hand[0:5], hand[5:10], hand[10:15], strict=True))
     actions: list[Action] = []
-    for index, table in enumerate(_PLAYS_OF):
-        plays = table.get(held[index])
-        actions += plays if plays is not None else _plays_of(index + 1, held[index])
+    for number, green, blue, red in zip(NUMBERS, hand[0:5], hand[5:10], hand[10:15], strict=True):
+        try:
+            plays = _PLAYS_OF[number - 1][green][blue][red]
+        except IndexError:  # more cards of a kind than the deck holds (a made-up hand)
+            plays = None
+        actions += plays if plays is not None else _plays_of(number, (green, blue, red))
     return actions
 
 
@@ -626,7 +658,7 @@ TAKE_MEMO = 1 << 15
 
 def _take_of(chosen: tuple[int, ...]) -> Action:
     action = _TAKE_OF[chosen] = {"take": [CODES[card] for card in chosen]}
-    _MOVES[id(action)] = (action, GoatNGoatState._take, chosen)
+    _MOVES[id(action)] = (action, _TAKE, chosen)
     return action
 
 
@@ -634,6 +666,8 @@ def _take_choices(row: tuple[int, ...], size: int) -> list[Action]:
     """Every take of ``size`` cards from a sorted row, computed afresh."""
     if size == 1:  # the commonest take: one of each distinct card
         return list(map(_TAKE_ONE.__getitem__, dict.fromkeys(row)))
+    if size == len(row):
+        return [_TAKE_OF.get(row) or _take_of(row)]
     # dict.fromkeys drops repeated choices and keeps the first-seen order; the lookups
     # run in C, and a choice not seen before is made on the way.
     choices = dict.fromkeys(itertools.combinations(row, size))
@@ -650,15 +684,20 @@ def take_actions(row: Sequence[int], count: int) -> list[Action]:
     """
     key = tuple(sorted(row))
     size = count if count < len(key) else len(key)
+    legal = _TAKES[size].get(key)
+    return legal if legal is not None else _remember_takes(key, size)
+
+
+def _remember_takes(row: tuple[int, ...], size: int) -> list[Action]:
+    """The takes of ``size`` cards from a sorted row, computed and kept in the memo."""
     memo = _TAKES[size]
-    legal = memo.get(key)
-    if legal is None:
-        if len(memo) >= TAKE_MEMO:
-            memo.clear()
-        legal = memo[key] = _take_choices(key, size)
+    if len(memo) >= TAKE_MEMO:
+        memo.clear()
+    legal = memo[row] = _take_choices(row, size)
     return legal
 
 
+_TAKE = GoatNGoatState._take
 _TAKE_ONE = tuple(_take_of((card,)) for card in range(_CARD_COUNT))
 
 

@@ -123,7 +123,8 @@ def sampler(
         state.row = list(row)
         state.discard = list(discard)
         state.flocks = [[list(flock) for flock in flock_set] for flock_set in flocks]
-        state.mountains = [list(values) for values in mountains]
+        # The engine keeps each colour's mountains ascending (its cheapest is the first).
+        state.mountains = [sorted(values) for values in mountains]
         state.held = [[list(values) for values in by_colour] for by_colour in held]
         state.seat = observation["turn"]
         state.phase = phase
