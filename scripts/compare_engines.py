@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+ALL_GAMES = ["goat-lords", "goat-n-goat", "herr-der-ziegen", "mountain-goats"]
 
 MEASURE = """\
 import json, random, sys, time
@@ -79,7 +80,7 @@ def measure(root: str, game: str, seconds: float, seeds: int, games: int) -> dic
 def main() -> None:
     """Measure, alternating base and here, and print a table with the ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=["goat-lords", "goat-n-goat"])
+    parser.add_argument("games", nargs="*", default=ALL_GAMES, help="default: all four")
     parser.add_argument("--base", default="decd4a0", help="the commit to compare against")
     parser.add_argument("--seconds", type=float, default=1.0, help="per player count")
     parser.add_argument("--rounds", type=int, default=3)
