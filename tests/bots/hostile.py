@@ -23,6 +23,9 @@ an attack that failed from one that was never made.
   shm-hog          map 2 GiB of shared anonymous memory and touch every page
   tmp-fill         write to /tmp until it cannot; say how much
   cpu-starve       start one CPU burner per CPU and more, then answer at once
+  fork-on-answer   at every decision answer first, then fork a CPU burner at once (the
+                   fork is under way as the referee pauses the bot); at the next, count
+                   the burner's CPU time and kill it
   network          connect to 127.0.0.1:ARG (a server of the test) and to a public host
 """
 
@@ -263,24 +266,30 @@ def tmp_fill():
 
 
 burners: list[int] = []
+retired_cpu = 0.0
 burners_started = 0.0
+
+
+def fork_burner():
+    """Start a CPU burner in a session of its own; its pid."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        while True:
+            pass
+    return pid
 
 
 def cpu_starve():
     global burners_started
     burners_started = time.monotonic()
     for _ in range(2 * (os.cpu_count() or 2)):
-        pid = os.fork()
-        if pid == 0:
-            os.setsid()
-            while True:
-                pass
-        burners.append(pid)
+        burners.append(fork_burner())
     say("tried cpu-starve")
 
 
-def report_burners():
-    """The CPU time its burners have had so far, beside the time they have existed."""
+def burner_cpu():
+    """The CPU seconds its live burners have had so far."""
     ticks = 0
     for pid in burners:
         try:
@@ -289,7 +298,22 @@ def report_burners():
             ticks += int(fields[11]) + int(fields[12])
         except OSError:
             pass
-    cpu = ticks / os.sysconf("SC_CLK_TCK")
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def retire_burners():
+    """Kill the live burners, keeping the CPU time they had."""
+    global retired_cpu
+    retired_cpu += burner_cpu()
+    for pid in burners:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    burners.clear()
+
+
+def report_burners():
+    """The CPU time its burners have had so far, beside the time they have existed."""
+    cpu = retired_cpu + burner_cpu()
     say(f"burners: cpu {cpu:.2f} s over {time.monotonic() - burners_started:.2f} s")
 
 
@@ -337,8 +361,17 @@ for line in sys.stdin:
         elif attack in ATTACKS and not attacked:
             attacked = True
             ATTACKS[attack]()
+        elif attack == "fork-on-answer":
+            if burners_started:
+                retire_burners()
+                report_burners()
+            else:
+                burners_started = time.monotonic()
+                say("tried fork-on-answer")
         elif burners:
             report_burners()
         send({"type": "action", "index": 0, "decision": message["decision"]})
+        if attack == "fork-on-answer":
+            burners.append(fork_burner())
     elif kind == "quit":
         break
