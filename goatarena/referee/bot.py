@@ -142,7 +142,7 @@ class BotProcess:
     def pauses(self) -> bool:
         """Whether :meth:`pause` freezes this bot (False: unsandboxed or pondering, so the
         referee need not call it around every decision)."""
-        return self.confinement.sandboxed and not self.confinement.policy.ponder
+        return self.confinement.pauses
 
     def pause(self) -> None:
         """Between its turns: a sandboxed bot gets no CPU (no-op unsandboxed or pondering)."""

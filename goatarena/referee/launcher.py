@@ -24,8 +24,6 @@ from goatarena.referee.cgroups import BotCgroup
 from goatarena.referee.sandbox import SandboxPolicy, find_bwrap, require_sandbox, sandbox_argv
 from goatarena.referee.spawn import ChildProcess, spawn
 
-STOP_ROUNDS = 4
-"""Looks for processes to stop when pausing; a stopped process cannot fork, so few do."""
 SWEEP_FIRST_WAIT_S = 0.0005
 SWEEP_LONGEST_WAIT_S = 0.01
 """How often a pause stopped by signals is checked until all of the bot has stopped."""
@@ -40,14 +38,14 @@ class Confinement:
 
     Unsandboxed, pausing and pinning do nothing and killing signals the process group, as
     before. Sandboxed, pausing freezes the bot's cgroup (v2), or stops every process in
-    its cgroup with SIGSTOP (v1), until no new one appears; without a cgroup it stops the
-    process tree found in /proc, which is slower. The launched process itself, bubblewrap's
+    its cgroup with SIGSTOP (v1); without a cgroup it stops the process tree found in
+    /proc, which is slower. The launched process itself, bubblewrap's
     monitor, is left running: it only waits, and it ends the sandbox if the referee dies.
 
     A process sent SIGSTOP in the middle of a fork finishes the fork before it stops, and
-    its new child was in no list yet: so where pausing is done by signals,
-    :meth:`keep_stopped` (run beside the bot) goes on stopping newcomers until every
-    process of the bot is seen stopped, which no fork can outrun.
+    its new child was in no list yet: so where pausing is done by signals, a pause stops
+    what it finds at once, and :meth:`keep_stopped` (run beside the bot) goes on stopping
+    newcomers until every process of the bot is seen stopped, which no fork can outrun.
     """
 
     def __init__(self, policy: SandboxPolicy, cgroup: BotCgroup | None) -> None:
@@ -64,24 +62,28 @@ class Confinement:
         return self.policy.enabled
 
     @property
+    def pauses(self) -> bool:
+        """Whether :meth:`pause` stops the bot (False: unsandboxed, or allowed to ponder)."""
+        return self.policy.enabled and not self.policy.ponder
+
+    @property
     def stops_by_signal(self) -> bool:
         """Whether pausing sends SIGSTOP (so :meth:`keep_stopped` must run beside the bot)."""
         frozen = self.cgroup is not None and self.cgroup.can_freeze
-        return self.sandboxed and not self.policy.ponder and not frozen
+        return self.pauses and not frozen
 
     def pause(self) -> None:
         """Give the bot no CPU until :meth:`resume` (no-op unsandboxed or pondering)."""
-        if not self.sandboxed or self.policy.ponder or self.paused or not self.pid:
+        if not self.pauses or self.paused or not self.pid:
             return
         self.paused = True
         if self.cgroup is not None and self.cgroup.can_freeze:
             with contextlib.suppress(OSError):
                 self.cgroup.freeze()
             return
-        for _ in range(STOP_ROUNDS):
-            # A process forked while the others were being stopped shows in the next look.
-            if not self._stop_newcomers():
-                break
+        # What was forked meanwhile, or is being forked now, keep_stopped stops: it looks
+        # again until all is stopped, which this pause need not wait for.
+        self._stop_newcomers()
         self._paused_lot.unpark_all()
 
     def _stop_newcomers(self) -> list[int]:
