@@ -98,14 +98,18 @@ def main() -> None:
         args.count = 0 if args.seeds is None else args.seeds
     if args.seeds is None:
         args.seeds = 50
+    unknown = [game for game in args.games if game not in ALL_GAMES]
+    if unknown:
+        parser.error(f"no game {unknown[0]!r}: choose from {', '.join(ALL_GAMES)}")
     if args.seeds < 1 or args.count < 0:
         parser.error("--seeds must be at least 1 and --games at least 0")
     with tempfile.TemporaryDirectory() as base_root:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", args.base, "goatarena"],
-            check=True,
-            capture_output=True,
-        ).stdout
+        archived = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.base, "goatarena"], capture_output=True
+        )
+        if archived.returncode:
+            parser.error(f"--base {args.base}: no such commit with goatarena/ in it")
+        archive = archived.stdout
         subprocess.run(["tar", "-x", "-C", base_root], input=archive, check=True)
         amount = f"{args.count} games" if args.count else f"at least {args.seconds:g} s"
         print(
