@@ -126,6 +126,28 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
             "move_ms",
         ),
         ("name = \n", "not valid TOML"),
+        # Numbers past what a machine can do: refused before anything is built or started.
+        (
+            "name = 'x'\ndeals = 1000000000\n[bots]\na = 'x'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "asks for 2,000,000,000 games, more than the 1,000,000",
+        ),
+        (
+            "name = 'x'\n[bots]\n"
+            + "".join(f"b{i} = 'x'\n" for i in range(200))
+            + "[[games]]\nname = 'goat-lords'\nplayers = 4\n",
+            "asks for 258,739,800 games",
+        ),
+        (
+            "name = 'x'\nmemory_mb = 99999999999999\n[bots]\na = 'x'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "memory_mb: must be at most 16777216, not 99999999999999",
+        ),
+        (
+            "name = 'x'\ntmp_mb = 99999999999999\n[bots]\na = 'x'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "tmp_mb: must be at most 16777216",
+        ),
     ],
 )
 def test_bad_tournament_files_name_the_field_and_run_nothing(tmp_path, content, message):

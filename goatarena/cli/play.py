@@ -31,6 +31,7 @@ from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
 from goatarena.render.style import wants_colour
 from goatarena.replay import describe_match, result_summary
+from goatarena.tournament.config import MAX_MB
 from goatarena.tournament.preflight import STDERR_LINES
 
 PENALTIES = [penalty.value for penalty in Penalty]
@@ -116,7 +117,7 @@ def games_command() -> None:
 )
 @click.option(
     "--memory-mb",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_MB),
     default=1024,
     show_default=True,
     help="Each bot's data memory limit (RLIMIT_DATA); 0 for none.",

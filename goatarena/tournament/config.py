@@ -23,6 +23,7 @@ from goatarena.referee.bot import BotLimits
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.policy import ViolationPolicy
 from goatarena.referee.sandbox import SandboxPolicy
+from goatarena.tournament.size import check_size
 
 DEFAULT_LINE_KB = protocol.MAX_LINE_BYTES >> 10
 
@@ -207,6 +208,11 @@ with a letter or digit, at most 64 characters. It appears in game keys (whose se
 names and in printed tables."""
 MAX_NAME_CHARS = 64
 """The longest tournament name: it names the results file and the log folder."""
+MAX_MB = 1 << 24
+"""The largest memory or ``/tmp`` size, in MiB (16 TiB): the limits are set in bytes, and
+a larger number would overflow what the kernel and bubblewrap take."""
+MAX_KB = 1 << 30
+"""The largest line or log cap, in KiB (1 TiB)."""
 
 
 def check_names(config: TournamentConfig) -> None:
@@ -235,17 +241,19 @@ def check_config(config: TournamentConfig) -> None:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
         raise ConfigError("games: list at least one game")
-    for field, value, least in (
-        ("deals", config.deals, 1),
-        ("rounds", config.rounds, 0),
-        ("concurrency", config.concurrency, 0),
-        ("memory_mb", config.memory_mb, 16),
-        ("line_kb", config.line_kb, 1),
-        ("log_kb", config.log_kb, 0),
-        ("tmp_mb", config.tmp_mb, 1),
+    for field, value, least, most in (
+        ("deals", config.deals, 1, None),
+        ("rounds", config.rounds, 0, None),
+        ("concurrency", config.concurrency, 0, None),
+        ("memory_mb", config.memory_mb, 16, MAX_MB),
+        ("line_kb", config.line_kb, 1, MAX_KB),
+        ("log_kb", config.log_kb, 0, MAX_KB),
+        ("tmp_mb", config.tmp_mb, 1, MAX_MB),
     ):
         if value < least:
             raise ConfigError(f"{field}: must be at least {least}, not {value}")
+        if most is not None and value > most:
+            raise ConfigError(f"{field}: must be at most {most}, not {value}")
     for index, entry in enumerate(config.games):
         info = find_game(entry.name)
         try:
@@ -260,6 +268,7 @@ def check_config(config: TournamentConfig) -> None:
     for name, command in config.bots.items():
         if not command.strip():
             raise ConfigError(f"bots.{name}: empty command")
+    check_size(config)
     for name in config.paths:
         if name not in config.bots:
             raise ConfigError(f"paths.{name}: no bot of that name")
