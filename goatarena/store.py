@@ -245,7 +245,7 @@ class Store:
         with self._errors():
             rows = self._db.execute(query + " ORDER BY rowid", params).fetchall()
         for key, round_number, result in rows:
-            yield StoredGame(key=key, round=round_number, result=_decode_result(result))
+            yield StoredGame(key=key, round=round_number, result=self._decode(key, result))
 
     def find_game(self, key: str) -> StoredGame:
         """A stored game by its key, or by its 1-based number in finishing order."""
@@ -260,7 +260,22 @@ class Store:
                 ).fetchone()
         if row is None:
             raise StoreError(f"{self.path} has no game {key!r} ({self.count()} games stored)")
-        return StoredGame(key=row[0], round=row[1], result=_decode_result(row[2]))
+        return StoredGame(key=row[0], round=row[1], result=self._decode(row[0], row[2]))
+
+    def _decode(self, key: str, record: str | bytes) -> MatchResult:
+        """A stored record, or a :class:`StoreError` naming the game whose record is
+        damaged (edited by hand, or written by another program)."""
+        try:
+            result = _decode_result(record)
+        except (msgspec.DecodeError, TypeError) as error:
+            problem: str | None = str(error)
+        else:
+            problem = _inconsistency(result)
+        if problem is not None:
+            raise StoreError(
+                f"{self.path} is damaged: the record of game {key} cannot be read ({problem})"
+            )
+        return result
 
     def count(self) -> int:
         """The number of stored games."""
@@ -296,6 +311,24 @@ class Store:
         """Disqualified bots with the reason."""
         with self._errors():
             return dict(self._db.execute("SELECT bot, reason FROM disqualified").fetchall())
+
+
+def _inconsistency(result: MatchResult) -> str | None:
+    """What makes a decoded record impossible (seats that do not add up, a rank past the
+    last seat), or None: what goatarena writes is always consistent, but a file edited by
+    hand need not be, and every reader counts on it."""
+    seats = len(result.players)
+    if seats < 2:
+        return f"{seats} players"
+    for field in ("scores", "ranks", "violations"):
+        if len(getattr(result, field)) != seats:
+            return f"{len(getattr(result, field))} {field} for {seats} players"
+    for field in ("latency", "all_violations"):  # empty in records from older versions
+        if len(getattr(result, field)) not in (0, seats):
+            return f"{len(getattr(result, field))} {field} entries for {seats} players"
+    if any(not 1 <= rank <= seats for rank in result.ranks):
+        return f"ranks {result.ranks} for {seats} players"
+    return None
 
 
 def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S) -> Store:
@@ -391,7 +424,10 @@ def _check(connection: sqlite3.Connection, path: Path) -> None:
     if "meta" not in tables:
         detail = "foreign tables" if tables else "no tables"
         raise StoreError(f"{path} is not a goatarena results database ({detail})")
-    rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    try:
+        rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.OperationalError:  # a table named meta, but not ours
+        raise StoreError(f"{path} is not a goatarena results database (foreign tables)") from None
     if rows.get("application") != APPLICATION:
         raise StoreError(f"{path} is not a goatarena results database")
     schema = str(rows.get("schema", "0"))

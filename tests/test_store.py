@@ -8,6 +8,7 @@ create or alter a file.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import sqlite3
 import subprocess
@@ -348,3 +349,64 @@ def test_a_database_name_too_long_for_the_file_system_is_one_line(tmp_path, comm
     assert result.exit_code == 2, result.output
     assert result.output.startswith("goatarena: error: ") and "File name too long" in result.output
     assert "Traceback" not in result.output
+
+
+def write_meta_of_another_shape(path: Path) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE meta (name TEXT, size INTEGER)")
+
+
+def damage_record(path: Path, change) -> None:
+    """A good database of three games whose second record is then edited by ``change``."""
+    store = open_store(path)
+    for number in range(3):
+        store.add_game(f"g/{number}", 0, finished_game("mountain-goats", 2, seed=number))
+    store.close()
+    with sqlite3.connect(path) as connection:
+        (record,) = connection.execute("SELECT result FROM games WHERE key = 'g/1'").fetchone()
+        connection.execute("UPDATE games SET result = ? WHERE key = 'g/1'", (change(record),))
+
+
+def cut_ranks(record: str) -> str:
+    data = json.loads(record)
+    data["ranks"] = data["ranks"][:1]
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("change", "cause"),
+    [
+        (lambda record: record[: len(record) // 2], "Input data was truncated"),
+        (lambda record: '{"game": "mountain-goats"}', "missing required field"),
+        (cut_ranks, "1 ranks for 2 players"),
+    ],
+    ids=["cut-short", "fields-missing", "seats-do-not-add-up"],
+)
+@pytest.mark.parametrize(
+    "command",
+    [["standings"], ["list"], ["export"], ["replay", "2"], ["report", "-o", "r.html"]],
+    ids=lambda args: args[0],
+)
+def test_a_damaged_record_is_one_line_naming_the_game(
+    tmp_path, monkeypatch, change, cause, command
+):
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "x.sqlite"
+    damage_record(db, change)
+    result = CliRunner().invoke(main, [*command, "--db", str(db)])
+    assert result.exit_code == 2, result.output
+    # export may have written the records before the damaged one to its standard output
+    (error,) = [line for line in result.output.splitlines() if line.startswith("goatarena:")]
+    assert error.startswith(f"goatarena: error: {db} is damaged: the record of game g/1")
+    assert cause in error and "Traceback" not in result.output
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_table_called_meta_of_another_program_is_a_foreign_database(tmp_path):
+    db = tmp_path / "x.sqlite"
+    write_meta_of_another_shape(db)
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT})
+    for command in (["standings"], ["run", str(config), "--sandbox", "none"]):
+        result = CliRunner().invoke(main, [*command, "--db", str(db)])
+        assert result.exit_code == 2
+        assert "is not a goatarena results database (foreign tables)" in result.output
