@@ -406,7 +406,8 @@ def _open_to_read(path: Path) -> Store:
 
 
 def _connect_to_read(path: Path, *, immutable: bool) -> sqlite3.Connection:
-    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"
+    # Quoted as bytes: a file name that is not UTF-8 still names the right file.
+    uri = f"file:{urllib.parse.quote(os.fsencode(path.resolve()))}?mode=ro"
     connection = sqlite3.connect(
         uri + ("&immutable=1" if immutable else ""), uri=True, check_same_thread=False
     )

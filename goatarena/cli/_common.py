@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import signal
 import sys
@@ -27,20 +29,31 @@ def reports_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             with handling_signals():
-                return command(*args, **kwargs)
+                returned = command(*args, **kwargs)
+                # Output still buffered is written now, where a failure is reported,
+                # rather than at exit, where Python can only print a traceback.
+                if sys.stdout is not None:  # None: started with its output closed
+                    sys.stdout.flush()
+                return returned
         except Interrupted as interrupted:
-            click.echo(f"goatarena: {interrupted.verb}", err=True)
+            tell(f"goatarena: {interrupted.verb}")
             sys.exit(interrupted.exit_status)
         except (GoatArenaError, BaseExceptionGroup, BrokenPipeError) as error:
             if _broken_pipe_in(error):
                 # The reader of our output stopped (``| head``): not an error to report,
                 # but the output was cut short. Exit as a shell does on SIGPIPE, silently.
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                _drop_output()
                 sys.exit(128 + signal.SIGPIPE)
             found = user_error_in(error)
             if found is None:
                 raise
-            click.echo(f"goatarena: error: {found}", err=True)
+            tell(f"goatarena: error: {found}")
+            sys.exit(2)
+        except OSError as error:
+            if not is_output_error(error):
+                raise
+            _drop_output()
+            tell(f"goatarena: error: cannot write the output: {error.strerror}")
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
@@ -75,6 +88,33 @@ def sandbox_options(command: F) -> F:
         show_default=True,
         help="Isolate each bot (bwrap), or run bots unprotected (none: trusted bots only).",
     )(command)
+
+
+def tell(message: str) -> None:
+    """Say ``message`` on the standard error, if it can be written at all: a note or a
+    progress line that cannot be shown (a full disk, a closed terminal) must never stop
+    the work it is about, nor lose a tournament's results."""
+    with contextlib.suppress(OSError):
+        click.echo(message, err=True)
+
+
+OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""Why writing the standard output can fail where the user can act: a full disk or
+quota (``> file``), a file past its size limit, a terminal or device that went away."""
+
+
+def is_output_error(error: OSError) -> bool:
+    """Whether ``error`` is a failed write of a stream (no file name: files that
+    goatarena opens itself report their own errors, naming the file)."""
+    return error.filename is None and error.errno in OUTPUT_ERRNOS
+
+
+def _drop_output() -> None:
+    """Point the standard output at /dev/null, so that what is still buffered is not
+    written again at exit (which would end in Python's own error message)."""
+    # ValueError: no file descriptor (a test's captured output).
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _broken_pipe_in(error: BaseException) -> bool:

@@ -12,7 +12,7 @@ import msgspec
 from tabulate import tabulate
 
 from goatarena.cli import main
-from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options
+from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options, tell
 from goatarena.errors import ConfigError
 from goatarena.export import outcome, violations_note
 from goatarena.games import GAMES, find_game
@@ -38,6 +38,7 @@ PENALTIES = [penalty.value for penalty in Penalty]
 
 
 @main.command("games")
+@reports_errors
 def games_command() -> None:
     """List the games and their player counts.
 
@@ -233,10 +234,8 @@ def play_command(
                     # Recorded as the seat's forfeit at decision 0; said here at once too,
                     # with the end of its stderr (a traceback, say).
                     words = "".join(f"\n    | {line}" for line in bot.last_words(STDERR_LINES))
-                    click.echo(
-                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}"
-                        + words,
-                        err=True,
+                    tell(
+                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}" + words
                     )
             for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
                 bot.name = name

@@ -11,7 +11,7 @@ import click
 import msgspec
 
 from goatarena.cli import main
-from goatarena.cli._common import make_log_dir, reports_errors
+from goatarena.cli._common import make_log_dir, reports_errors, tell
 from goatarena.errors import BotError, StoreError, user_error_in
 from goatarena.interrupt import Interrupted, run_trio
 from goatarena.referee.sandbox import require_sandbox
@@ -134,18 +134,14 @@ def run_command(
             # An SPRT stops as soon as it decides: its count is the most it may play.
             games = f"up to {total} games (SPRT)" if config.sprt else f"{total} games"
             where = f"on {cluster}" if cluster else f"{config.workers} at once"
-            click.echo(
-                f"{config.name}: {games}, {where}{resumed}; results in {db}",
-                err=True,
-            )
+            tell(f"{config.name}: {games}, {where}{resumed}; results in {db}")
         try:
             run_trio(runner.run)
         except Interrupted as interrupted:
             progress.finish()
-            click.echo(
+            tell(
                 f"\n{interrupted.verb}: {store.count()} finished games are kept in {db};"
-                f" run the same command again to resume",
-                err=True,
+                f" run the same command again to resume"
             )
             sys.exit(interrupted.exit_status)
         progress.finish()
@@ -156,11 +152,10 @@ def run_command(
             click.echo("\n" + describe_sprt(status))
         if runner.failed:
             for key, reason in sorted(runner.failed.items()):
-                click.echo(f"goatarena: game {key} failed: {reason}", err=True)
-            click.echo(
+                tell(f"goatarena: game {key} failed: {reason}")
+            tell(
                 f"goatarena: {len(runner.failed)} games failed and are not stored;"
-                " run the same command again to retry them",
-                err=True,
+                " run the same command again to retry them"
             )
             sys.exit(1)
     finally:
@@ -188,4 +183,4 @@ def put_aside(db: Path) -> None:
                 source.rename(aside.with_name(aside.name + suffix))
             except OSError as error:
                 raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
-    click.echo(f"goatarena: put the old database aside as {aside}", err=True)
+    tell(f"goatarena: put the old database aside as {aside}")

@@ -5,6 +5,7 @@ pipe), refitted on a timer rather than per game."""
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from typing import TextIO
@@ -25,11 +26,19 @@ FIT_SHARE = 0.01
 seconds the next waits at least t / FIT_SHARE (tens of thousands of games take ~0.1 s)."""
 
 
+class _Nowhere(io.TextIOBase):
+    """Where progress goes when the process has no standard error (closed at start)."""
+
+    def write(self, text: str) -> int:
+        """Discard ``text``."""
+        return len(text)
+
+
 class Progress:
     """Counts finished games and reports rate and ETA to ``stream``."""
 
     def __init__(self, total: int, *, done: int = 0, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
+        self.stream: TextIO = stream or sys.stderr or _Nowhere()  # type: ignore[assignment]
         self.total = total
         self.done = done
         self._resumed = done
@@ -68,9 +77,19 @@ class Progress:
         return f"{line}  {self.note}" if self.note else line
 
     def report(self, *, refit: bool = False) -> None:
-        """Write the progress now (``refit``: the standings too, whatever the timer says)."""
+        """Write the progress now (``refit``: the standings too, whatever the timer says).
+
+        A stream that cannot be written (a full disk, a terminal that went away) turns
+        the progress off: the games go on and are stored all the same.
+        """
         if not self.enabled:
             return
+        try:
+            self._write_report(refit)
+        except OSError:
+            self.enabled = False
+
+    def _write_report(self, refit: bool) -> None:
         if self.is_terminal:
             filled = BAR_WIDTH * self.done // max(self.total, 1)
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
@@ -119,5 +138,8 @@ class Progress:
         """End the progress display (a newline after a bar)."""
         if self.enabled and self.is_terminal:
             self.report()
-            self.stream.write("\n")
-            self.stream.flush()
+            try:
+                self.stream.write("\n")
+                self.stream.flush()
+            except OSError:
+                self.enabled = False
