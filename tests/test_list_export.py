@@ -5,13 +5,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
 import sqlite3
+import stat
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
+from goatarena.store import open_store
 from tests.helpers import RANDOM_BOT, misbehaving
+from tests.test_replay import finished_game
 from tests.test_tournament import write_config
 
 GAMES = (
@@ -109,3 +116,39 @@ def test_standings_of_a_game_with_nothing_stored_say_so_in_one_line(db):
     assert result.output == "t: no herr-der-ziegen games stored\n"
     stored = run("standings", "--db", str(db), "--game", "goat-lords")
     assert "goat-lords" in stored.output and "alpha" in stored.output
+
+
+def test_export_into_a_reader_that_stops_early_ends_as_every_command_does(tmp_path):
+    # `goatarena export | head -1`: the reader closes the pipe after its first line. The
+    # export is larger than any pipe's buffer, so it cannot be done before that.
+    db = tmp_path / "big.sqlite"
+    store = open_store(db)
+    for number in range(100):
+        store.add_game(f"g/{number}", 0, finished_game("goat-lords", 3, seed=number))
+    store.close()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "export", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdout.readline().startswith(b'{"key"')
+    process.stdout.close()
+    _, errors = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGPIPE and errors == b""
+
+
+@pytest.mark.parametrize(
+    "command", [["export", "--format", "csv"], ["report"]], ids=["export", "report"]
+)
+def test_written_files_get_the_usual_permissions_or_keep_those_they_replace(db, tmp_path, command):
+    out = tmp_path / "out"
+    umask = os.umask(0o022)
+    try:
+        assert run(*command, "--db", str(db), "-o", str(out)).exit_code == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644  # not a temporary file's 0600
+        out.chmod(0o640)
+        assert run(*command, "--db", str(db), "-o", str(out)).exit_code == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    finally:
+        os.umask(umask)
+    assert [path.name for path in tmp_path.iterdir()] == ["out"]

@@ -1,0 +1,49 @@
+"""Writing a file whole or not at all: what ``export -o`` and ``report -o`` write.
+
+The text goes to a temporary file beside the target, is flushed to the disk, and is then
+renamed over the target in one step: a full disk, Ctrl-C or a crash part-way leaves the
+target as it was (absent, or its old version), never cut short. The file gets the
+permissions a newly created file gets (the umask's), or those of the file it replaces,
+not the private ones of a temporary file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from goatarena.errors import ConfigError
+
+
+def write_whole(path: Path, chunks: Iterable[str]) -> None:
+    """Write ``chunks`` to ``path``, whole or not at all; a :class:`ConfigError` naming the
+    file and the cause (no such folder, permission denied, disk full) if it cannot be."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".part")
+    except OSError as error:
+        raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.writelines(chunks)
+            out.flush()
+            os.fsync(out.fileno())  # renamed only once the data is on the disk
+            os.fchmod(out.fileno(), _mode_for(path))
+        os.replace(temporary, path)
+    except OSError as error:
+        raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
+    finally:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions of the file ``path`` replaces, else those the umask gives."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)  # reading the umask means setting it: put it straight back
+        return 0o666 & ~umask
