@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 
 import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
+from goatarena.tournament import cluster
 from tests.helpers import RANDOM_BOT, misbehaving, python_bot
 
 
@@ -235,3 +237,26 @@ def test_play_quiet_names_a_seat_that_broke_a_rule():
     assert quiet.exit_code == 0, quiet.output
     (line,) = quiet.output.splitlines()
     assert line.endswith("(violations: exit: crash)"), line
+
+
+def closed_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (bound, then closed)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        ("nonsense", "'nonsense' is not a scheduler address like tcp://HOST:8786"),
+        (f"tcp://127.0.0.1:{closed_port()}", "cannot reach the Dask scheduler at tcp://127.0.0.1:"),
+    ],
+)
+def test_a_worker_without_a_scheduler_to_join_is_one_line(monkeypatch, address, message):
+    # Dask's worker would try for 30 s and end in three chained tracebacks.
+    monkeypatch.setattr(cluster, "SCHEDULER_WAIT_S", 0.5)
+    result = invoke("worker", address)
+    assert result.exit_code == 2
+    assert result.output.startswith(f"goatarena: error: {message}")
+    assert len(result.output.splitlines()) == 1

@@ -12,7 +12,7 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
 from goatarena.errors import ClusterError
-from goatarena.tournament.cluster import check_scheduler_address
+from goatarena.tournament import cluster
 from goatarena.tournament.worker import LOG_DIR_VARIABLE
 
 
@@ -68,7 +68,7 @@ def worker_command(
     if (scheduler is None) == (scheduler_file is None):
         raise ClusterError("give the scheduler's address (tcp://HOST:8786) or --scheduler-file")
     if scheduler is not None:
-        check_scheduler_address(scheduler)
+        cluster.wait_for_scheduler(scheduler)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     argv = [
         sys.executable,
