@@ -6,6 +6,7 @@ pipe), refitted on a timer rather than per game."""
 from __future__ import annotations
 
 import io
+import os
 import sys
 import time
 from typing import TextIO
@@ -93,7 +94,13 @@ class Progress:
         if self.is_terminal:
             filled = BAR_WIDTH * self.done // max(self.total, 1)
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-            block = [f"[{bar}] {self.line()}  ", *self._terminal_board(refit)]
+            # Each line cut to the terminal's width: a line that wrapped would take two
+            # rows, and moving up over the block drawn last would miss its first rows.
+            columns = self._columns()
+            block = [
+                line[: columns - 1]
+                for line in (f"[{bar}] {self.line()}  ", *self._terminal_board(refit))
+            ]
             # Back to the start of the block drawn last time, clear it, draw anew.
             up = f"\x1b[{self._drawn - 1}A" if self._drawn > 1 else ""
             clear = "\x1b[J" if self._drawn > 1 or len(block) > 1 else ""
@@ -105,6 +112,17 @@ class Progress:
             if summary:
                 self.stream.write(summary + "\n")
         self.stream.flush()
+
+    def _columns(self) -> int:
+        """The width of the terminal drawn on (``COLUMNS``, else 80, where it cannot be
+        asked)."""
+        try:
+            return max(os.get_terminal_size(self.stream.fileno()).columns, 20)
+        except (OSError, ValueError, AttributeError):
+            try:
+                return max(int(os.environ.get("COLUMNS", "")), 20)
+            except ValueError:
+                return 80
 
     def _terminal_board(self, refit: bool) -> list[str]:
         board = self.leaderboard
