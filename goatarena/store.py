@@ -18,6 +18,7 @@ import fcntl
 import os
 import secrets
 import sqlite3
+import stat
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -345,9 +346,14 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
     except OSError as error:
         raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
     try:
-        path.exists()
+        info = path.stat()
+    except FileNotFoundError:
+        pass  # made below
     except OSError as error:  # SQLite would only say "unable to open database file"
         raise StoreError(f"{path} cannot be opened: {error.strerror or error}") from None
+    else:
+        # SQLite would open a device too, and make its journal beside it (/dev/null-journal).
+        _require_regular_file(path, info.st_mode)
     try:
         connection = sqlite3.connect(
             path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
@@ -364,6 +370,22 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
         connection.close()
         raise
     return Store(connection, path)
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _require_regular_file(path: Path, mode: int) -> None:
+    """Refuse anything but a plain file (a folder, /dev/null, a pipe) as a database."""
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+        raise StoreError(f"{path} is not a goatarena results database ({kind})")
 
 
 def _explain_opening(error: sqlite3.Error, path: Path) -> str:
@@ -383,12 +405,13 @@ def _open_to_read(path: Path) -> Store:
     SQLite's read-only mode uses the side files that run made (or, where they cannot be
     used, such as in a read-only folder, the database is read as immutable after all)."""
     try:
-        is_file = path.is_file()
-        size = path.stat().st_size if is_file else 0
+        info = path.stat()
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such results database") from None
     except OSError as error:  # a name too long, a folder we may not enter, ...
         raise StoreError(f"{path}: cannot be read: {error.strerror or error}") from None
-    if not is_file:
-        raise StoreError(f"{path}: no such results database")
+    _require_regular_file(path, info.st_mode)
+    size = info.st_size
     if size == 0:
         raise StoreError(f"{path} is not a goatarena results database (an empty file)")
     wal = path.with_name(path.name + "-wal").exists()

@@ -410,3 +410,24 @@ def test_a_table_called_meta_of_another_program_is_a_foreign_database(tmp_path):
         result = CliRunner().invoke(main, [*command, "--db", str(db)])
         assert result.exit_code == 2
         assert "is not a goatarena results database (foreign tables)" in result.output
+
+
+@pytest.mark.parametrize("kind", ["device", "named pipe"])
+def test_a_database_that_is_not_a_plain_file_is_refused_untouched(tmp_path, kind):
+    # SQLite would open /dev/null (and make /dev/null-journal) or block on a FIFO forever.
+    if kind == "device":
+        db = Path(os.devnull)
+    else:
+        db = tmp_path / "pipe.sqlite"
+        os.mkfifo(db)
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT})
+    before = snapshot(tmp_path)
+    for command in (["standings"], ["run", str(config), "--sandbox", "none"]):
+        result = CliRunner().invoke(main, [*command, "--db", str(db)])
+        assert result.exit_code == 2
+        assert (
+            result.output
+            == f"goatarena: error: {db} is not a goatarena results database (a {kind})\n"
+        )
+    assert snapshot(tmp_path) == before
+    assert not Path(f"{db}-journal").exists()
