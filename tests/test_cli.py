@@ -260,3 +260,27 @@ def test_a_worker_without_a_scheduler_to_join_is_one_line(monkeypatch, address, 
     assert result.exit_code == 2
     assert result.output.startswith(f"goatarena: error: {message}")
     assert len(result.output.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"GOATARENA_CLUSTER": "nonsense"}, "'nonsense' is not a scheduler address"),
+        (
+            {"GOATARENA_CLUSTER": "tcp://127.0.0.1:1", "GOATARENA_CLUSTER_RESOURCES": "fast"},
+            "resources: 'fast' is not NAME=AMOUNT",
+        ),
+    ],
+)
+def test_a_cluster_setting_with_a_typo_leaves_no_database_behind(tmp_path, env, message):
+    config = tmp_path / "t.toml"
+    config.write_text(
+        f'name = "t"\n[bots]\na = {json.dumps(RANDOM_BOT)}\nb = {json.dumps(RANDOM_BOT)}\n'
+        '[[games]]\nname = "mountain-goats"\n'
+    )
+    result = CliRunner().invoke(
+        main, ["run", str(config), "--db", str(tmp_path / "t.sqlite")], env=env
+    )
+    assert result.exit_code == 2
+    assert result.output.startswith(f"goatarena: error: {message}")
+    assert [path.name for path in tmp_path.iterdir()] == ["t.toml"]

@@ -18,6 +18,7 @@ from goatarena.referee.sandbox import require_sandbox
 from goatarena.standings import render_tables
 from goatarena.store import open_store
 from goatarena.stored_standings import standings_from_store
+from goatarena.tournament.cluster import check_cluster_settings
 from goatarena.tournament.config import load_config
 from goatarena.tournament.leaderboard import Leaderboard
 from goatarena.tournament.preflight import preflight
@@ -88,7 +89,9 @@ def run_command(
     if sandbox is not None:
         config = msgspec.structs.replace(config, sandbox=sandbox)
     db = db or Path("results") / f"{config.name}.sqlite"
-    if not cluster:
+    if cluster:
+        check_cluster_settings(cluster)
+    else:
         # Started in the sandboxes the games will use: a stranger's bot never runs
         # unprotected, not even for its pre-flight hello.
         sandboxes = config.sandboxes([file, db.parent])

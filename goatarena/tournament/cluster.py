@@ -9,6 +9,7 @@ reference.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import socket
@@ -103,6 +104,15 @@ def check_scheduler_address(address: str) -> None:
         raise ClusterError(
             f"{address!r} is not a scheduler address like tcp://HOST:8786 ({error})"
         ) from None
+
+
+def check_cluster_settings(address: str) -> None:
+    """Refuse a malformed scheduler address or ``GOATARENA_CLUSTER_RESOURCES`` before a
+    run makes its database, so that a typo leaves nothing behind."""
+    if importlib.util.find_spec("distributed") is None:
+        raise ClusterError("playing on a cluster needs Dask: pip install 'goatarena[cluster]'")
+    check_scheduler_address(address)
+    parse_resources(os.environ.get(RESOURCES_VARIABLE, ""))
 
 
 SCHEDULER_WAIT_S = 30.0
