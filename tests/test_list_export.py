@@ -152,3 +152,13 @@ def test_written_files_get_the_usual_permissions_or_keep_those_they_replace(db, 
     finally:
         os.umask(umask)
     assert [path.name for path in tmp_path.iterdir()] == ["out"]
+
+
+def test_standings_of_a_tournament_with_nothing_stored_say_so_in_one_line(tmp_path):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    store.claim(tournament="league", fingerprint="f", config_json="{}")
+    store.close()
+    result = run("standings", "--db", str(db))
+    assert result.exit_code == 0
+    assert result.output == "league: no games stored\n"
