@@ -148,6 +148,15 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
             "[[games]]\nname = 'mountain-goats'\n",
             "tmp_mb: must be at most 16777216",
         ),
+        (
+            "name = 'x'\n[bots]\na = \"x\\u0000y\"\nb = 'y'\n[[games]]\nname = 'mountain-goats'\n",
+            "bots.a: the command holds a NUL character",
+        ),
+        (
+            "name = 'x'\n[bots]\na = 'x'\nb = 'y'\n[paths.a]\nread = [\"/tmp\\u0000\"]\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "paths.a.read: a path is empty or holds a NUL character",
+        ),
     ],
 )
 def test_bad_tournament_files_name_the_field_and_run_nothing(tmp_path, content, message):

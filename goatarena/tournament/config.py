@@ -268,6 +268,12 @@ def check_config(config: TournamentConfig) -> None:
     for name, command in config.bots.items():
         if not command.strip():
             raise ConfigError(f"bots.{name}: empty command")
+        if "\0" in command:  # no program can be given one: the OS would refuse it
+            raise ConfigError(f"bots.{name}: the command holds a NUL character")
+    for name, extra in config.paths.items():
+        for kind, paths in (("read", extra.read), ("write", extra.write)):
+            if any("\0" in path or not path for path in paths):
+                raise ConfigError(f"paths.{name}.{kind}: a path is empty or holds a NUL character")
     check_size(config)
     for name in config.paths:
         if name not in config.bots:
