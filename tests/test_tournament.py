@@ -356,3 +356,17 @@ def test_every_shipped_tournament_file_is_valid_and_its_bots_exist(path):
         # Relative paths resolve against the file's folder: the commands are absolute.
         assert scripts and all(Path(script).is_file() for script in scripts), command
         assert all(Path(script).is_absolute() for script in scripts), command
+
+
+def test_a_relative_file_named_from_a_deleted_working_folder_is_one_line(tmp_path, monkeypatch):
+    config = write_config(tmp_path / "t.toml")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    result = run("run", "../t.toml")
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "goatarena: error: ../t.toml: cannot tell which folder it is in"
+    )
+    assert config.exists() and "Traceback" not in result.output

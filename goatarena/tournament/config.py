@@ -160,7 +160,13 @@ def load_config(path: Path) -> TournamentConfig:
         check_config(config)
     except GoatArenaError as error:
         raise ConfigError(f"{path}: {error}") from None
-    base = path.parent.absolute()
+    try:
+        base = path.parent.absolute()
+    except OSError as error:  # the working folder was deleted under the shell
+        raise ConfigError(
+            f"{path}: cannot tell which folder it is in: {error.strerror or error}"
+            " (the working folder is gone; cd to another, or give the file's full path)"
+        ) from None
     bots = {name: resolve_command(command, base) for name, command in config.bots.items()}
     return msgspec.structs.replace(config, bots=bots)
 
