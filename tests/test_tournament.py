@@ -157,6 +157,11 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
             "[[games]]\nname = 'mountain-goats'\n",
             "paths.a.read: a path is empty or holds a NUL character",
         ),
+        (
+            "name = 'x'\nformat = 'gauntlet'\nchallengers = ['a']\n[bots]\na = 'x'\nb = 'y'\n"
+            "[sprt]\nelo0 = 0\nelo1 = inf\n[[games]]\nname = 'mountain-goats'\n",
+            "sprt.elo1: must be between -1000 and 1000, not inf",
+        ),
     ],
 )
 def test_bad_tournament_files_name_the_field_and_run_nothing(tmp_path, content, message):

@@ -217,6 +217,8 @@ MAX_NAME_CHARS = 64
 MAX_MB = 1 << 24
 """The largest memory or ``/tmp`` size, in MiB (16 TiB): the limits are set in bytes, and
 a larger number would overflow what the kernel and bubblewrap take."""
+MAX_SPRT_ELO = 1000
+"""The largest Elo difference an SPRT's hypotheses may name, either way."""
 MAX_KB = 1 << 30
 """The largest line or log cap, in KiB (1 TiB)."""
 
@@ -308,6 +310,13 @@ def _check_gauntlet(config: TournamentConfig) -> None:
         raise ConfigError("sprt: tests one challenger against one baseline: list exactly two bots")
     if any(entry.players != 2 for entry in config.games):
         raise ConfigError("sprt: needs two-player tables (players = 2 in every game)")
+    for field, value in (("elo0", sprt.elo0), ("elo1", sprt.elo1)):
+        # Past a few hundred Elo the expected score rounds to 0 or 1 and the test has
+        # nothing to tell apart; NaN and infinities are refused here too.
+        if not -MAX_SPRT_ELO <= value <= MAX_SPRT_ELO:
+            raise ConfigError(
+                f"sprt.{field}: must be between {-MAX_SPRT_ELO} and {MAX_SPRT_ELO}, not {value}"
+            )
     if not sprt.elo0 < sprt.elo1:
         raise ConfigError(f"sprt: elo0 must be less than elo1 ({sprt.elo0} >= {sprt.elo1})")
     for field, value in (("alpha", sprt.alpha), ("beta", sprt.beta)):
