@@ -162,6 +162,11 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
             "[sprt]\nelo0 = 0\nelo1 = inf\n[[games]]\nname = 'mountain-goats'\n",
             "sprt.elo1: must be between -1000 and 1000, not inf",
         ),
+        (
+            "name = 'x'\n[bots]\na = 'x'\nb = 'y'\n[[games]]\nname = 'goat-lords'\n"
+            "options = { rounds = -1 }\n",
+            "games[0]: goat-lords option 'rounds' must be 0 to 1000, not -1",
+        ),
     ],
 )
 def test_bad_tournament_files_name_the_field_and_run_nothing(tmp_path, content, message):
