@@ -392,10 +392,12 @@ def _explain_opening(error: sqlite3.Error, path: Path) -> str:
     """Why a database cannot be opened to write; a read-only folder is the usual cause of
     a valid database that cannot be opened (SQLite must create its side files there)."""
     name = getattr(error, "sqlite_errorname", "")
-    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")) and not os.access(
-        path.resolve().parent, os.W_OK
-    ):
-        return "cannot be written: its folder is read-only"
+    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+        folder = path.resolve().parent
+        if not folder.is_dir():  # a symbolic link into a folder that does not exist
+            return f"cannot be opened: the folder {folder} does not exist"
+        if not os.access(folder, os.W_OK):
+            return "cannot be written: its folder is read-only"
     return explain_sqlite_error(error)
 
 

@@ -431,3 +431,11 @@ def test_a_database_that_is_not_a_plain_file_is_refused_untouched(tmp_path, kind
         )
     assert snapshot(tmp_path) == before
     assert not Path(f"{db}-journal").exists()
+
+
+def test_a_link_into_a_folder_that_does_not_exist_is_said_so(tmp_path):
+    db = tmp_path / "t.sqlite"
+    db.symlink_to(tmp_path / "nowhere" / "t.sqlite")
+    with pytest.raises(StoreError, match="cannot be opened: the folder .*nowhere does not exist"):
+        open_store(db)
+    assert not (tmp_path / "nowhere").exists()
