@@ -332,6 +332,11 @@ def _inconsistency(result: MatchResult) -> str | None:
     return None
 
 
+def database_files(path: Path) -> list[Path]:
+    """The results database ``path`` and the side files SQLite and a run keep beside it."""
+    return [path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", ".lock"))]
+
+
 def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S) -> Store:
     """Open a results database: to run into (``create``: made if missing) or to read.
 

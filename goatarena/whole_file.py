@@ -17,9 +17,19 @@ from pathlib import Path
 from goatarena.errors import ConfigError
 
 
-def write_whole(path: Path, chunks: Iterable[str]) -> None:
+def write_whole(path: Path, chunks: Iterable[str], *, keep: Iterable[Path] = ()) -> None:
     """Write ``chunks`` to ``path``, whole or not at all; a :class:`ConfigError` naming the
-    file and the cause (no such folder, permission denied, disk full) if it cannot be."""
+    file and the cause (no such folder, permission denied, disk full) if it cannot be.
+
+    ``path`` must not be any of the files ``keep`` (the results database being read,
+    under whatever name): replacing it would lose every result.
+    """
+    for kept in keep:
+        if _same_file(path, kept):
+            raise ConfigError(
+                f"cannot write {path}: it would replace {kept}, which is being read;"
+                " choose another file"
+            )
     folder = path.parent if str(path.parent) else Path(".")
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".part")
@@ -47,3 +57,10 @@ def _mode_for(path: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)  # reading the umask means setting it: put it straight back
         return 0o666 & ~umask
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # either is missing (or unreadable): nothing there to lose
+        return False

@@ -162,3 +162,21 @@ def test_standings_of_a_tournament_with_nothing_stored_say_so_in_one_line(tmp_pa
     result = run("standings", "--db", str(db))
     assert result.exit_code == 0
     assert result.output == "league: no games stored\n"
+
+
+@pytest.mark.parametrize("command", [["export"], ["report"]])
+@pytest.mark.parametrize("target", ["t.sqlite", "alias.sqlite", "t.sqlite-wal"])
+def test_writing_over_the_database_being_read_is_refused(tmp_path, command, target):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    store.add_game("g/1", 0, finished_game("goat-lords", 3, seed=1))
+    store.close()
+    (tmp_path / "alias.sqlite").symlink_to(db)
+    (tmp_path / "t.sqlite-wal").write_bytes(b"")  # as a run that is writing leaves it
+    before = db.read_bytes()
+    result = run(*command, "--db", str(db), "-o", str(tmp_path / target))
+    assert result.exit_code == 2
+    assert result.output.startswith(f"goatarena: error: cannot write {tmp_path / target}:")
+    assert "which is being read; choose another file" in result.output
+    assert db.read_bytes() == before
+    assert run("list", "--db", str(db)).exit_code == 0

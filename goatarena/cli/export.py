@@ -10,6 +10,7 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.export import csv_lines, jsonl_lines
+from goatarena.store import database_files
 from goatarena.whole_file import write_whole
 
 
@@ -47,6 +48,6 @@ def export_command(db: Path | None, output_format: str, output: Path | None) -> 
             # one: quietly, with the exit status a shell gives SIGPIPE (see reports_errors).
             sys.stdout.writelines(lines)
         else:
-            write_whole(output, lines)
+            write_whole(output, lines, keep=database_files(store.path))
     finally:
         store.close()

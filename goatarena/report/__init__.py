@@ -95,12 +95,12 @@ def build_report(
     return page.replace("/*SCRIPT*/", _asset("report.js"))
 
 
-def write_report(path: Path, page: str) -> None:
+def write_report(path: Path, page: str, *, keep: Sequence[Path] = ()) -> None:
     """Write the page whole or not at all (see :mod:`goatarena.whole_file`), making its
-    folder if need be."""
+    folder if need be; never over one of the files ``keep``."""
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
-    write_whole(path, [page])
+    write_whole(path, [page], keep=keep)
