@@ -51,13 +51,25 @@ _CAUSES = {
 """What each SQLite error class means to a user (extended codes fall in their class)."""
 
 
-def explain_sqlite_error(error: sqlite3.Error) -> str:
-    """What went wrong, in words a user can act on: locked, read-only, full, corrupt..."""
+def explain_sqlite_error(error: sqlite3.Error, path: Path | None = None) -> str:
+    """What went wrong with the database ``path``, in words a user can act on: locked,
+    read-only, full, corrupt..."""
     name = getattr(error, "sqlite_errorname", "") or ""
+    if name.startswith("SQLITE_IOERR") and path is not None and _disk_is_full(path):
+        # SQLite says only "disk I/O error" when it cannot grow its side files.
+        return _CAUSES["SQLITE_FULL"]
     for prefix, cause in _CAUSES.items():
         if name == prefix or name.startswith(prefix + "_"):
             return f"{cause} ({error})" if prefix == "SQLITE_CANTOPEN" else cause
     return f"database error: {error}"
+
+
+def _disk_is_full(path: Path) -> bool:
+    """Whether the file system that holds ``path`` has no space left for us."""
+    try:
+        return os.statvfs(path.resolve().parent).f_bavail == 0
+    except OSError:
+        return False
 
 
 _SCHEMA = """
@@ -115,7 +127,8 @@ class Store:
             yield
         except sqlite3.Error as error:
             what = f" ({doing})" if doing else ""
-            raise StoreError(f"{self.path} {explain_sqlite_error(error)}{what}") from None
+            cause = explain_sqlite_error(error, self.path)
+            raise StoreError(f"{self.path} {cause}{what}") from None
 
     def close(self) -> None:
         """Close the database (and release the run lock, if held)."""
@@ -350,10 +363,11 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
+    made = False
     try:
         info = path.stat()
     except FileNotFoundError:
-        pass  # made below
+        made = True
     except OSError as error:  # SQLite would only say "unable to open database file"
         raise StoreError(f"{path} cannot be opened: {error.strerror or error}") from None
     else:
@@ -370,11 +384,28 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
         _prepare(connection, path)
     except sqlite3.Error as error:
         connection.close()
-        raise StoreError(f"{path} {_explain_opening(error, path)}") from None
+        cause = _explain_opening(error, path)
+        if made:
+            _remove_if_empty(path)
+        raise StoreError(f"{path} {cause}") from None
     except StoreError:
         connection.close()
         raise
     return Store(connection, path)
+
+
+def _remove_if_empty(path: Path) -> None:
+    """Remove a database this process began to make and could not finish (a full disk,
+    say): an empty file would only be mistaken for a results database later. Never one
+    that holds anything, which another process may have made at the same moment."""
+    sides = [path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal")]
+    try:
+        if path.stat().st_size or any(side.stat().st_size for side in sides[:1] if side.exists()):
+            return
+        for file in (path, *sides):
+            file.unlink(missing_ok=True)
+    except OSError:
+        pass  # left as it is: a later run opens an empty file as a new database
 
 
 _KINDS = (
@@ -403,7 +434,7 @@ def _explain_opening(error: sqlite3.Error, path: Path) -> str:
             return f"cannot be opened: the folder {folder} does not exist"
         if not os.access(folder, os.W_OK):
             return "cannot be written: its folder is read-only"
-    return explain_sqlite_error(error)
+    return explain_sqlite_error(error, path)
 
 
 def _open_to_read(path: Path) -> Store:
@@ -431,7 +462,7 @@ def _open_to_read(path: Path) -> Store:
                 raise
             connection = _connect_to_read(path, immutable=True)
     except sqlite3.Error as error:
-        raise StoreError(f"{path} {explain_sqlite_error(error)}") from None
+        raise StoreError(f"{path} {explain_sqlite_error(error, path)}") from None
     return Store(connection, path)
 
 

@@ -21,9 +21,10 @@ import pytest
 import trio
 from click.testing import CliRunner
 
+from goatarena import store as store_module
 from goatarena.cli import main
 from goatarena.errors import StoreError
-from goatarena.store import open_store
+from goatarena.store import explain_sqlite_error, open_store
 from goatarena.tournament.config import load_config
 from goatarena.tournament.runner import Runner
 from tests.helpers import RANDOM_BOT
@@ -439,3 +440,29 @@ def test_a_link_into_a_folder_that_does_not_exist_is_said_so(tmp_path):
     with pytest.raises(StoreError, match="cannot be opened: the folder .*nowhere does not exist"):
         open_store(db)
     assert not (tmp_path / "nowhere").exists()
+
+
+def sqlite_error(name: str, message: str) -> sqlite3.OperationalError:
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorname = name
+    return error
+
+
+def test_a_disk_io_error_on_a_full_disk_is_said_to_be_a_full_disk(tmp_path, monkeypatch):
+    # SQLite says "disk I/O error" when it cannot grow its shared-memory file.
+    error = sqlite_error("SQLITE_IOERR_SHMSIZE", "disk I/O error")
+    db = tmp_path / "t.sqlite"
+    assert explain_sqlite_error(error, db) == "cannot be read or written: disk I/O error"
+    full = os.statvfs_result((4096, 4096, 100, 0, 0, 100, 0, 0, 0, 255))
+    monkeypatch.setattr(store_module.os, "statvfs", lambda path: full)
+    assert explain_sqlite_error(error, db) == "cannot be written: the disk is full"
+
+
+def test_a_database_that_could_not_be_made_is_not_left_behind_empty(tmp_path, monkeypatch):
+    def fail(connection, path):
+        raise sqlite_error("SQLITE_FULL", "database or disk is full")
+
+    monkeypatch.setattr(store_module, "_prepare", fail)
+    with pytest.raises(StoreError, match="cannot be written: the disk is full"):
+        open_store(tmp_path / "t.sqlite")
+    assert list(tmp_path.iterdir()) == []
