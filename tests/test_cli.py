@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import time
+import types
 
 import pytest
 from click.testing import CliRunner
 
+from goatarena import entry
 from goatarena.cli import main
 from goatarena.tournament import cluster
 from tests.helpers import RANDOM_BOT, misbehaving, python_bot
@@ -284,3 +287,18 @@ def test_a_cluster_setting_with_a_typo_leaves_no_database_behind(tmp_path, env, 
     assert result.exit_code == 2
     assert result.output.startswith(f"goatarena: error: {message}")
     assert [path.name for path in tmp_path.iterdir()] == ["t.toml"]
+
+
+class _InterruptedWhileLoading(types.ModuleType):
+    """Stands in for the command line while its import is cut short by Ctrl-C."""
+
+    def __getattr__(self, name: str):
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "goatarena.cli", _InterruptedWhileLoading("goatarena.cli"))
+    with pytest.raises(SystemExit) as stopped:
+        entry.main()
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err == "goatarena: interrupted\n"
