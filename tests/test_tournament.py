@@ -149,6 +149,11 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
             "tmp_mb: must be at most 16777216",
         ),
         (
+            "name = 'x'\nconcurrency = 100000\n[bots]\na = 'x'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "concurrency: must be at most 1024, not 100000",
+        ),
+        (
             "name = 'x'\n[bots]\na = \"x\\u0000y\"\nb = 'y'\n[[games]]\nname = 'mountain-goats'\n",
             "bots.a: the command holds a NUL character",
         ),

@@ -19,7 +19,7 @@ from goatarena.standings import render_tables
 from goatarena.store import open_store
 from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.cluster import check_cluster_settings
-from goatarena.tournament.config import load_config
+from goatarena.tournament.config import MAX_CONCURRENCY, load_config
 from goatarena.tournament.leaderboard import Leaderboard
 from goatarena.tournament.preflight import preflight
 from goatarena.tournament.progress import Progress
@@ -37,7 +37,7 @@ from goatarena.tournament.sprt import describe as describe_sprt
 )
 @click.option(
     "--concurrency",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_CONCURRENCY),
     default=None,
     help="Games at once (default: from the file, else the number of CPUs).",
 )

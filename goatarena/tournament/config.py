@@ -217,6 +217,9 @@ MAX_NAME_CHARS = 64
 MAX_MB = 1 << 24
 """The largest memory or ``/tmp`` size, in MiB (16 TiB): the limits are set in bytes, and
 a larger number would overflow what the kernel and bubblewrap take."""
+MAX_CONCURRENCY = 1024
+"""The most games one run plays at once: each game starts its bots, so a larger number
+would start processes by the ten thousand and exhaust the machine before any game ends."""
 MAX_SPRT_ELO = 1000
 """The largest Elo difference an SPRT's hypotheses may name, either way."""
 MAX_KB = 1 << 30
@@ -252,7 +255,7 @@ def check_config(config: TournamentConfig) -> None:
     for field, value, least, most in (
         ("deals", config.deals, 1, None),
         ("rounds", config.rounds, 0, None),
-        ("concurrency", config.concurrency, 0, None),
+        ("concurrency", config.concurrency, 0, MAX_CONCURRENCY),
         ("memory_mb", config.memory_mb, 16, MAX_MB),
         ("line_kb", config.line_kb, 1, MAX_KB),
         ("log_kb", config.log_kb, 0, MAX_KB),
