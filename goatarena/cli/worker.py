@@ -13,6 +13,7 @@ from goatarena.cli import main
 from goatarena.cli._common import reports_errors
 from goatarena.errors import ClusterError
 from goatarena.tournament import cluster
+from goatarena.tournament.config import MAX_CONCURRENCY
 from goatarena.tournament.worker import LOG_DIR_VARIABLE
 
 
@@ -26,7 +27,7 @@ from goatarena.tournament.worker import LOG_DIR_VARIABLE
 )
 @click.option(
     "--slots",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_CONCURRENCY),
     default=None,
     help="Games played at once (default: the number of CPUs).",
 )
