@@ -96,3 +96,18 @@ def test_a_database_whose_name_is_not_utf8_can_be_read(tmp_path):
         result = CliRunner().invoke(main, [*args, "--db", str(db)])
         assert result.exit_code == 0, result.output
     assert "bot2" in result.output
+
+
+@needs_dev_full
+def test_a_live_board_that_cannot_be_written_stops_the_game_in_one_line(tmp_path):
+    # The board is drawn inside the game's trio loop: the failure comes out wrapped.
+    args = ["play", "mountain-goats", "--watch", "--delay", "0", "--sandbox", "none"]
+    with FULL.open("w") as full:
+        done = goatarena(
+            *args, "--bot", RANDOM_BOT, "--bot", RANDOM_BOT, stdout=full, stderr=subprocess.PIPE
+        )
+    assert done.returncode == 2
+    assert (
+        done.stderr.decode()
+        == "goatarena: error: cannot write the output: No space left on device\n"
+    )

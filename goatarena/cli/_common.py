@@ -38,22 +38,22 @@ def reports_errors(command: F) -> F:
         except Interrupted as interrupted:
             tell(f"goatarena: {interrupted.verb}")
             sys.exit(interrupted.exit_status)
-        except (GoatArenaError, BaseExceptionGroup, BrokenPipeError) as error:
-            if _broken_pipe_in(error):
+        except (GoatArenaError, BaseExceptionGroup, OSError) as error:
+            # Inside trio (a live board, a run) errors come wrapped in exception groups.
+            if _found_in(error, lambda inner: isinstance(inner, BrokenPipeError)):
                 # The reader of our output stopped (``| head``): not an error to report,
                 # but the output was cut short. Exit as a shell does on SIGPIPE, silently.
                 _drop_output()
                 sys.exit(128 + signal.SIGPIPE)
             found = user_error_in(error)
-            if found is None:
-                raise
-            tell(f"goatarena: error: {found}")
-            sys.exit(2)
-        except OSError as error:
-            if not is_output_error(error):
+            if found is not None:
+                tell(f"goatarena: error: {found}")
+                sys.exit(2)
+            failed = _found_in(error, is_output_error)
+            if not isinstance(failed, OSError):
                 raise
             _drop_output()
-            tell(f"goatarena: error: cannot write the output: {error.strerror}")
+            tell(f"goatarena: error: cannot write the output: {failed.strerror}")
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
@@ -103,10 +103,10 @@ OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 quota (``> file``), a file past its size limit, a terminal or device that went away."""
 
 
-def is_output_error(error: OSError) -> bool:
+def is_output_error(error: BaseException) -> bool:
     """Whether ``error`` is a failed write of a stream (no file name: files that
     goatarena opens itself report their own errors, naming the file)."""
-    return error.filename is None and error.errno in OUTPUT_ERRNOS
+    return isinstance(error, OSError) and error.filename is None and error.errno in OUTPUT_ERRNOS
 
 
 def _drop_output() -> None:
@@ -117,12 +117,16 @@ def _drop_output() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _broken_pipe_in(error: BaseException) -> bool:
-    if isinstance(error, BrokenPipeError):
-        return True
+def _found_in(error: BaseException, wanted: Callable[[Any], bool]) -> BaseException | None:
+    """The first exception in ``error`` (itself, or inside its exception groups) that is
+    ``wanted``, if any."""
     if isinstance(error, BaseExceptionGroup):
-        return any(_broken_pipe_in(inner) for inner in error.exceptions)
-    return False
+        for inner in error.exceptions:
+            found = _found_in(inner, wanted)
+            if found is not None:
+                return found
+        return None
+    return error if wanted(error) else None
 
 
 def make_log_dir(path: Path) -> None:
