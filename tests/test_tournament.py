@@ -385,3 +385,13 @@ def test_a_relative_file_named_from_a_deleted_working_folder_is_one_line(tmp_pat
         "goatarena: error: ../t.toml: cannot tell which folder it is in"
     )
     assert config.exists() and "Traceback" not in result.output
+
+
+def test_a_byte_order_mark_is_read_past_and_a_file_that_is_not_utf8_is_one_line(tmp_path):
+    config = write_config(tmp_path / "t.toml")
+    config.write_bytes(b"\xef\xbb\xbf" + config.read_bytes())  # as some Windows editors save
+    assert load_config(config).name == "t"
+    config.write_bytes(config.read_bytes().replace(b'"t"', b'"Turnier f\xfcr Ziegen"'))
+    result = run("run", str(config))
+    assert result.exit_code == 2
+    assert result.output == f"goatarena: error: {config}: not UTF-8 text (line 1)\n"

@@ -145,11 +145,15 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
 def load_config(path: Path) -> TournamentConfig:
     """Read and validate a tournament file; raise :class:`ConfigError` naming the problem."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte-order mark, as some Windows editors write, is not an error.
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such tournament file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except UnicodeDecodeError as error:
+        line = bytes(error.object[: error.start]).count(b"\n") + 1
+        raise ConfigError(f"{path}: not UTF-8 text (line {line})") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     try:
