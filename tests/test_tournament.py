@@ -158,6 +158,11 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
             "bots.a: the command holds a NUL character",
         ),
         (
+            f"name = 'x'\n[bots]\na = 'x {'y' * 3_000_000}'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "bots.a: the command is 3,000,002 characters long, at most 65,536",
+        ),
+        (
             "name = 'x'\n[bots]\na = 'x'\nb = 'y'\n[paths.a]\nread = [\"/tmp\\u0000\"]\n"
             "[[games]]\nname = 'mountain-goats'\n",
             "paths.a.read: a path is empty or holds a NUL character",

@@ -221,6 +221,9 @@ MAX_NAME_CHARS = 64
 MAX_MB = 1 << 24
 """The largest memory or ``/tmp`` size, in MiB (16 TiB): the limits are set in bytes, and
 a larger number would overflow what the kernel and bubblewrap take."""
+MAX_COMMAND_CHARS = 1 << 16
+"""The longest bot command (Linux takes no argument past 128 KiB, and splitting a longer
+line into words takes time that grows with the square of its length)."""
 MAX_CONCURRENCY = 1024
 """The most games one run plays at once: each game starts its bots, so a larger number
 would start processes by the ten thousand and exhaust the machine before any game ends."""
@@ -287,6 +290,11 @@ def check_config(config: TournamentConfig) -> None:
             raise ConfigError(f"bots.{name}: empty command")
         if "\0" in command:  # no program can be given one: the OS would refuse it
             raise ConfigError(f"bots.{name}: the command holds a NUL character")
+        if len(command) > MAX_COMMAND_CHARS:
+            raise ConfigError(
+                f"bots.{name}: the command is {len(command):,} characters long,"
+                f" at most {MAX_COMMAND_CHARS:,}"
+            )
     for name, extra in config.paths.items():
         for kind, paths in (("read", extra.read), ("write", extra.write)):
             if any("\0" in path or not path for path in paths):
