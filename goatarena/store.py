@@ -18,7 +18,6 @@ import fcntl
 import os
 import secrets
 import sqlite3
-import stat
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -31,46 +30,18 @@ import msgspec
 from goatarena.errors import StoreError
 from goatarena.identity_lock import HeldElsewhere, lock_identity
 from goatarena.referee.match import MatchResult
+from goatarena.store_problems import (
+    explain_opening,
+    explain_sqlite_error,
+    record_inconsistency,
+    remove_if_empty,
+    require_regular_file,
+)
 
 APPLICATION = "goatarena"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 30.0
 """How long a write waits for another process's lock on the database before failing."""
-
-_CAUSES = {
-    "SQLITE_BUSY": "is locked by another process",
-    "SQLITE_LOCKED": "is locked by another process",
-    "SQLITE_READONLY": "is read-only",
-    "SQLITE_FULL": "cannot be written: the disk is full",
-    "SQLITE_IOERR": "cannot be read or written: disk I/O error",
-    "SQLITE_CORRUPT": "is corrupt (the database disk image is malformed)",
-    "SQLITE_NOTADB": "is not a goatarena results database (not an SQLite file)",
-    "SQLITE_CANTOPEN": "cannot be opened",
-    "SQLITE_PERM": "cannot be opened: permission denied",
-}
-"""What each SQLite error class means to a user (extended codes fall in their class)."""
-
-
-def explain_sqlite_error(error: sqlite3.Error, path: Path | None = None) -> str:
-    """What went wrong with the database ``path``, in words a user can act on: locked,
-    read-only, full, corrupt..."""
-    name = getattr(error, "sqlite_errorname", "") or ""
-    if name.startswith("SQLITE_IOERR") and path is not None and _disk_is_full(path):
-        # SQLite says only "disk I/O error" when it cannot grow its side files.
-        return _CAUSES["SQLITE_FULL"]
-    for prefix, cause in _CAUSES.items():
-        if name == prefix or name.startswith(prefix + "_"):
-            return f"{cause} ({error})" if prefix == "SQLITE_CANTOPEN" else cause
-    return f"database error: {error}"
-
-
-def _disk_is_full(path: Path) -> bool:
-    """Whether the file system that holds ``path`` has no space left for us."""
-    try:
-        return os.statvfs(path.resolve().parent).f_bavail == 0
-    except OSError:
-        return False
-
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -284,7 +255,7 @@ class Store:
         except (msgspec.DecodeError, TypeError) as error:
             problem: str | None = str(error)
         else:
-            problem = _inconsistency(result)
+            problem = record_inconsistency(result)
         if problem is not None:
             raise StoreError(
                 f"{self.path} is damaged: the record of game {key} cannot be read ({problem})"
@@ -327,24 +298,6 @@ class Store:
             return dict(self._db.execute("SELECT bot, reason FROM disqualified").fetchall())
 
 
-def _inconsistency(result: MatchResult) -> str | None:
-    """What makes a decoded record impossible (seats that do not add up, a rank past the
-    last seat), or None: what goatarena writes is always consistent, but a file edited by
-    hand need not be, and every reader counts on it."""
-    seats = len(result.players)
-    if seats < 2:
-        return f"{seats} players"
-    for field in ("scores", "ranks", "violations"):
-        if len(getattr(result, field)) != seats:
-            return f"{len(getattr(result, field))} {field} for {seats} players"
-    for field in ("latency", "all_violations"):  # empty in records from older versions
-        if len(getattr(result, field)) not in (0, seats):
-            return f"{len(getattr(result, field))} {field} entries for {seats} players"
-    if any(not 1 <= rank <= seats for rank in result.ranks):
-        return f"ranks {result.ranks} for {seats} players"
-    return None
-
-
 def database_files(path: Path) -> list[Path]:
     """The results database ``path`` and the side files SQLite and a run keep beside it."""
     return [path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", ".lock"))]
@@ -372,69 +325,26 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
         raise StoreError(f"{path} cannot be opened: {error.strerror or error}") from None
     else:
         # SQLite would open a device too, and make its journal beside it (/dev/null-journal).
-        _require_regular_file(path, info.st_mode)
+        require_regular_file(path, info.st_mode)
     try:
         connection = sqlite3.connect(
             path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
     except sqlite3.Error as error:
-        raise StoreError(f"{path} {_explain_opening(error, path)}") from None
+        raise StoreError(f"{path} {explain_opening(error, path)}") from None
     connection.isolation_level = "DEFERRED"
     try:
         _prepare(connection, path)
     except sqlite3.Error as error:
         connection.close()
-        cause = _explain_opening(error, path)
+        cause = explain_opening(error, path)
         if made:
-            _remove_if_empty(path)
+            remove_if_empty(path)
         raise StoreError(f"{path} {cause}") from None
     except StoreError:
         connection.close()
         raise
     return Store(connection, path)
-
-
-def _remove_if_empty(path: Path) -> None:
-    """Remove a database this process began to make and could not finish (a full disk,
-    say): an empty file would only be mistaken for a results database later. Never one
-    that holds anything, which another process may have made at the same moment."""
-    sides = [path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal")]
-    try:
-        if path.stat().st_size or any(side.stat().st_size for side in sides[:1] if side.exists()):
-            return
-        for file in (path, *sides):
-            file.unlink(missing_ok=True)
-    except OSError:
-        pass  # left as it is: a later run opens an empty file as a new database
-
-
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISCHR, "a device"),
-    (stat.S_ISBLK, "a device"),
-    (stat.S_ISFIFO, "a named pipe"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _require_regular_file(path: Path, mode: int) -> None:
-    """Refuse anything but a plain file (a folder, /dev/null, a pipe) as a database."""
-    if not stat.S_ISREG(mode):
-        kind = next((name for test, name in _KINDS if test(mode)), "not a file")
-        raise StoreError(f"{path} is not a goatarena results database ({kind})")
-
-
-def _explain_opening(error: sqlite3.Error, path: Path) -> str:
-    """Why a database cannot be opened to write; a read-only folder is the usual cause of
-    a valid database that cannot be opened (SQLite must create its side files there)."""
-    name = getattr(error, "sqlite_errorname", "")
-    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
-        folder = path.resolve().parent
-        if not folder.is_dir():  # a symbolic link into a folder that does not exist
-            return f"cannot be opened: the folder {folder} does not exist"
-        if not os.access(folder, os.W_OK):
-            return "cannot be written: its folder is read-only"
-    return explain_sqlite_error(error, path)
 
 
 def _open_to_read(path: Path) -> Store:
@@ -448,7 +358,7 @@ def _open_to_read(path: Path) -> Store:
         raise StoreError(f"{path}: no such results database") from None
     except OSError as error:  # a name too long, a folder we may not enter, ...
         raise StoreError(f"{path}: cannot be read: {error.strerror or error}") from None
-    _require_regular_file(path, info.st_mode)
+    require_regular_file(path, info.st_mode)
     size = info.st_size
     if size == 0:
         raise StoreError(f"{path} is not a goatarena results database (an empty file)")

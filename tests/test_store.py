@@ -22,6 +22,7 @@ import trio
 from click.testing import CliRunner
 
 from goatarena import store as store_module
+from goatarena import store_problems
 from goatarena.cli import main
 from goatarena.errors import StoreError
 from goatarena.store import explain_sqlite_error, open_store
@@ -454,7 +455,7 @@ def test_a_disk_io_error_on_a_full_disk_is_said_to_be_a_full_disk(tmp_path, monk
     db = tmp_path / "t.sqlite"
     assert explain_sqlite_error(error, db) == "cannot be read or written: disk I/O error"
     full = os.statvfs_result((4096, 4096, 100, 0, 0, 100, 0, 0, 0, 255))
-    monkeypatch.setattr(store_module.os, "statvfs", lambda path: full)
+    monkeypatch.setattr(store_problems.os, "statvfs", lambda path: full)
     assert explain_sqlite_error(error, db) == "cannot be written: the disk is full"
 
 
