@@ -176,3 +176,13 @@ def test_a_narrow_terminal_gets_lines_cut_to_its_width_so_the_redraw_stays_in_pl
     lines = [line for row in rows for line in row.split("\n")]
     assert max(len(line) for line in lines) == 39
     assert any("a-bot-with" in line for line in lines)
+
+
+def test_a_dumb_terminal_gets_plain_lines_without_escapes(monkeypatch):
+    monkeypatch.setenv("TERM", "dumb")  # an editor's shell: no cursor movement
+    stream = Terminal()
+    progress = Progress(10, stream=stream)
+    progress.advance()
+    progress.finish()
+    assert "\x1b" not in stream.getvalue() and "\r" not in stream.getvalue()
+    assert stream.getvalue().startswith("1/10 games")

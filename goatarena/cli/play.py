@@ -29,7 +29,7 @@ from goatarena.referee import (
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
-from goatarena.render.style import wants_colour
+from goatarena.render.style import can_redraw, wants_colour
 from goatarena.replay import describe_match, result_summary
 from goatarena.tournament.config import MAX_MB
 from goatarena.tournament.preflight import STDERR_LINES
@@ -215,7 +215,7 @@ def play_command(
         make_log_dir(log_dir)
     live: LiveBoard | None = None
     if watch and not quiet:
-        terminal = sys.stdout.isatty()
+        terminal = can_redraw(sys.stdout)
         live = LiveBoard(
             info.name,
             [str(bot) for bot in bots],

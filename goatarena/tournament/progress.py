@@ -45,7 +45,8 @@ class Progress:
         self._resumed = done
         self._started = time.monotonic()
         self._last_report = 0.0
-        self.is_terminal = self.stream.isatty()
+        # A dumb terminal (TERM=dumb) cannot move the cursor: it gets the plain lines.
+        self.is_terminal = self.stream.isatty() and os.environ.get("TERM") != "dumb"
         self.enabled = True
         self.leaderboard: Leaderboard | None = None
         """Interim standings to show, if set; fed by :meth:`advance` with each result."""
