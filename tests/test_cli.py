@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 import time
@@ -259,6 +260,11 @@ def closed_port() -> int:
 def test_a_worker_without_a_scheduler_to_join_is_one_line(monkeypatch, address, message):
     # Dask's worker would try for 30 s and end in three chained tracebacks.
     monkeypatch.setattr(cluster, "SCHEDULER_WAIT_S", 0.5)
+
+    def never(*args):  # the command must stop before it becomes Dask's worker
+        pytest.fail(f"the worker started: {args}")
+
+    monkeypatch.setattr(os, "execv", never)
     result = invoke("worker", address)
     assert result.exit_code == 2
     assert result.output.startswith(f"goatarena: error: {message}")
