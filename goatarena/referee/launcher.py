@@ -21,7 +21,13 @@ from pathlib import Path
 import trio
 
 from goatarena.referee.cgroups import BotCgroup
-from goatarena.referee.sandbox import SandboxPolicy, find_bwrap, require_sandbox, sandbox_argv
+from goatarena.referee.sandbox import (
+    SandboxPolicy,
+    bot_environment,
+    find_bwrap,
+    require_sandbox,
+    sandbox_argv,
+)
 from goatarena.referee.spawn import ChildProcess, spawn
 
 SWEEP_FIRST_WAIT_S = 0.0005
@@ -283,6 +289,7 @@ async def launch(
                 file_bytes=file_bytes,
                 cgroup=cgroup,
             ),
+            env=bot_environment(os.environ) if policy.enabled else None,
         )
     except BaseException:
         if cgroup is not None:

@@ -19,7 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +52,17 @@ ETC_GLOBS = ("java-*", "node*", "python3*")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Merged-/usr symlinks are recreated as links; real folders are bound read-only."""
 SANDBOX_MODES = ("bwrap", "none")
+SCRATCH_PATHS = ("/tmp", "/dev/shm")
+"""The only places a bot may write (besides paths it is given): private tmpfs, each of
+``tmp_bytes``, that end with the bot."""
+READ_ONLY_MOUNTS = ("/dev", "/")
+"""Made read-only once the sandbox is built: the rest of what the bot sees."""
+PASSED_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
+"""What a sandboxed bot keeps of the referee's environment: where programs are (a bot's
+command is looked up on PATH) and the locale. Nothing else: a runner's environment holds
+credentials, tokens and its own paths, and a bot could read it from its own."""
+SET_VARIABLES = {"HOME": "/tmp", "TMPDIR": "/tmp"}
+"""Set for every sandboxed bot: its home and scratch space are its private /tmp."""
 
 
 class SandboxUnavailable(BotError):
@@ -85,6 +96,12 @@ class SandboxPolicy:
 
 
 NO_SANDBOX = SandboxPolicy(mode="none")
+
+
+def bot_environment(referee: Mapping[str, str]) -> dict[str, str]:
+    """The whole environment of a sandboxed bot, given the referee's."""
+    kept = {name: referee[name] for name in PASSED_VARIABLES if name in referee}
+    return {**kept, **SET_VARIABLES}
 
 
 def find_bwrap() -> str | None:
@@ -239,7 +256,10 @@ def sandbox_argv(
     for found in sorted({*ETC_PATHS, *(p.name for g in ETC_GLOBS for p in etc.glob(g))}):
         args += ["--ro-bind-try", str(etc / found), str(etc / found)]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
+    # /dev/shm is where POSIX shared memory and semaphores live (Python's multiprocessing
+    # needs it): writable, but capped like /tmp rather than bubblewrap's unbounded one.
+    for scratch in SCRATCH_PATHS:
+        args += ["--size", str(policy.tmp_bytes), "--tmpfs", scratch]
     read = _code_paths() + bot_paths(argv, cwd) + _mount_sources(policy.read_paths, cwd)
     # Binds come after the private /tmp, so a folder under the host's /tmp shows through.
     for path in dict.fromkeys(read):
@@ -247,7 +267,12 @@ def sandbox_argv(
     for path in dict.fromkeys(_mount_sources(policy.write_paths, cwd)):
         args += ["--bind-try", path, path]
     args += _masks(read + list(policy.write_paths), policy.hidden, cwd)
-    args += ["--dir", str(cwd), "--chdir", str(cwd), "--", *argv]
+    args += ["--dir", str(cwd)]
+    # bubblewrap's root and /dev are tmpfs of no size limit, writable by the bot: a way
+    # past the capped scratch space, and to fill the machine's memory without cgroups.
+    for path in READ_ONLY_MOUNTS:
+        args += ["--remount-ro", path]
+    args += ["--chdir", str(cwd), "--", *argv]
     return args
 
 

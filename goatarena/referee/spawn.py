@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 
@@ -60,10 +60,16 @@ class ChildProcess:
         return code
 
 
-async def spawn(argv: Sequence[str], preexec: Callable[[], None]) -> ChildProcess:
+async def spawn(
+    argv: Sequence[str],
+    preexec: Callable[[], None],
+    *,
+    env: Mapping[str, str] | None = None,
+) -> ChildProcess:
     """Start ``argv`` in a new session with fresh pipes for its stdio; OSError if it cannot.
 
-    ``preexec`` runs in the child before it executes ``argv``.
+    ``preexec`` runs in the child before it executes ``argv``. ``env`` is its whole
+    environment (None: the referee's own).
     """
     with ExitStack() as cleanup:
         child_ends = []
@@ -84,6 +90,7 @@ async def spawn(argv: Sequence[str], preexec: Callable[[], None]) -> ChildProces
                 stderr=stderr[1],
                 start_new_session=True,
                 preexec_fn=preexec,
+                env=env,
             ).result()
         )
         # The child has its ends; ours become trio streams, which own them from now on.

@@ -1,0 +1,121 @@
+"""Attacks on the walls of the sandbox, each by a hostile test bot
+(tests/bots/hostile_escape.py): the environment, writable places, terminals, threads,
+daemons of a killed bot, and channels between two bots of one author.
+
+Like tests/test_sandbox.py, every game is played through the command line; each test
+checks that the attack was made and failed, and that the honest seat lost nothing. Where
+an attack only fails because of the sandbox, the same attack is also played unsandboxed
+and must succeed there: the test can tell a wall from an attack that was never made.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from goatarena.cli import main
+from goatarena.referee import cgroups
+from goatarena.referee.sandbox import probe
+from tests.helpers import ROOT
+from tests.test_sandbox import assert_failed, assert_honest_game, play, survivors
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}")
+
+ESCAPE = ROOT / "tests" / "bots" / "hostile_escape.py"
+
+
+def escape(attack: str, token: str, *args: object) -> str:
+    """The command of the hostile bot making ``attack``."""
+    return shlex.join([sys.executable, str(ESCAPE), attack, token, *map(str, args)])
+
+
+def breaches(log: str) -> list[str]:
+    return [line for line in log.splitlines() if line.startswith("BREACH")]
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_bot_never_sees_the_referees_environment(tmp_path, monkeypatch, sandbox):
+    token = uuid.uuid4().hex
+    secret = f"secret-{uuid.uuid4().hex}"  # say, a cloud credential of the runner
+    monkeypatch.setenv("GOATARENA_TEST_CREDENTIAL", secret)
+    outcome, log = play(tmp_path, escape("environ", token, secret), "--sandbox", sandbox)
+    assert "tried environ" in log, log
+    assert_honest_game(outcome)
+    if sandbox == "none":  # the attack is real: a trusted, unsandboxed bot inherits it all
+        assert "BREACH found the secret in its own environment" in log
+    else:
+        assert breaches(log) == []
+        assert "HOME=/tmp" in log
+
+
+def test_a_bot_writes_nowhere_but_its_capped_scratch_space(tmp_path):
+    token = uuid.uuid4().hex
+    outcome, log = play(tmp_path, escape("write-outside", token))
+    assert_failed(log, "write-outside")
+    # /dev/shm is capped like /tmp (64 MiB by default), not bubblewrap's unbounded tmpfs.
+    assert 0 < int(log.split("/dev/shm ")[1].split()[0]) <= 64
+    assert_honest_game(outcome)
+    assert not (Path.cwd() / f"goatarena-{token}").exists()
+
+
+def test_a_bot_has_no_terminal_to_push_input_into(tmp_path):
+    token = uuid.uuid4().hex
+    outcome, log = play(tmp_path, escape("tty", token))
+    assert_failed(log, "tty")
+    assert_honest_game(outcome)
+
+
+@pytest.mark.skipif(
+    "pids" not in cgroups.detect().controllers, reason="no pids cgroup here: threads are unbounded"
+)
+def test_threads_are_bounded_by_the_process_limit(tmp_path):
+    token = uuid.uuid4().hex
+    outcome, log = play(tmp_path, escape("thread-hog", token))
+    threads = int(log.split("tried thread-hog: ")[1].split()[0])
+    assert 0 < threads < 256  # the pids limit counts threads as well as processes
+    assert_honest_game(outcome)
+    assert survivors(token) == []
+
+
+def test_a_daemon_dies_with_a_bot_killed_by_a_signal(tmp_path):
+    token = uuid.uuid4().hex
+    outcome, log = play(tmp_path, escape("daemon-die", token))
+    assert "tried daemon-die" in log
+    violation = outcome["violations"][0]
+    assert violation["cause"] == "crash" and "signal" in violation["detail"], violation
+    assert outcome["violations"][1] is None and outcome["ranks"] == [2, 1]
+    assert survivors(token) == []
+
+
+COLLUDING_CHANNELS = {"abstract-socket", "sysv-msg", "sysv-shm", "keyring", "file-in-/tmp"}
+"""Channels the speaker must make wherever it runs (POSIX queues and /dev/shm may be
+missing unsandboxed)."""
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_two_bots_of_one_author_in_one_game_cannot_talk(tmp_path, sandbox):
+    token = uuid.uuid4().hex
+    logs = tmp_path / "logs"
+    result = CliRunner().invoke(
+        main,
+        ["play", "mountain-goats", "--seed", "1", "--json", "--quiet", "--log-dir", str(logs)]
+        + ["--sandbox", sandbox, "--bot", escape("collude-speak", token)]
+        + ["--bot", escape("collude-listen", token)],
+    )
+    assert result.exit_code == 0, result.output
+    assert_honest_game(json.loads(result.output.strip().splitlines()[-1]))
+    made = set((logs / "seat0.log").read_text().split("made ")[1].split())
+    assert made >= COLLUDING_CHANNELS, made
+    heard = (logs / "seat1.log").read_text()
+    assert "tried collude-listen" in heard
+    found = {line.rsplit(" ", 1)[1] for line in breaches(heard)}
+    if sandbox == "none":  # the attack is real: unsandboxed, every channel is found
+        assert found >= COLLUDING_CHANNELS, heard
+    else:
+        assert found == set(), heard
