@@ -17,13 +17,16 @@ import uuid
 from pathlib import Path
 
 import pytest
+import trio
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from goatarena.referee import cgroups
-from goatarena.referee.sandbox import probe
+from goatarena.games import find_game
+from goatarena.referee import cgroups, play_match
+from goatarena.referee.lineup import open_lineup
+from goatarena.referee.sandbox import SandboxPolicy, probe
 from tests.helpers import ROOT
-from tests.test_sandbox import assert_failed, assert_honest_game, play, survivors
+from tests.test_sandbox import HONEST, assert_failed, assert_honest_game, play, survivors
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}")
 
@@ -119,3 +122,30 @@ def test_two_bots_of_one_author_in_one_game_cannot_talk(tmp_path, sandbox):
         assert found >= COLLUDING_CHANNELS, heard
     else:
         assert found == set(), heard
+
+
+def test_no_file_descriptor_of_the_referee_reaches_a_bot(tmp_path):
+    token = uuid.uuid4().hex
+    outcome, log = play(tmp_path, escape("inherited", token))
+    assert_failed(log, "inherited")
+    assert_honest_game(outcome)
+
+
+@pytest.mark.skipif(not cgroups.detect().bases, reason="no cgroups here to be held")
+def test_a_bot_that_outstays_its_game_keeps_no_process_or_cgroup(tmp_path):
+    """It ignores quit and SIGTERM, and so do its children in sessions of their own."""
+    token = uuid.uuid4().hex
+
+    async def main():
+        commands = [escape("linger", token), HONEST]
+        async with open_lineup(commands, startup_s=10, sandbox=SandboxPolicy()) as bots:
+            held = bots[0].confinement.cgroup
+            result = await play_match(find_game("mountain-goats"), bots, seed=1)
+            assert len(survivors(token, wait_s=0)) >= 9  # it and its eight children run
+        return result, held
+
+    result, held = trio.run(main)
+    assert result.violations == [None, None]
+    assert held is not None and held.folders
+    assert [folder for folder in held.folders.values() if folder.exists()] == []
+    assert survivors(token) == []

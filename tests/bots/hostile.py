@@ -17,7 +17,7 @@ an attack that failed from one that was never made.
                    be decision 0 of the game) and compare it with what it is shown
   unmask           unmount what hides the results database ARG (in its own folder), read
                    it, and read the machine's secrets in /etc
-  remember         keep what it saw (in memory and in /tmp) and report earlier games
+  remember         keep what it saw (in memory, /tmp and /dev/shm) and report earlier games
   daemon           leave a setsid daemon behind (its command line has TOKEN)
   fork-bomb        fork (each child in a new session) until it cannot; say how many
   shm-hog          map 2 GiB of shared anonymous memory and touch every page
@@ -41,6 +41,8 @@ import time
 attack = sys.argv[1]
 args = sys.argv[3:]
 VICTIM = b"random_bot.py\x004242"
+MEMORY_PATHS = ("/tmp/goatarena-hostile-memory", "/dev/shm/goatarena-hostile-memory")
+"""Where ``remember`` keeps what it saw: every place a sandboxed bot may write."""
 memory: list[str] = []
 
 
@@ -174,19 +176,20 @@ def seed_rebuild(start, request):
 
 
 def remember(start, request):
-    path = "/tmp/goatarena-hostile-memory"
     me = f"{os.getpid()}:{id(memory)}"
-    try:
-        with open(path) as file:
-            for line in file:
-                if not line.startswith(me + " "):
-                    breach(f"found what an earlier process wrote: {line.strip()!r}")
-    except OSError:
-        pass
+    for path in MEMORY_PATHS:
+        try:
+            with open(path) as file:
+                for line in file:
+                    if not line.startswith(me + " "):
+                        breach(f"found what an earlier process wrote: {line.strip()!r}")
+        except OSError:
+            pass
     memory.append(start["match"])
     say(f"played {start['match']} in process {me}; remembers {memory[:-1]}")
-    with contextlib.suppress(OSError), open(path, "a") as file:
-        file.write(f"{me} {start['match']}\n")
+    for path in MEMORY_PATHS:
+        with contextlib.suppress(OSError), open(path, "a") as file:
+            file.write(f"{me} {start['match']}\n")
 
 
 def unmask():

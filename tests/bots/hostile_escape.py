@@ -17,6 +17,10 @@ either bot).
                  how many
   daemon-die     leave a setsid daemon behind (its command line has TOKEN), then SIGKILL
                  itself
+  inherited      look for open file descriptors beyond its stdin, stdout and stderr
+  linger         ignore SIGTERM and quit, and start processes in sessions of their own
+                 that do too (their command lines have TOKEN): it means to outstay its
+                 game and keep its cgroup
   collude-speak  open channels a second bot by the same author could find: an abstract
                  unix socket, a SysV message queue and shared memory segment, a POSIX
                  message queue, a key in the user keyring, files in /tmp and /dev/shm;
@@ -153,6 +157,30 @@ def daemon_die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+def inherited():
+    for fd in range(3, 1024):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = "?"
+        breach(f"inherited fd {fd} ({target})")
+    say("tried inherited")
+
+
+def linger():
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"
+    for _ in range(8):
+        if os.fork() == 0:
+            os.setsid()
+            os.execv(sys.executable, [sys.executable, "-c", code, token])
+    say("tried linger")
+
+
 def posix_mq():
     """libc's mq_open (in librt before glibc 2.34)."""
     for library in (None, ctypes.util.find_library("rt")):
@@ -232,6 +260,8 @@ ATTACKS = {
     "tty": tty,
     "thread-hog": thread_hog,
     "daemon-die": daemon_die,
+    "inherited": inherited,
+    "linger": linger,
     "collude-listen": listen,
 }
 
@@ -249,8 +279,10 @@ try:
                 attacked = True
                 ATTACKS[attack]()
             send({"type": "action", "index": 0, "decision": message["decision"]})
-        elif kind == "quit":
+        elif kind == "quit" and attack != "linger":
             break
+    while attack == "linger":
+        signal.pause()
 finally:
     for cleanup in cleanups:
         with contextlib.suppress(OSError):
