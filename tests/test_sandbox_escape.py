@@ -149,3 +149,18 @@ def test_a_bot_that_outstays_its_game_keeps_no_process_or_cgroup(tmp_path):
     assert held is not None and held.folders
     assert [folder for folder in held.folders.values() if folder.exists()] == []
     assert survivors(token) == []
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_bots_last_words_reach_the_terminal_without_control_sequences(sandbox):
+    token = uuid.uuid4().hex
+    result = CliRunner().invoke(
+        main,
+        ["play", "mountain-goats", "--seed", "1", "--sandbox", sandbox]
+        + ["--bot", escape("terminal", token), "--bot", HONEST],
+    )
+    assert result.exit_code == 0, result.output
+    assert "did not start: exited with code 3" in result.output
+    assert "tried terminal" in result.output  # its stderr is shown, but only printable
+    assert all(char.isprintable() for char in result.output.replace("\n", ""))
+    assert not any(line.startswith("goatarena: all bots") for line in result.output.splitlines())

@@ -351,10 +351,12 @@ class BotProcess:
         return f"{detail}: {protocol.printable(tail[-1], limit=200)}" if tail else detail
 
     def last_words(self, count: int = 10) -> list[str]:
-        """The last ``count`` non-blank lines the bot wrote to stderr (a traceback, say)."""
+        """The last ``count`` non-blank lines the bot wrote to stderr (a traceback, say),
+        each cut to its printable characters: they are shown on the runner's terminal,
+        where a bot's escape sequences could set the clipboard or forge output."""
         text = self.stderr_tail.decode("utf-8", "replace")
-        lines = [line.rstrip()[:200] for line in text.splitlines() if line.strip()]
-        return lines[-count:]
+        lines = (protocol.printable(line.rstrip(), limit=200) for line in text.splitlines())
+        return [line for line in lines if line.strip()][-count:]
 
     async def handshake(self) -> str:
         """Greet the bot and return the name it gives; deadline is the caller's."""

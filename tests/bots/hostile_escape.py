@@ -21,6 +21,10 @@ either bot).
   linger         ignore SIGTERM and quit, and start processes in sessions of their own
                  that do too (their command lines have TOKEN): it means to outstay its
                  game and keep its cgroup
+  terminal       before it greets, write terminal control sequences to stderr (set the
+                 clipboard, clear the screen, a carriage return and a forged line, a
+                 bidirectional override), then exit with code 3: they end up where the
+                 runner prints why a bot did not start
   collude-speak  open channels a second bot by the same author could find: an abstract
                  unix socket, a SysV message queue and shared memory segment, a POSIX
                  message queue, a key in the user keyring, files in /tmp and /dev/shm;
@@ -264,6 +268,18 @@ ATTACKS = {
     "linger": linger,
     "collude-listen": listen,
 }
+
+TERMINAL_ATTACK = (
+    "\x1b]52;c;cm0gLXJmIH4K\x07"  # OSC 52: put "rm -rf ~" on the clipboard
+    "\x1b[2J\x1b[H"  # clear the screen
+    "Traceback\rgoatarena: all bots started\n"  # overwrite the line
+    "ok \u202egnp.exe\x00\x08\x08\n"
+)
+if attack == "terminal":
+    say("tried terminal")
+    sys.stderr.write(TERMINAL_ATTACK)
+    sys.stderr.flush()
+    sys.exit(3)
 
 attacked = False
 try:
