@@ -2,10 +2,11 @@
 
 A sandboxed bot runs inside bubblewrap (``bwrap``) in its own user, pid, network, ipc,
 uts and cgroup namespaces, in a new session, dying with the referee. It sees the system
-read-only, its own folder read-only, a private size-capped ``/tmp`` that ends with it, a
-fresh ``/proc`` that shows only its own processes, and nothing the runner owns (results
-databases, logs, tournament files). When its first process exits, the pid namespace
-ends and every process it started dies with it.
+read-only, its own folder read-only, a private size-capped ``/tmp`` and ``/dev/shm`` that
+end with it (everything else is read-only), a fresh ``/proc`` that shows only its own
+processes, nothing the runner owns (results databases, logs, tournament files) and
+nothing of the runner's environment but ``PATH`` and the locale. When its first process
+exits, the pid namespace ends and every process it started dies with it.
 
 :mod:`goatarena.referee.launcher` starts processes with these command lines; cgroups
 (:mod:`goatarena.referee.cgroups`) add limits that count everything, and freezing.
@@ -75,7 +76,8 @@ class SandboxPolicy:
 
     ``mode`` is ``"bwrap"`` (the default: refuse to run a bot if that cannot be done) or
     ``"none"`` (the bot runs as the referee's user, sees everything and can harm the
-    referee: for one's own bots only). ``tmp_bytes`` caps the private ``/tmp``.
+    referee: for one's own bots only). ``tmp_bytes`` caps the private ``/tmp`` and, apart,
+    ``/dev/shm``.
     ``read_paths`` and ``write_paths`` are extra paths every bot under this policy may
     read, or read and write. ``hidden`` are paths that the runner owns (its database,
     logs, tournament file): if one falls inside a folder a bot is given, it is masked.
