@@ -24,7 +24,7 @@ from goatarena.cli import main
 from goatarena.games import find_game
 from goatarena.referee import cgroups, play_match
 from goatarena.referee.lineup import open_lineup
-from goatarena.referee.sandbox import SandboxPolicy, probe
+from goatarena.referee.sandbox import SandboxPolicy, bwrap_options, find_bwrap, probe
 from tests.helpers import ROOT
 from tests.test_sandbox import HONEST, assert_failed, assert_honest_game, play, survivors
 
@@ -122,6 +122,18 @@ def test_two_bots_of_one_author_in_one_game_cannot_talk(tmp_path, sandbox):
         assert found >= COLLUDING_CHANNELS, heard
     else:
         assert found == set(), heard
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_bot_cannot_make_a_user_namespace(tmp_path, sandbox):
+    if "--disable-userns" not in bwrap_options(find_bwrap() or ""):
+        pytest.skip("this bubblewrap (before 0.8) cannot forbid user namespaces")
+    token = uuid.uuid4().hex
+    outcome, log = play(tmp_path, escape("userns", token), "--sandbox", sandbox)
+    assert "tried userns" in log
+    assert_honest_game(outcome)
+    made = "BREACH made a user namespace of its own" in log
+    assert made is (sandbox == "none")  # unsandboxed, the attack is real
 
 
 def test_no_file_descriptor_of_the_referee_reaches_a_bot(tmp_path):

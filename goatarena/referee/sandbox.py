@@ -117,6 +117,17 @@ def find_bwrap() -> str | None:
 
 
 @functools.cache
+def bwrap_options(bwrap: str) -> frozenset[str]:
+    """The options this bubblewrap knows (from its ``--help``; none if it does not run)."""
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    words = done.stdout.decode("utf-8", "replace").split()
+    return frozenset(word for word in words if word.startswith("--"))
+
+
+@functools.cache
 def probe() -> str | None:
     """Why bots cannot be sandboxed on this machine, or None if they can (checked once)."""
     if not sys.platform.startswith("linux"):
@@ -246,6 +257,11 @@ def sandbox_argv(
         "--hostname",
         "goatarena-bot",
     ]
+    if "--disable-userns" in bwrap_options(bwrap):
+        # A user namespace of its own would give the bot back every capability there: the
+        # runner's files stay hidden (the kernel locks the mounts it inherits), but each
+        # capability opens more of the kernel to it. bubblewrap 0.8 and later.
+        args.append("--disable-userns")
     for path in SYSTEM_LINKS:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]

@@ -17,6 +17,8 @@ either bot).
                  how many
   daemon-die     leave a setsid daemon behind (its command line has TOKEN), then SIGKILL
                  itself
+  userns         make a user namespace of its own (in a child), where it would hold every
+                 capability
   inherited      look for open file descriptors beyond its stdin, stdout and stderr
   linger         ignore SIGTERM and quit, and start processes in sessions of their own
                  that do too (their command lines have TOKEN): it means to outstay its
@@ -161,6 +163,16 @@ def daemon_die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+def userns():
+    child = os.fork()
+    if child == 0:
+        if libc.unshare(0x10000000) == 0:  # CLONE_NEWUSER
+            breach("made a user namespace of its own")
+        os._exit(0)
+    os.waitpid(child, 0)
+    say("tried userns")
+
+
 def inherited():
     for fd in range(3, 1024):
         try:
@@ -265,6 +277,7 @@ ATTACKS = {
     "thread-hog": thread_hog,
     "daemon-die": daemon_die,
     "inherited": inherited,
+    "userns": userns,
     "linger": linger,
     "collude-listen": listen,
 }
