@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import uuid
 from pathlib import Path
@@ -134,6 +135,31 @@ def test_a_bot_cannot_make_a_user_namespace(tmp_path, sandbox):
     assert_honest_game(outcome)
     made = "BREACH made a user namespace of its own" in log
     assert made is (sandbox == "none")  # unsandboxed, the attack is real
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_the_game_logs_stay_hidden_inside_a_bots_own_folder(tmp_path, sandbox):
+    """Both bots in one folder, the logs in it: a bot would read its opponent's stderr,
+    where authors often write what they hold."""
+    token = uuid.uuid4().hex
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(ESCAPE, folder / "escape.py")
+    logs = folder / "logs"
+    reader = shlex.join([sys.executable, str(folder / "escape.py"), "read-logs", token, "logs"])
+    talker = shlex.join([sys.executable, str(folder / "escape.py"), "collude-speak", token])
+    result = CliRunner().invoke(
+        main,
+        ["play", "mountain-goats", "--seed", "1", "--json", "--quiet", "--log-dir", str(logs)]
+        + ["--sandbox", sandbox, "--bot", reader, "--bot", talker],
+    )
+    assert result.exit_code == 0, result.output
+    assert_honest_game(json.loads(result.output.strip().splitlines()[-1]))
+    assert "made " in (logs / "seat1.log").read_text()  # there was something to read
+    log = (logs / "seat0.log").read_text()
+    assert "tried read-logs" in log
+    # Unsandboxed, the attack is real: it reads its opponent's log.
+    assert ("BREACH read the log seat1.log" in log) is (sandbox == "none"), log
 
 
 def test_no_file_descriptor_of_the_referee_reaches_a_bot(tmp_path):

@@ -19,6 +19,7 @@ either bot).
                  itself
   userns         make a user namespace of its own (in a child), where it would hold every
                  capability
+  read-logs      read the stderr logs of the game in the folder ARG of its own folder
   inherited      look for open file descriptors beyond its stdin, stdout and stderr
   linger         ignore SIGTERM and quit, and start processes in sessions of their own
                  that do too (their command lines have TOKEN): it means to outstay its
@@ -173,6 +174,17 @@ def userns():
     say("tried userns")
 
 
+def read_logs():
+    folder = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), args[0])
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            breach(f"saw the log {name}")
+            with contextlib.suppress(OSError), open(os.path.join(folder, name), "rb") as file:
+                if file.read(1):
+                    breach(f"read the log {name}")
+    say(f"tried read-logs in {folder}")
+
+
 def inherited():
     for fd in range(3, 1024):
         try:
@@ -278,6 +290,7 @@ ATTACKS = {
     "daemon-die": daemon_die,
     "inherited": inherited,
     "userns": userns,
+    "read-logs": read_logs,
     "linger": linger,
     "collude-listen": listen,
 }
