@@ -21,13 +21,8 @@ from pathlib import Path
 import trio
 
 from goatarena.referee.cgroups import BotCgroup
-from goatarena.referee.sandbox import (
-    SandboxPolicy,
-    bot_environment,
-    find_bwrap,
-    require_sandbox,
-    sandbox_argv,
-)
+from goatarena.referee.sandbox import SandboxPolicy, find_bwrap, require_sandbox, sandbox_argv
+from goatarena.referee.sandbox_view import bot_environment
 from goatarena.referee.spawn import ChildProcess, spawn
 
 SWEEP_FIRST_WAIT_S = 0.0005

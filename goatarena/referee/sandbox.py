@@ -8,6 +8,7 @@ processes, nothing the runner owns (results databases, logs, tournament files) a
 nothing of the runner's environment but ``PATH`` and the locale. When its first process
 exits, the pid namespace ends and every process it started dies with it.
 
+What it sees is :mod:`goatarena.referee.sandbox_view`'s to say.
 :mod:`goatarena.referee.launcher` starts processes with these command lines; cgroups
 (:mod:`goatarena.referee.cgroups`) add limits that count everything, and freezing.
 """
@@ -15,55 +16,17 @@ exits, the pid namespace ends and every process it started dies with it.
 from __future__ import annotations
 
 import functools
-import importlib.util
-import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from goatarena.errors import BotError
+from goatarena.referee.sandbox_view import view_args
 
-SYSTEM_PATHS = ("/usr", "/opt")
-"""Bound read-only when they exist: programs, libraries, runtimes (node, java)."""
-ETC_PATHS = (
-    "alternatives",
-    "ca-certificates",
-    "fonts",
-    "group",
-    "host.conf",
-    "hosts",
-    "ld.so.cache",
-    "ld.so.conf",
-    "ld.so.conf.d",
-    "locale.alias",
-    "localtime",
-    "mime.types",
-    "nsswitch.conf",
-    "os-release",
-    "passwd",
-    "ssl",
-    "timezone",
-)
-"""What runtimes read of /etc, bound read-only where it exists. Never all of it: a
-machine keeps secrets there (host keys, shadow passwords)."""
-ETC_GLOBS = ("java-*", "node*", "python3*")
-SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-"""Merged-/usr symlinks are recreated as links; real folders are bound read-only."""
 SANDBOX_MODES = ("bwrap", "none")
-SCRATCH_PATHS = ("/tmp", "/dev/shm")
-"""The only places a bot may write (besides paths it is given): private tmpfs, each of
-``tmp_bytes``, that end with the bot."""
-READ_ONLY_MOUNTS = ("/dev", "/")
-"""Made read-only once the sandbox is built: the rest of what the bot sees."""
-PASSED_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
-"""What a sandboxed bot keeps of the referee's environment: where programs are (a bot's
-command is looked up on PATH) and the locale. Nothing else: a runner's environment holds
-credentials, tokens and its own paths, and a bot could read it from its own."""
-SET_VARIABLES = {"HOME": "/tmp", "TMPDIR": "/tmp"}
-"""Set for every sandboxed bot: its home and scratch space are its private /tmp."""
 
 
 class SandboxUnavailable(BotError):
@@ -98,12 +61,6 @@ class SandboxPolicy:
 
 
 NO_SANDBOX = SandboxPolicy(mode="none")
-
-
-def bot_environment(referee: Mapping[str, str]) -> dict[str, str]:
-    """The whole environment of a sandboxed bot, given the referee's."""
-    kept = {name: referee[name] for name in PASSED_VARIABLES if name in referee}
-    return {**kept, **SET_VARIABLES}
 
 
 def find_bwrap() -> str | None:
@@ -159,8 +116,8 @@ def require_sandbox(policy: SandboxPolicy) -> None:
 
 
 DENIALS = (
-    ("Read-only file system", "writing outside /tmp (the system is read-only)"),
-    ("Errno 30", "writing outside /tmp (the system is read-only)"),
+    ("Read-only file system", "writing outside /tmp and /dev/shm (the rest is read-only)"),
+    ("Errno 30", "writing outside /tmp and /dev/shm (the rest is read-only)"),
     ("Network is unreachable", "the network"),
     ("Errno 101", "the network"),
     ("Name or service not known", "the network"),
@@ -188,46 +145,6 @@ def explain_denial(detail: str) -> str | None:
     return None
 
 
-def _code_paths() -> list[str]:
-    """What a Python bot needs of the referee's own install: interpreter, venv, SDK."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    spec = importlib.util.find_spec("goatarena")
-    if spec is not None and spec.submodule_search_locations:
-        # An editable install finds the package in a source tree: bind just the package.
-        paths.update(spec.submodule_search_locations)
-    paths.add(str(Path(sys.executable).resolve().parent))
-    return sorted(paths)
-
-
-def bot_paths(argv: Sequence[str], cwd: Path) -> list[str]:
-    """The folders a bot's own files are in: each word of its command naming a path.
-
-    A file gives its folder, a folder itself: ``python3 bots/x/bot.py`` gives
-    ``bots/x``, ``java -cp build/classes Bot`` gives ``build/classes``.
-    """
-    found = []
-    for word in argv:
-        if not word or word.startswith("-") or len(word) > 4096:
-            continue
-        path = Path(word) if os.path.isabs(word) else cwd / word
-        try:
-            if path.is_file():
-                found.append(str(path.resolve().parent))
-            elif path.is_dir() and ("/" in word or word == "."):
-                found.append(str(path.resolve()))
-        except OSError:
-            continue
-    return found
-
-
-def _mount_sources(paths: Sequence[str], cwd: Path) -> list[str]:
-    out = []
-    for path in paths:
-        full = Path(path) if os.path.isabs(path) else cwd / path
-        out.append(os.path.abspath(full))
-    return out
-
-
 def sandbox_argv(
     argv: Sequence[str],
     policy: SandboxPolicy,
@@ -235,11 +152,9 @@ def sandbox_argv(
     bwrap: str,
     cwd: Path,
 ) -> list[str]:
-    """The bubblewrap command line that runs ``argv`` under ``policy`` from ``cwd``.
-
-    The bot's working folder has the same path as the referee's, so relative paths in its
-    command work, but it holds only the bot's own folders (read-only), never the rest.
-    """
+    """The bubblewrap command line that runs ``argv`` under ``policy`` from ``cwd``: new
+    namespaces, no capabilities, and the file system of
+    :func:`~goatarena.referee.sandbox_view.view_args`."""
     args = [
         bwrap,
         "--unshare-user",
@@ -262,57 +177,12 @@ def sandbox_argv(
         # runner's files stay hidden (the kernel locks the mounts it inherits), but each
         # capability opens more of the kernel to it. bubblewrap 0.8 and later.
         args.append("--disable-userns")
-    for path in SYSTEM_LINKS:
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    for path in SYSTEM_PATHS:
-        if os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    etc = Path("/etc")
-    for found in sorted({*ETC_PATHS, *(p.name for g in ETC_GLOBS for p in etc.glob(g))}):
-        args += ["--ro-bind-try", str(etc / found), str(etc / found)]
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    # /dev/shm is where POSIX shared memory and semaphores live (Python's multiprocessing
-    # needs it): writable, but capped like /tmp rather than bubblewrap's unbounded one.
-    for scratch in SCRATCH_PATHS:
-        args += ["--size", str(policy.tmp_bytes), "--tmpfs", scratch]
-    read = _code_paths() + bot_paths(argv, cwd) + _mount_sources(policy.read_paths, cwd)
-    # Binds come after the private /tmp, so a folder under the host's /tmp shows through.
-    for path in dict.fromkeys(read):
-        args += ["--ro-bind-try", path, path]
-    for path in dict.fromkeys(_mount_sources(policy.write_paths, cwd)):
-        args += ["--bind-try", path, path]
-    args += _masks(read + list(policy.write_paths), policy.hidden, cwd)
-    args += ["--dir", str(cwd)]
-    # bubblewrap's root and /dev are tmpfs of no size limit, writable by the bot: a way
-    # past the capped scratch space, and to fill the machine's memory without cgroups.
-    for path in READ_ONLY_MOUNTS:
-        args += ["--remount-ro", path]
-    args += ["--chdir", str(cwd), "--", *argv]
-    return args
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path.startswith(folder.rstrip("/") + "/")
-
-
-def _masks(given: Sequence[str], hidden: Sequence[str], cwd: Path) -> list[str]:
-    """Cover each hidden path that lies inside a folder given to the bot.
-
-    A hidden folder that is itself given, or holds a given path, is left alone: the bot
-    needs what it was given (the runner's own files in it are hidden one by one).
-    """
-    args: list[str] = []
-    given = [os.path.realpath(path) for path in given]
-    for secret in dict.fromkeys(os.path.realpath(path) for path in _mount_sources(hidden, cwd)):
-        if not any(_inside(secret, path) for path in given):
-            continue
-        if any(path == secret or _inside(path, secret) for path in given):
-            continue
-        if os.path.isdir(secret):
-            args += ["--tmpfs", secret]
-        elif os.path.exists(secret):
-            args += ["--ro-bind", "/dev/null", secret]
-    return args
+    args += view_args(
+        argv,
+        tmp_bytes=policy.tmp_bytes,
+        read_paths=policy.read_paths,
+        write_paths=policy.write_paths,
+        hidden=policy.hidden,
+        cwd=cwd,
+    )
+    return [*args, "--chdir", str(cwd), "--", *argv]
