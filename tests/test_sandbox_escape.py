@@ -11,6 +11,7 @@ and must succeed there: the test can tell a wall from an attack that was never m
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -27,7 +28,15 @@ from goatarena.referee import cgroups, play_match
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, bwrap_options, find_bwrap, probe
 from tests.helpers import ROOT
-from tests.test_sandbox import HONEST, assert_failed, assert_honest_game, play, survivors
+from tests.test_sandbox import (
+    HONEST,
+    assert_failed,
+    assert_honest_game,
+    play,
+    run,
+    survivors,
+    write_tournament,
+)
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}")
 
@@ -160,6 +169,24 @@ def test_the_game_logs_stay_hidden_inside_a_bots_own_folder(tmp_path, sandbox):
     assert "tried read-logs" in log
     # Unsandboxed, the attack is real: it reads its opponent's log.
     assert ("BREACH read the log seat1.log" in log) is (sandbox == "none"), log
+
+
+@pytest.mark.skipif(
+    "cpuset" not in cgroups.detect().controllers or len(os.sched_getaffinity(0)) < 2,
+    reason="no cpuset cgroup (or one CPU): pinning by affinity is advisory, a bot can undo it",
+)
+def test_a_bot_pinned_to_one_cpu_cannot_take_another(tmp_path):
+    """In a tournament with a CPU per game slot, a bot that widens its affinity would take
+    the CPU of another game's bots in its turns."""
+    token = uuid.uuid4().hex
+    config = write_tournament(tmp_path / "t.toml", {"unpin": escape("unpin", token), "h": HONEST})
+    run(config, "--db", tmp_path / "t.sqlite")
+    log = (tmp_path / "t-logs" / "unpin.log").read_text()
+    tried = [line.split()[2:] for line in log.splitlines() if line.startswith("tried unpin")]
+    assert tried, log
+    for _, before, _, after in tried:
+        assert len(before.split(",")) == 1 and after == before, log  # pinned, and it stays
+    assert "BREACH" not in log
 
 
 def test_no_file_descriptor_of_the_referee_reaches_a_bot(tmp_path):

@@ -20,6 +20,8 @@ either bot).
   userns         make a user namespace of its own (in a child), where it would hold every
                  capability
   read-logs      read the stderr logs of the game in the folder ARG of its own folder
+  unpin          widen its CPU affinity from the CPU it was pinned to to every CPU; say
+                 which CPUs it had before and after
   inherited      look for open file descriptors beyond its stdin, stdout and stderr
   linger         ignore SIGTERM and quit, and start processes in sessions of their own
                  that do too (their command lines have TOKEN): it means to outstay its
@@ -185,6 +187,16 @@ def read_logs():
     say(f"tried read-logs in {folder}")
 
 
+def unpin():
+    before = sorted(os.sched_getaffinity(0))
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    after = sorted(os.sched_getaffinity(0))
+    if len(after) > len(before):
+        breach(f"widened its CPUs from {before} to {after}")
+    say(f"tried unpin: before {','.join(map(str, before))} after {','.join(map(str, after))}")
+
+
 def inherited():
     for fd in range(3, 1024):
         try:
@@ -290,6 +302,7 @@ ATTACKS = {
     "daemon-die": daemon_die,
     "inherited": inherited,
     "userns": userns,
+    "unpin": unpin,
     "read-logs": read_logs,
     "linger": linger,
     "collude-listen": listen,
