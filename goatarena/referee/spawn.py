@@ -65,11 +65,13 @@ async def spawn(
     preexec: Callable[[], None],
     *,
     env: Mapping[str, str] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> ChildProcess:
     """Start ``argv`` in a new session with fresh pipes for its stdio; OSError if it cannot.
 
     ``preexec`` runs in the child before it executes ``argv``. ``env`` is its whole
-    environment (None: the referee's own).
+    environment (None: the referee's own); ``pass_fds`` are descriptors it inherits
+    beyond its stdio (none by default).
     """
     with ExitStack() as cleanup:
         child_ends = []
@@ -91,6 +93,7 @@ async def spawn(
                 start_new_session=True,
                 preexec_fn=preexec,
                 env=env,
+                pass_fds=tuple(pass_fds),
             ).result()
         )
         # The child has its ends; ours become trio streams, which own them from now on.

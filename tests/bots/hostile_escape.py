@@ -22,6 +22,9 @@ either bot).
   read-logs      read the stderr logs of the game in the folder ARG of its own folder
   unpin          widen its CPU affinity from the CPU it was pinned to to every CPU; say
                  which CPUs it had before and after
+  syscalls       make each system call the sandbox refuses, in a way that works for an
+                 unconfined process: trace and read a child of its own, pin itself, add a
+                 key, count its own CPU time with perf, set up io_uring and userfaultfd
   inherited      look for open file descriptors beyond its stdin, stdout and stderr
   linger         ignore SIGTERM and quit, and start processes in sessions of their own
                  that do too (their command lines have TOKEN): it means to outstay its
@@ -197,6 +200,49 @@ def unpin():
     say(f"tried unpin: before {','.join(map(str, before))} after {','.join(map(str, after))}")
 
 
+def syscalls():
+    libc.syscall.restype = ctypes.c_long
+    child = os.fork()
+    if child == 0:
+        signal.pause()
+        os._exit(0)
+    try:
+        if libc.ptrace(0x4206, child, None, None) == 0:  # PTRACE_SEIZE
+            breach("traced a child of its own")
+        local, remote = ctypes.create_string_buffer(8), ctypes.create_string_buffer(8)
+        iovecs = [(ctypes.c_void_p * 2)(ctypes.addressof(buf), 8) for buf in (local, remote)]
+        if libc.process_vm_readv(child, iovecs[0], 1, iovecs[1], 1, 0) == 8:
+            breach("read a child's memory")
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+    try:
+        os.sched_setaffinity(0, os.sched_getaffinity(0))
+        breach("set its CPU affinity")
+    except OSError:
+        pass
+    numbers = SYSCALLS.get(platform.machine())
+    if numbers is not None:
+        key = libc.syscall(numbers[0], b"user", NAME.encode(), b"x", 1, -3)  # session ring
+        if key >= 0:
+            breach("added a key")
+            libc.syscall(numbers[1], KEYCTL_UNLINK, key, -3)
+    other = {"x86_64": (298, 425, 323), "aarch64": (241, 425, 282)}.get(platform.machine())
+    if other is not None:
+        perf, io_uring_setup, userfaultfd = other
+        # perf_event_attr: software event, task clock, for this process on any CPU.
+        attr = (ctypes.c_uint32 * 32)(1, 128, 1)
+        for what, fd in (
+            ("counted its CPU time with perf", libc.syscall(perf, attr, 0, -1, -1, 0)),
+            ("set up io_uring", libc.syscall(io_uring_setup, 4, ctypes.create_string_buffer(120))),
+            ("made a userfaultfd", libc.syscall(userfaultfd, 0)),
+        ):
+            if fd >= 0:
+                breach(what)
+                os.close(fd)
+    say("tried syscalls")
+
+
 def inherited():
     for fd in range(3, 1024):
         try:
@@ -302,6 +348,7 @@ ATTACKS = {
     "daemon-die": daemon_die,
     "inherited": inherited,
     "userns": userns,
+    "syscalls": syscalls,
     "unpin": unpin,
     "read-logs": read_logs,
     "linger": linger,
