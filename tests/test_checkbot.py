@@ -10,13 +10,8 @@ import trio
 from click.testing import CliRunner
 
 from goatarena import protocol
-from goatarena.checkbot import (
-    UNKNOWN,
-    CheckSettings,
-    _with_unknown_fields,
-    check_bot,
-    check_names,
-)
+from goatarena.checkbot import UNKNOWN, CheckSettings, check_bot, check_names
+from goatarena.checkbot_session import _with_unknown_fields
 from goatarena.cli import main
 from goatarena.games import GAMES
 from tests.example_bots import HAVE_NODE, JS_BOT, PYTHON_BOT, SHELL_BOT, STRICT_BOT

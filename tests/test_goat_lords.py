@@ -11,7 +11,8 @@ import pytest
 
 from goatarena.errors import ConfigError, IllegalAction
 from goatarena.games import find_game
-from goatarena.games.goat_lords import CARD_INDEX, CARDS, DECK, GoatLordsState
+from goatarena.games.goat_lords import GoatLordsState
+from goatarena.games.goat_lords_tables import CARD_INDEX, CARDS, DECK
 from goatarena.testing import check_game, random_playout
 
 INFO = find_game("goat-lords")

@@ -9,12 +9,12 @@ import pytest
 
 from goatarena.errors import IllegalAction
 from goatarena.games import find_game
-from goatarena.games.goat_n_goat import (
+from goatarena.games.goat_n_goat import GoatNGoatState
+from goatarena.games.goat_n_goat_tables import (
     CODE_INDEX,
     CODES,
     DECLINE,
     DOUBLE_MOUNTAINS,
-    GoatNGoatState,
     Phase,
     goat_deck,
     mountain_values,

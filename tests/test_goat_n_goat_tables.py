@@ -11,14 +11,8 @@ import itertools
 import random
 
 from goatarena.games import find_game
-from goatarena.games.goat_n_goat import (
-    CODES,
-    COLOURS,
-    GoatNGoatState,
-    Phase,
-    play_actions,
-    take_actions,
-)
+from goatarena.games.goat_n_goat import GoatNGoatState, play_actions, take_actions
+from goatarena.games.goat_n_goat_tables import CODES, COLOURS, Phase
 from goatarena.strategy import find_strategy
 
 INFO = find_game("goat-n-goat")

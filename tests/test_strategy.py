@@ -17,8 +17,10 @@ from click.testing import CliRunner
 from goatarena.cli import main
 from goatarena.games import GAMES, find_game
 from goatarena.games.base import State
-from goatarena.games.goat_lords import IS_GOAT, GoatLordsState
-from goatarena.games.goat_n_goat import GoatNGoatState, card_type
+from goatarena.games.goat_lords import GoatLordsState
+from goatarena.games.goat_lords_tables import IS_GOAT
+from goatarena.games.goat_n_goat import GoatNGoatState
+from goatarena.games.goat_n_goat_tables import card_type
 from goatarena.games.herr_der_ziegen import HerrDerZiegenState
 from goatarena.sdk import play_local
 from goatarena.strategy import STRATEGIES, find_strategy, greedy_choice

@@ -32,6 +32,12 @@ a plain attribute that writing ``phase`` keeps in step. The shuffles draw exactl
 ``random.Random.shuffle`` draws (:mod:`goatarena.games.chance`), so seeds give the same
 games as before.
 
+The state is built in layers: :mod:`goatarena.games.goat_n_goat_tables` holds the card
+data, :mod:`goatarena.games.goat_n_goat_view` declares the fields and reads them
+(observations, scores, the picture), :mod:`goatarena.games.goat_n_goat_moves` carries out
+the decisions, and this module holds the state with its legal actions and the action
+tables.
+
 Hidden information: the hands, the cards discarded into penalty piles (face down) and the
 draw order. Cards a seat took from the row are public until that seat plays or discards
 cards that might be them; :meth:`GoatNGoatState._resample_hidden` keeps those cards in
@@ -43,94 +49,42 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Sequence
-from enum import StrEnum
-from functools import cache
 from itertools import compress
 from typing import Any
 
 from goatarena.errors import IllegalAction
-from goatarena.games.base import Action, GameInfo, Observation, Result, State, ranks_from_keys
+from goatarena.games.base import Action, GameInfo
 from goatarena.games.chance import shuffle
-
-# -- constants and card data ------------------------------------------------------------
-
-COLOURS = ("green", "blue", "red")
-COLOUR_LETTERS = ("g", "b", "r")
-NUMBERS = (1, 2, 3, 4, 5)
-COPIES = {1: 10, 2: 8, 3: 5, 4: 3, 5: 2}
-"""Goat cards of each number in each colour: 28 per colour, 84 in all."""
-SINGLE_MOUNTAINS = (3, 4, 5, 6, 7)
-"""Single-sided mountain cards per colour (Resolution: the reading of "values 3 to 9")."""
-DOUBLE_MOUNTAINS = ((8, 4), (9, 3))
-"""Double-sided mountain cards per colour: (side shown with 2 players, side with 3-5)."""
-STARTING_HANDS = (3, 4, 4, 5, 5)
-"""Cards dealt by seat."""
-ROW_SIZE = 6
-HAND_LIMIT = 8
-FINAL_RUN_OUT = {2: 1, 3: 2, 4: 2, 5: 2}
-"""Which run-out of the draw pile is the final one, by player count."""
-
-CARD_TYPES = tuple((colour, number) for colour in range(len(COLOURS)) for number in NUMBERS)
-"""Every distinct goat card as (colour index, number); a card is an index into this."""
-CODES = tuple(f"{COLOUR_LETTERS[colour]}{number}" for colour, number in CARD_TYPES)
-"""The name of each card type in actions and observations, e.g. "g1", "r5"."""
-CODE_INDEX = {code: index for index, code in enumerate(CODES)}
-COLOUR_INDEX = {colour: index for index, colour in enumerate(COLOURS)}
-DECLINE = "decline"
-
-
-class Phase(StrEnum):
-    """The decision the seat whose turn it is must make next."""
-
-    PLAY = "play"
-    TAKE = "take"
-    DISCARD = "discard"
-    MOUNTAIN = "mountain"
-    OVER = "over"
-
-
-PLAY, TAKE, DISCARD, MOUNTAIN, OVER = Phase  # module names: cheaper than Phase.PLAY
-
-
-def card_type(colour: int, number: int) -> int:
-    """The card index of a colour index and a number."""
-    return colour * len(NUMBERS) + number - 1
-
-
-def goat_deck() -> list[int]:
-    """All 84 goat cards as card indices, in a fixed order."""
-    return [card_type(c, n) for c in range(len(COLOURS)) for n in NUMBERS for _ in range(COPIES[n])]
-
-
-def mountain_values(players: int) -> list[int]:
-    """The values of one colour's mountains with ``players`` players, ascending."""
-    side = 0 if players == 2 else 1
-    return sorted([*SINGLE_MOUNTAINS, *(card[side] for card in DOUBLE_MOUNTAINS)])
-
-
-DECK = tuple(goat_deck())
-NEXT_SEATS = {
-    players: tuple(
-        tuple((seat + step) % players for step in range(1, players + 1)) for seat in range(players)
-    )
-    for players in FINAL_RUN_OUT
-}
-"""Per player count and seat: the seats in the order they may play next."""
-MOUNTAINS = {players: tuple(mountain_values(players)) for players in FINAL_RUN_OUT}
-"""One colour's mountains by player count, ascending."""
-
+from goatarena.games.goat_n_goat_moves import FlockMoves
+from goatarena.games.goat_n_goat_tables import (
+    CARD_COUNT,
+    CARD_TYPES,
+    CODE_INDEX,
+    CODES,
+    COLOUR_INDEX,
+    COLOURS,
+    COPIES,
+    DECK,
+    DECLINE,
+    DISCARD,
+    MOUNTAIN,
+    MOUNTAINS,
+    NUMBERS,
+    PLAY,
+    ROW_SIZE,
+    STARTING_HANDS,
+    STRIDE,
+    TAKE,
+    Phase,
+    PlayMove,
+    card_type,
+)
 
 # -- the state ---------------------------------------------------------------------------
 
 
-class GoatNGoatState(State):
-    """A Goat 'n' Goat game in progress.
-
-    Hands are counts per card index; flocks are the numbers of their cards, bottom to
-    top; penalty piles keep the public old flocks apart from the hidden hand discards.
-    Each colour's face-up mountains are kept in ascending order (trades only remove one),
-    so the cheapest is the first: whoever sets :attr:`mountains` must keep it so.
-    """
+class GoatNGoatState(FlockMoves):
+    """A Goat 'n' Goat game in progress; its fields are described by the view it is built on."""
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
@@ -141,50 +95,31 @@ class GoatNGoatState(State):
         hands: list[list[int]] = []
         self.hands = hands
         for seat in range(players):
-            hand = [0] * _CARD_COUNT
+            hand = [0] * CARD_COUNT
             dealt = STARTING_HANDS[seat]
             for card in draw[-dealt:]:
                 hand[card] += 1
             del draw[-dealt:]
             hands.append(hand)
-        self.known = [[0] * _CARD_COUNT for _ in range(players)]
+        self.known = [[0] * CARD_COUNT for _ in range(players)]
         self.row = draw[: -ROW_SIZE - 1 : -1]  # popped one by one: the top card first
         del draw[-ROW_SIZE:]
-        self.discard: list[int] = []
-        self.flocks: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
-        self.penalty_public: list[list[int]] = [[] for _ in range(players)]
-        self.penalty_hidden: list[list[int]] = [[] for _ in range(players)]
+        self.discard = []
+        self.flocks = [[[], [], []] for _ in range(players)]
+        self.penalty_public = [[] for _ in range(players)]
+        self.penalty_hidden = [[] for _ in range(players)]
         values = MOUNTAINS[players]
         self.mountains = [list(values), list(values), list(values)]
-        self.held: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
+        self.held = [[[], [], []] for _ in range(players)]
         self.seat = 0
         self.phase = PLAY  # sets is_over too
         self.take_count = 0
-        self.played: list[str] = []
+        self.played = []
         self.run_outs = 0
         self.reshuffled = False
         self.ending = False
 
     # -- the interface, without the generic layers (random playouts call these most) ------
-
-    is_over = False
-    """True once no seat has anything left to decide: a plain attribute, not the base
-    class's property, since every playout step reads it. It follows :attr:`phase`."""
-
-    @property
-    def phase(self) -> Phase:
-        """The decision the seat to act must make next (``OVER`` once the game is over).
-
-        Writable like any field (samplers and tests set it); writing it keeps
-        :attr:`is_over` in step. The engine's own steps write ``_phase`` directly and set
-        ``is_over`` where the game ends.
-        """
-        return self._phase
-
-    @phase.setter
-    def phase(self, value: Phase) -> None:
-        self._phase = value
-        self.is_over = value is OVER
 
     def legal_actions(self) -> list[Action]:
         """The choices of the seat to act, computed once per state.
@@ -253,11 +188,6 @@ class GoatNGoatState(State):
         self.history.append(action)
         return action
 
-    # -- whose decision and which choices ---------------------------------------------
-
-    def _to_act(self) -> int | None:
-        return None if self.is_over else self.seat
-
     def _legal_actions(self) -> list[Action]:
         self._legal = None
         return self.legal_actions()
@@ -274,19 +204,6 @@ class GoatNGoatState(State):
             choices += trade_actions(2, len(red), m_red)
         return choices
 
-    def _can_trade(self) -> bool:
-        """Whether any flock of the seat to act can afford a face-up mountain."""
-        # Three colours, unrolled: this runs at the end of nearly every turn. An empty
-        # flock affords nothing (every mountain is worth at least one); the cheapest
-        # mountain is the first (they are kept ascending).
-        green, blue, red = self.flocks[self.seat]
-        m_green, m_blue, m_red = self.mountains
-        return bool(
-            (green and m_green and m_green[0] <= len(green))
-            or (blue and m_blue and m_blue[0] <= len(blue))
-            or (red and m_red and m_red[0] <= len(red))
-        )
-
     # -- carrying out a decision --------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
@@ -294,206 +211,6 @@ class GoatNGoatState(State):
         if entry is None or entry[0] is not action:  # an equal action, decoded
             entry = parse_move(self._phase, action)
         entry[1](self, entry[2])
-
-    def _play(self, move: PlayMove) -> None:
-        """Cards of one number onto their flocks; a lower number retires the old flock."""
-        cards, number, per_colour, codes = move
-        seat = self.seat
-        hand, known = self.hands[seat], self.known[seat]
-        for card in cards:
-            hand[card] -= 1
-            if known[card]:
-                known[card] -= 1
-        flocks = self.flocks[seat]
-        for colour, added in per_colour:
-            flock = flocks[colour]
-            if flock and number < flock[-1]:
-                first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
-                self.penalty_public[seat] += [first + n for n in flock]
-                flock.clear()
-            flock += added
-        self.played = codes  # the move's own list, never changed in place
-        self.take_count = number
-        if self.row:
-            self._phase = TAKE
-        else:
-            self._after_take()
-
-    def _take(self, cards: tuple[int, ...]) -> None:
-        """Resolution: the chosen cards are taken together, then the row is refilled."""
-        seat = self.seat
-        row, hand, known = self.row, self.hands[seat], self.known[seat]
-        for card in cards:
-            row.remove(card)
-            hand[card] += 1
-            known[card] += 1
-        need = ROW_SIZE - len(row)
-        draw = self.draw
-        if need > 0:
-            if len(draw) >= need and not self.ending:
-                row += draw[: -need - 1 : -1]  # popped one by one: the top card first
-                del draw[-need:]
-            else:
-                while len(row) < ROW_SIZE:
-                    drawn = self._draw_card()
-                    if drawn is None:
-                        break
-                    row.append(drawn)
-        # What follows a take (_after_take), inlined: it runs after nearly every play.
-        if sum(hand) > HAND_LIMIT:
-            self._phase = DISCARD
-            return
-        green, blue, red = self.flocks[seat]
-        m_green, m_blue, m_red = self.mountains
-        if (
-            (green and m_green and m_green[0] <= len(green))
-            or (blue and m_blue and m_blue[0] <= len(blue))
-            or (red and m_red and m_red[0] <= len(red))
-        ):
-            self._phase = MOUNTAIN
-            return
-        # _end_turn, inlined
-        self.played = []
-        self.take_count = 0
-        if self.ending:
-            self._phase = OVER
-            self.is_over = True
-            return
-        hands = self.hands
-        for after in NEXT_SEATS[self.players][seat]:
-            if any(hands[after]):
-                self.seat = after
-                self._phase = PLAY
-                return
-        self._phase = OVER
-        self.is_over = True
-
-    def _draw_card(self) -> int | None:
-        """The top card of the draw pile, rebuilding it on a run-out that is not final."""
-        if self.ending:
-            return None
-        if not self.draw:
-            self.run_outs += 1
-            if self.run_outs >= FINAL_RUN_OUT[self.players] or not self.discard:
-                self.ending = True
-                return None
-            self.draw, self.discard = self.discard, []
-            shuffle(self.rng, self.draw)
-            self.reshuffled = True
-        return self.draw.pop()
-
-    def _after_take(self) -> None:
-        if sum(self.hands[self.seat]) > HAND_LIMIT:
-            self._phase = DISCARD
-        elif self._can_trade():
-            self._phase = MOUNTAIN
-        else:
-            self._end_turn()
-
-    def _discard(self, card: int) -> None:
-        """One card from hand face down to the penalty pile; others learn only that."""
-        seat = self.seat
-        hand = self.hands[seat]
-        hand[card] -= 1
-        self.penalty_hidden[seat].append(card)
-        # Any known card may be the one discarded, so each known count drops by one.
-        known = self.known[seat]
-        for known_card in compress(CARD_RANGE, known):
-            known[known_card] -= 1
-        if sum(hand) <= HAND_LIMIT:
-            if self._can_trade():
-                self._phase = MOUNTAIN
-            else:
-                self._end_turn()
-
-    def _trade(self, move: tuple[int, int]) -> None:
-        """A whole flock to the discard pile for a face-up mountain of its colour."""
-        colour, value = move
-        flock = self.flocks[self.seat][colour]
-        first = colour * _STRIDE - 1  # card_type(colour, n) is first + n
-        self.discard += [first + number for number in flock]
-        flock.clear()
-        self.mountains[colour].remove(value)
-        self.held[self.seat][colour].append(value)
-        self._end_turn()
-
-    def _decline(self, _: None) -> None:
-        self._end_turn()
-
-    def _end_turn(self) -> None:
-        self.played = []
-        self.take_count = 0
-        if self.ending:
-            self._phase = OVER
-            self.is_over = True
-            return
-        hands = self.hands
-        for seat in NEXT_SEATS[self.players][self.seat]:
-            if any(hands[seat]):
-                self.seat = seat
-                self._phase = PLAY
-                return
-        self._phase = OVER  # nobody holds a card: nothing can ever happen again
-        self.is_over = True
-
-    # -- scoring -------------------------------------------------------------------------
-
-    def penalty(self, seat: int) -> int:
-        """Cards in the penalty pile of ``seat``."""
-        return len(self.penalty_public[seat]) + len(self.penalty_hidden[seat])
-
-    def score(self, seat: int) -> int:
-        """Mountain values held minus one per penalty card."""
-        return sum(sum(values) for values in self.held[seat]) - self.penalty(seat)
-
-    def _result(self) -> Result:
-        scores = [self.score(seat) for seat in range(self.players)]
-        keys = [(scores[seat], -self.penalty(seat)) for seat in range(self.players)]
-        return Result(scores=[float(score) for score in scores], ranks=ranks_from_keys(keys))
-
-    # -- what a seat sees ----------------------------------------------------------------
-
-    def observation(self, seat: int) -> Observation:
-        """Own hand and everything public; other hands and the draw order stay hidden."""
-        # Built through map and C-level helpers: the referee asks for one per decision.
-        held = [named_by_colour(by_colour) for by_colour in self.held]
-        penalties = list(map(len, self.penalty_public))
-        hidden = list(map(len, self.penalty_hidden))
-        for other, size in enumerate(hidden):
-            penalties[other] += size
-        scores = [
-            sum(green) + sum(blue) + sum(red) - penalties[other]
-            for other, (green, blue, red) in enumerate(self.held)
-        ]
-        return {
-            "seat": seat,
-            "to_act": None if self.is_over else self.seat,
-            "turn": self.seat,
-            "phase": self._phase.value,
-            "played": list(self.played),
-            "take_count": self.take_count,
-            "hand": codes_of_counts(self.hands[seat]),
-            "row": list(map(CODES.__getitem__, self.row)),
-            "flocks": [named_by_colour(by_colour) for by_colour in self.flocks],
-            "penalty_sizes": penalties,
-            "mountains_held": held,
-            "mountains": named_by_colour(self.mountains),
-            "hand_sizes": list(map(sum, self.hands)),
-            "known_in_hands": list(map(codes_of_counts, self.known)),
-            "draw_size": len(self.draw),
-            "draw_cards": sorted_codes(self.draw) if self.reshuffled else None,
-            "discard": sorted_codes(self.discard),
-            "run_outs": self.run_outs,
-            "final_run_out": FINAL_RUN_OUT[self.players],
-            "ending": self.ending,
-            "scores": scores,
-        }
-
-    def public_action(self, seat: int, action: Action) -> Action:
-        """A hand discard goes face down: the other seats learn only that it happened."""
-        if isinstance(action, dict) and "discard" in action:
-            return {"discard": None}
-        return action
 
     def _resample_hidden(self, seat: int, rng: random.Random) -> None:
         """Redeal other hands' unknown cards, hidden penalty cards and the draw pile.
@@ -542,37 +259,6 @@ class GoatNGoatState(State):
         other.held = [[list(values) for values in held] for held in self.held]
         return other
 
-    def render(self) -> str:
-        """The row, the supplies and every seat's hand, flocks, penalties and mountains."""
-        state = "game over" if self.phase is Phase.OVER else f"seat {self.seat}: {self.phase}"
-        if self.phase is Phase.TAKE:
-            state += f" {self.take_count} (played {' '.join(self.played)})"
-        lines = [
-            f"{state}  draw {len(self.draw)}  discard {len(self.discard)}"
-            f"  run-outs {self.run_outs}/{FINAL_RUN_OUT[self.players]}"
-            + ("  (last turn)" if self.ending else ""),
-            f"  row: {' '.join(CODES[card] for card in self.row) or '-'}",
-            "  mountains: "
-            + "  ".join(
-                f"{name} {' '.join(map(str, values)) or '-'}"
-                for name, values in zip(COLOURS, self.mountains, strict=True)
-            ),
-        ]
-        for seat in range(self.players):
-            flocks = "  ".join(
-                f"{name} {''.join(map(str, flock)) or '-'}"
-                for name, flock in zip(COLOURS, self.flocks[seat], strict=True)
-            )
-            held = " ".join(
-                f"{COLOUR_LETTERS[c]}{v}" for c in range(len(COLOURS)) for v in self.held[seat][c]
-            )
-            lines.append(
-                f"  seat {seat}: hand {' '.join(codes_of_counts(self.hands[seat])) or '-'}"
-                f" | flocks {flocks} | penalty {self.penalty(seat)}"
-                f" | mountains {held or '-'} | score {self.score(seat)}"
-            )
-        return "\n".join(lines)
-
 
 # -- the action tables ----------------------------------------------------------------
 # Actions are built once and shared (never changed in place); _MOVES maps each one's
@@ -582,9 +268,6 @@ class GoatNGoatState(State):
 Handler = Callable[[GoatNGoatState, Any], None]
 Move = tuple[Action, Handler, Any]
 
-_STRIDE = len(NUMBERS)
-_CARD_COUNT = len(CARD_TYPES)
-CARD_RANGE = tuple(range(_CARD_COUNT))
 DISCARD_ACTIONS: tuple[Action, ...] = tuple({"discard": code} for code in CODES)
 TRADE_ACTIONS: tuple[dict[int, Action], ...] = tuple(
     {value: {"trade": colour, "mountain": value} for value in range(1, 10)} for colour in COLOURS
@@ -698,21 +381,16 @@ def _remember_takes(row: tuple[int, ...], size: int) -> list[Action]:
 
 
 _TAKE = GoatNGoatState._take
-_TAKE_ONE = tuple(_take_of((card,)) for card in range(_CARD_COUNT))
-
-
-PlayMove = tuple[tuple[int, ...], int, tuple[tuple[int, list[int]], ...], list[str]]
-"""A play: its cards, their number, (colour, the numbers added to its flock) per colour
-played in colour order, and the cards' names."""
+_TAKE_ONE = tuple(_take_of((card,)) for card in range(CARD_COUNT))
 
 
 def play_move(codes: tuple[str, ...]) -> PlayMove:
     """What playing the cards named ``codes`` (all of one number) does."""
     cards = tuple(CODE_INDEX[code] for code in codes)
     number = CARD_TYPES[cards[0]][1]
-    colours = sorted({card // _STRIDE for card in cards})
+    colours = sorted({card // STRIDE for card in cards})
     per_colour = tuple(
-        (c, [number] * sum(1 for card in cards if card // _STRIDE == c)) for c in colours
+        (c, [number] * sum(1 for card in cards if card // STRIDE == c)) for c in colours
     )
     return (cards, number, per_colour, list(codes))
 
@@ -744,37 +422,6 @@ def trade_actions(colour: int, size: int, mountains: list[int]) -> tuple[Action,
         affordable = sorted({value for value in mountains if value <= size})
         trades = _TRADES[colour][key] = tuple(by_value[value] for value in affordable)
     return trades
-
-
-@cache
-def plays_of_one_number(number: int, held: tuple[int, ...]) -> tuple[tuple[str, ...], ...]:
-    """Every non-empty choice of ``number`` cards from ``held`` cards per colour."""
-    kinds = [card_type(colour, number) for colour in range(len(COLOURS))]
-    return tuple(
-        tuple(CODES[kind] for kind, n in zip(kinds, chosen, strict=True) for _ in range(n))
-        for chosen in itertools.product(*(range(count + 1) for count in held))
-        if any(chosen)
-    )
-
-
-def codes_of_counts(counts: list[int]) -> list[str]:
-    """Card names of a count-per-card-index list, in card order."""
-    names: list[str] = []
-    for code, count in zip(CODES, counts, strict=True):
-        if count:
-            names += [code] * count
-    return names
-
-
-def sorted_codes(cards: list[int]) -> list[str]:
-    """Card names of a pile, in card order (the pile's own order stays hidden)."""
-    return list(map(CODES.__getitem__, sorted(cards)))
-
-
-def named_by_colour(values: list[list[int]]) -> dict[str, list[int]]:
-    """A per-colour list as a dict keyed by colour name."""
-    green, blue, red = values
-    return {"green": list(green), "blue": list(blue), "red": list(red)}
 
 
 INFO = GameInfo(

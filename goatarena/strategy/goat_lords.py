@@ -20,13 +20,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from goatarena.games.base import Action, Observation, State
-from goatarena.games.goat_lords import (
+from goatarena.games.goat_lords import GoatLordsState
+from goatarena.games.goat_lords_tables import (
     CARD_INDEX,
     CARDS,
     DECK,
     IS_GOAT,
     VALUES,
-    GoatLordsState,
     matching,
     pile_kind,
 )

@@ -21,13 +21,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from goatarena.games.base import Action, Observation, State
-from goatarena.games.goat_n_goat import (
+from goatarena.games.goat_n_goat import GoatNGoatState
+from goatarena.games.goat_n_goat_tables import (
     CARD_TYPES,
     CODE_INDEX,
     COLOURS,
     FINAL_RUN_OUT,
     HAND_LIMIT,
-    GoatNGoatState,
     Phase,
     card_type,
     goat_deck,
