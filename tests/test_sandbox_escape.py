@@ -70,7 +70,8 @@ def test_a_bot_never_sees_the_referees_environment(tmp_path, monkeypatch, sandbo
 
 def test_a_bot_writes_nowhere_but_its_capped_scratch_space(tmp_path):
     token = uuid.uuid4().hex
-    outcome, log = play(tmp_path, escape("write-outside", token))
+    # A generous clock: the attack is its first decision, and a loaded machine is slow.
+    outcome, log = play(tmp_path, escape("write-outside", token), "--move-ms", "20000")
     assert_failed(log, "write-outside")
     # /dev/shm is capped like /tmp (64 MiB by default), not bubblewrap's unbounded tmpfs.
     assert 0 < int(log.split("/dev/shm ")[1].split()[0]) <= 64
@@ -90,7 +91,7 @@ def test_a_bot_has_no_terminal_to_push_input_into(tmp_path):
 )
 def test_threads_are_bounded_by_the_process_limit(tmp_path):
     token = uuid.uuid4().hex
-    outcome, log = play(tmp_path, escape("thread-hog", token))
+    outcome, log = play(tmp_path, escape("thread-hog", token), "--move-ms", "20000")
     threads = int(log.split("tried thread-hog: ")[1].split()[0])
     assert 0 < threads < 256  # the pids limit counts threads as well as processes
     assert_honest_game(outcome)
