@@ -108,9 +108,9 @@ def test_a_daemon_dies_with_a_bot_killed_by_a_signal(tmp_path):
     assert survivors(token) == []
 
 
-COLLUDING_CHANNELS = {"abstract-socket", "sysv-msg", "sysv-shm", "keyring", "file-in-/tmp"}
-"""Channels the speaker must make wherever it runs (POSIX queues and /dev/shm may be
-missing unsandboxed)."""
+COLLUDING_CHANNELS = {"abstract-socket", "sysv-msg", "sysv-shm", "file-in-/tmp"}
+"""Channels the speaker must make wherever it runs (POSIX queues, /dev/shm and the keyring
+may be missing or refused by the machine unsandboxed; sandboxed, the keyring is refused)."""
 
 
 @pytest.mark.parametrize("sandbox", ["bwrap", "none"])
@@ -126,13 +126,12 @@ def test_two_bots_of_one_author_in_one_game_cannot_talk(tmp_path, sandbox):
     assert result.exit_code == 0, result.output
     assert_honest_game(json.loads(result.output.strip().splitlines()[-1]))
     made = set((logs / "seat0.log").read_text().split("made ")[1].split())
-    # Sandboxed, the keyring is refused outright (seccomp): that channel is never made.
-    assert made >= COLLUDING_CHANNELS - ({"keyring"} if sandbox == "bwrap" else set()), made
+    assert made >= COLLUDING_CHANNELS, made
     heard = (logs / "seat1.log").read_text()
     assert "tried collude-listen" in heard
     found = {line.rsplit(" ", 1)[1] for line in breaches(heard)}
-    if sandbox == "none":  # the attack is real: unsandboxed, every channel is found
-        assert found >= COLLUDING_CHANNELS, heard
+    if sandbox == "none":  # the attack is real: unsandboxed, every channel made is found
+        assert found == made, heard
     else:
         assert found == set(), heard
 
@@ -202,7 +201,8 @@ def test_a_bot_is_refused_the_system_calls_it_could_game_the_referee_with(tmp_pa
     assert "tried syscalls" in log, log
     assert_honest_game(outcome)
     if sandbox == "none":  # the attack is real: unconfined, at least these calls work
-        for what in ("traced a child", "read a child's memory", "set its CPU", "added a key"):
+        # (Not the keyring: a container's own seccomp profile may refuse it to anyone.)
+        for what in ("traced a child", "read a child's memory", "set its CPU"):
             assert f"BREACH {what}" in log, log
     else:
         assert breaches(log) == []
