@@ -169,8 +169,10 @@ def test_the_game_logs_stay_hidden_inside_a_bots_own_folder(tmp_path, sandbox):
     assert "made " in (logs / "seat1.log").read_text()  # there was something to read
     log = (logs / "seat0.log").read_text()
     assert "tried read-logs" in log
-    # Unsandboxed, the attack is real: it reads its opponent's log.
-    assert ("BREACH read the log seat1.log" in log) is (sandbox == "none"), log
+    if sandbox == "none":  # the attack is real: unsandboxed, it finds its opponent's log
+        assert "BREACH saw the log seat1.log" in log, log
+    else:
+        assert breaches(log) == []
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: nothing to take")
