@@ -42,6 +42,8 @@ DENIED = {
     "io_uring_register": errno.ENOSYS,
 }
 """Refused system calls, and the error each gets."""
+SUMMARY = "ptrace, process_vm_*, sched_setaffinity, keyring, perf, bpf, userfaultfd, io_uring"
+"""The refused calls in a few words, for ``goatarena doctor``."""
 
 SYSCALL_NUMBERS = {
     "x86_64": {
