@@ -5,7 +5,7 @@ decision number), writes ``BREACH <what>`` on stderr for every way the attack wo
 ``tried <what>`` once it has tried. TOKEN names everything it makes, so that nothing it
 leaves can be mistaken for another test's. The attack is made at the first decision,
 except ``collude-speak``, which sets up its channels as it greets (before any decision of
-either bot).
+either bot), and ``terminal``, made before it greets.
 
   environ        look for ARG (a secret the test put in the referee's environment) in its
                  own environment and in that of every process it can see
