@@ -173,8 +173,11 @@ class BotProcess:
                 await self._stdin.aclose()
 
     async def wait(self) -> int:
-        """Wait for the process to exit and return its status (deadline is the caller's)."""
-        return await self.process.wait()
+        """Wait for the process to exit and return its status (deadline is the caller's).
+
+        It is reaped only when the bot is closed, so that its process group cannot be
+        mistaken for another until the last signal has been sent to it."""
+        return await self.process.wait_exited()
 
     @property
     def is_usable(self) -> bool:
@@ -389,7 +392,7 @@ class BotProcess:
     # -- background tasks ------------------------------------------------------------------
 
     async def _watch_exit(self) -> None:
-        await self.process.wait()
+        await self.process.wait_exited()
         self._exited.set()
         if self._waiting_for_output and self._stdout is not None:
             # The pipe may never turn readable (a child of the bot may hold it open): the
@@ -499,7 +502,8 @@ async def open_bot(
                 nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            bot._signal_group(signal.SIGKILL)
+            if not process.reaped:  # once reaped, its pid may be another's
+                bot._signal_group(signal.SIGKILL)
             await process.wait()
             await confinement.release()
             # Close our ends now: an escaped grandchild holding the pipes gets EOF/EPIPE.
