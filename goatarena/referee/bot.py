@@ -173,8 +173,11 @@ class BotProcess:
                 await self._stdin.aclose()
 
     async def wait(self) -> int:
-        """Wait for the process to exit and return its status (deadline is the caller's)."""
-        return await self.process.wait()
+        """Wait for the process to exit and return its status (deadline is the caller's).
+
+        It is reaped only when the bot is closed, so that its process group cannot be
+        mistaken for another until the last signal has been sent to it."""
+        return await self.process.wait_exited()
 
     @property
     def is_usable(self) -> bool:
@@ -351,10 +354,12 @@ class BotProcess:
         return f"{detail}: {protocol.printable(tail[-1], limit=200)}" if tail else detail
 
     def last_words(self, count: int = 10) -> list[str]:
-        """The last ``count`` non-blank lines the bot wrote to stderr (a traceback, say)."""
+        """The last ``count`` non-blank lines the bot wrote to stderr (a traceback, say),
+        each cut to its printable characters: they are shown on the runner's terminal,
+        where a bot's escape sequences could set the clipboard or forge output."""
         text = self.stderr_tail.decode("utf-8", "replace")
-        lines = [line.rstrip()[:200] for line in text.splitlines() if line.strip()]
-        return lines[-count:]
+        lines = (protocol.printable(line.rstrip(), limit=200) for line in text.splitlines())
+        return [line for line in lines if line.strip()][-count:]
 
     async def handshake(self) -> str:
         """Greet the bot and return the name it gives; deadline is the caller's."""
@@ -387,7 +392,7 @@ class BotProcess:
     # -- background tasks ------------------------------------------------------------------
 
     async def _watch_exit(self) -> None:
-        await self.process.wait()
+        await self.process.wait_exited()
         self._exited.set()
         if self._waiting_for_output and self._stdout is not None:
             # The pipe may never turn readable (a child of the bot may hold it open): the
@@ -497,7 +502,8 @@ async def open_bot(
                 nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            bot._signal_group(signal.SIGKILL)
+            if not process.reaped:  # once reaped, its pid may be another's
+                bot._signal_group(signal.SIGKILL)
             await process.wait()
             await confinement.release()
             # Close our ends now: an escaped grandchild holding the pipes gets EOF/EPIPE.
