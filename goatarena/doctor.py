@@ -6,8 +6,9 @@ import os
 import platform
 import subprocess
 
+from goatarena.referee import seccomp
 from goatarena.referee.cgroups import detect
-from goatarena.referee.sandbox import find_bwrap, probe
+from goatarena.referee.sandbox import bwrap_options, find_bwrap, probe
 
 
 def _bwrap_version(path: str) -> str:
@@ -16,6 +17,10 @@ def _bwrap_version(path: str) -> str:
     except (OSError, subprocess.TimeoutExpired):
         return "?"
     return done.stdout.strip() or "?"
+
+
+def _forbids_userns(bwrap: str | None) -> bool:
+    return bwrap is not None and "--disable-userns" in bwrap_options(bwrap)
 
 
 def isolation_report() -> tuple[list[tuple[str, str]], bool]:
@@ -28,8 +33,18 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
         (
             "sandbox",
             "yes: user, pid, network, ipc and uts namespaces, read-only system, private /tmp"
+            + (", no user namespaces of its own" if _forbids_userns(bwrap) else "")
             if why is None
             else f"NO: {why}; runs refuse unless --sandbox none",
+        )
+    )
+    program = seccomp.filter_program()
+    rows.append(
+        (
+            "system calls",
+            f"seccomp refuses {seccomp.SUMMARY}"
+            if program is not None
+            else f"no seccomp filter for {platform.machine()}: ptrace, keys and affinity are open",
         )
     )
     support = detect()
@@ -67,4 +82,12 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     how = "cpuset cgroup" if "cpuset" in usable else "sched_setaffinity"
     rows.append(("CPU pinning", f"{how}; {cpus} usable CPUs"))
+    rows.append(
+        (
+            "CPU share",
+            "cpu cgroup: one share per bot, however many threads"
+            if "cpu" in usable
+            else "per thread: a bot's busy threads each take a share of a CPU games share",
+        )
+    )
     return rows, why is None

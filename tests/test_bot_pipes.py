@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import time
+from pathlib import Path
 
 import pytest
 import trio
 
 from goatarena import protocol
-from goatarena.referee import BotProcess, BotViolation, Cause, open_bot
-from tests.helpers import group_is_gone, python_bot
+from goatarena.games import find_game
+from goatarena.referee import BotProcess, BotViolation, Cause, open_bot, play_match
+from goatarena.referee.lineup import open_lineup
+from goatarena.referee.sandbox import SandboxPolicy, probe
+from tests.helpers import RANDOM_BOT, group_is_gone, misbehaving, python_bot
 
 SPLIT_WRITER = """\
 import os, sys, time
@@ -145,3 +150,29 @@ def test_a_send_that_finds_the_input_closed_is_a_crash_explained_by_the_exit(exi
 
     violation = trio.run(main)
     assert (violation.cause, violation.detail) == (Cause.CRASH, detail)
+
+
+@pytest.mark.parametrize("sandboxed", [False, True])
+def test_a_crashed_bot_keeps_its_pid_until_it_is_closed(sandboxed):
+    """A bot that crashes early is closed only when its game ends. Until then its pid must
+    stay taken: the referee signals its process group by that number as it closes it, and
+    with 32768 pids a long game's worth of bot start-ups may hand the number to another
+    game's bot meanwhile."""
+    if sandboxed and probe() is not None:
+        pytest.skip(f"no sandbox here: {probe()}")
+    policy = SandboxPolicy() if sandboxed else None
+
+    async def main() -> int:
+        commands = [misbehaving("exit", 1), RANDOM_BOT]
+        async with open_lineup(commands, startup_s=10, sandbox=policy) as bots:
+            result = await play_match(find_game("mountain-goats"), bots, seed=1)
+            violation = result.violations[0]
+            assert violation is not None and violation.detail.startswith("exited with code 3")
+            assert await bots[0].wait() == 3
+            stat = Path(f"/proc/{bots[0].pid}/stat").read_text()
+            assert stat.rsplit(")", 1)[1].split()[0] == "Z"  # exited, its number still taken
+            return bots[0].pid
+
+    pid = trio.run(main)
+    with pytest.raises(ChildProcessError):  # reaped once closed
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG)

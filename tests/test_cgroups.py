@@ -6,6 +6,7 @@ at /sys/fs/cgroup/unified) still freezes and kills: the v2 code runs there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -90,3 +91,55 @@ def test_kill_all_ends_every_process_of_the_cgroup(v2_cgroup):
     while v2_cgroup.pids() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert v2_cgroup.pids() == []
+
+
+BURNERS = """
+import os, sys
+os.sched_setaffinity(0, [int(sys.argv[1])])
+for _ in range(int(sys.argv[2]) - 1):
+    if os.fork() == 0:
+        break
+while True:
+    pass
+"""
+
+
+def group_cpu_seconds(cgroup: BotCgroup) -> float:
+    total = 0.0
+    for pid in cgroup.pids():
+        with contextlib.suppress(OSError):  # it may have ended since the list was read
+            total += cpu_seconds(pid)
+    return total
+
+
+@pytest.mark.skipif("cpu" not in cgroups.detect().controllers, reason="no cpu cgroup here")
+def test_a_bot_with_many_busy_processes_gets_one_share_of_a_shared_cpu():
+    """Eight busy processes of one bot against one of another, on one CPU: each bot gets
+    about half (without the cpu controller, the one would get a ninth)."""
+    cpu = min(os.sched_getaffinity(0))
+    many = BotCgroup.create(memory_bytes=None, processes=None)
+    one = BotCgroup.create(memory_bytes=None, processes=None)
+    assert many is not None and one is not None
+    started = []
+    try:
+        for cgroup, count in ((many, 8), (one, 1)):
+            command = [sys.executable, "-c", BURNERS, str(cpu), str(count)]
+            started.append(subprocess.Popen(command, preexec_fn=cgroup.join))
+        # Measured once the two have had a second of that CPU between them, however busy
+        # the machine is: only the ratio of their shares is asserted.
+        deadline = time.monotonic() + 30
+        while group_cpu_seconds(many) + group_cpu_seconds(one) < 1.0:
+            assert time.monotonic() < deadline, "the burners got no CPU"
+            time.sleep(0.05)
+        assert len(many.pids()) == 8
+        assert group_cpu_seconds(one) > 0.5 * group_cpu_seconds(many)
+    finally:
+        for cgroup in (many, one):
+            cgroup.kill_all()
+        for process in started:
+            process.wait()
+        for cgroup in (many, one):
+            for _ in range(100):
+                if cgroup.remove():
+                    break
+                time.sleep(0.01)

@@ -41,6 +41,9 @@ def hostile(attack: str) -> str:
         ("name-utf8", "malformed", "Invalid UTF-8"),
         ("bigint", "illegal", "index 9999"),
         ("bigint-value", "illegal", "is not among the legal actions"),
+        ("nul", "malformed", "trailing characters"),
+        ("duplicate-keys", "illegal", "index 99999 is outside"),
+        ("negative-index", "illegal", "index -1 is outside"),
     ],
 )
 def test_each_attack_is_the_attackers_violation_and_the_honest_seat_loses_nothing(

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.errors import ConfigError
-from goatarena.referee import launcher, sandbox
+from goatarena.referee import cgroups, launcher, sandbox, seccomp
 from goatarena.referee.bot import open_bot
 from goatarena.referee.sandbox import SandboxPolicy, probe, sandbox_argv
 from goatarena.tournament.config import load_config
@@ -236,3 +236,14 @@ def test_paths_given_to_a_bot_can_be_read_or_written_as_given(tmp_path):
     assert (scratch / "out.txt").read_text() == "weights"
     assert not (public / "forged.txt").exists()
     assert "read-only: Read-only file system" in (tmp_path / "l" / "seat0.log").read_text()
+
+
+def test_doctor_says_which_system_calls_and_cpu_shares_bots_get():
+    result = CliRunner().invoke(main, ["doctor"])
+    assert "Traceback" not in result.output
+    [calls] = [line for line in result.output.splitlines() if line.startswith("system calls")]
+    refused = seccomp.filter_program() is not None
+    assert ("seccomp refuses ptrace" in calls) is refused, calls
+    [share] = [line for line in result.output.splitlines() if line.startswith("CPU share")]
+    cpu = "cpu" in cgroups.detect().controllers
+    assert ("one share per bot" in share) is cpu, share

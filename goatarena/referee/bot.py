@@ -1,18 +1,18 @@
-"""One bot process: spawn, handshake, lines in and out, stderr log, and certain cleanup.
+"""One bot process: spawn, handshake, stderr log, and certain cleanup.
 
 A bot runs in its own process group with a memory limit and, given a sandbox policy (as
 ``play``, ``run`` and ``check-bot`` give by default), in a sandbox: see
 :mod:`goatarena.referee.sandbox` and :mod:`goatarena.referee.launcher`, which starts it.
-Its stdout is read through a :class:`~goatarena.protocol.LineBuffer` with a cap; its
-stderr is drained all the time into a size-capped log so that a chatty bot can never
-block. When the owner leaves :func:`open_bot`, the bot is asked to quit, then the whole
-group is terminated, killed and reaped — also on cancellation. Deadlines are the
-caller's: wrap calls in ``trio.fail_after``.
+Its pipes are :class:`~goatarena.referee.bot_pipes.BotPipes` (stdout read through a
+:class:`~goatarena.protocol.LineBuffer` with a cap); its stderr is drained all the
+time into a size-capped log so that a chatty bot can never block. When the owner leaves
+:func:`open_bot`, the bot is asked to quit, then the whole group is terminated, killed
+and reaped — also on cancellation. Deadlines are the caller's: wrap calls in
+``trio.fail_after``.
 """
 
 from __future__ import annotations
 
-import enum
 import os
 import shlex
 import signal
@@ -22,33 +22,17 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
 import trio
 
 from goatarena import protocol
 from goatarena.errors import BotError
+from goatarena.referee.bot_pipes import READ_CHUNK, BotPipes
 from goatarena.referee.launcher import Confinement, launch
 from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy
 from goatarena.referee.spawn import ChildProcess
 from goatarena.referee.stderr_log import StderrLog
-
-
-class Cause(enum.StrEnum):
-    """Why a bot lost control of its seat."""
-
-    TIMEOUT = "timeout"
-    CRASH = "crash"
-    MALFORMED = "malformed"
-    ILLEGAL = "illegal"
-
-
-class BotViolation(Exception):
-    """A bot broke the protocol; carries the :class:`Cause` and a human-readable detail."""
-
-    def __init__(self, cause: Cause, detail: str) -> None:
-        super().__init__(f"{cause}: {detail}")
-        self.cause = cause
-        self.detail = detail
+from goatarena.referee.violations import BotViolation as BotViolation  # re-exported
+from goatarena.referee.violations import Cause as Cause
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,12 +61,7 @@ class BotLimits:
     """The largest file a sandboxed bot may write (``RLIMIT_FSIZE``)."""
 
 
-READ_CHUNK = 1 << 16
 STDERR_TAIL_BYTES = 2048
-EXIT_WAIT_S = 0.1
-"""How long a bot whose pipe has closed is given to exit, for its status to explain it."""
-LAST_WORDS_WAIT_S = 0.05
-"""How long an exited bot's crash waits for the end of its stderr, for its last words."""
 
 
 PYTHON_NAMES = frozenset({"python", "python3"})
@@ -105,7 +84,7 @@ def parse_command(command: str | Sequence[str]) -> list[str]:
     return argv
 
 
-class BotProcess:
+class BotProcess(BotPipes):
     """A running bot. Create it with :func:`open_bot`; never directly."""
 
     def __init__(
@@ -173,8 +152,11 @@ class BotProcess:
                 await self._stdin.aclose()
 
     async def wait(self) -> int:
-        """Wait for the process to exit and return its status (deadline is the caller's)."""
-        return await self.process.wait()
+        """Wait for the process to exit and return its status (deadline is the caller's).
+
+        It is reaped only when the bot is closed, so that its process group cannot be
+        mistaken for another until the last signal has been sent to it."""
+        return await self.process.wait_exited()
 
     @property
     def is_usable(self) -> bool:
@@ -185,176 +167,17 @@ class BotProcess:
         """
         return self._broken is None and not self._exited.is_set()
 
-    # -- talking ---------------------------------------------------------------------------
-
-    async def send(self, message: msgspec.Struct) -> None:
-        """Write one message; a bot that no longer reads it has crashed."""
-        await self.send_bytes(protocol.encode(message))
-
-    async def send_bytes(self, line: bytes) -> None:
-        """Write one encoded line.
-
-        The pipe is non-blocking, so a line that fits is written at once, without the
-        trip through the scheduler that ``send_all`` takes first; only the rest of a line
-        that finds the pipe full waits, in ``send_all``. Not a checkpoint, then, unless
-        it has to wait.
-        """
-        if self._broken is not None:
-            raise self._broken
-        assert isinstance(self._stdin, trio.lowlevel.FdStream)
-        try:
-            # fileno() is -1 once the stream is closed: never a stale descriptor.
-            written = os.write(self._stdin.fileno(), line)
-        except BlockingIOError:
-            written = 0
-        except OSError:  # EPIPE: the bot is gone, or at least its input
-            raise await self._crash("stopped reading its input") from None
-        if written == len(line):
-            return
-        try:
-            await self._stdin.send_all(line[written:])
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise await self._crash("stopped reading its input") from None
-
-    async def receive(self) -> protocol.BotHello | protocol.Action:
-        """Read and decode the next line; a violation for garbage, EOF or an exit.
-
-        A line that does not decode leaves the process usable: the line is consumed, so
-        the conversation stays in step and the caller may decide to go on. Decoding costs
-        at most about a millisecond whatever the line holds (see
-        :func:`~goatarena.protocol.decode_reply`), so it stays on the event loop.
-        """
-        line = self._line_at_once()
-        if line is None:
-            line = await self._line_after_waiting()
-        try:
-            return protocol.decode_reply(line, max_depth=self.limits.max_depth)
-        except protocol.MalformedLine as error:
-            raise BotViolation(Cause.MALFORMED, str(error)) from None
-
-    async def receive_line(self) -> bytes:
-        """The next line the bot writes, without its newline.
-
-        The pipe is read at once and waited on only while it is empty, so a line already
-        written costs no trip through the scheduler (and is no checkpoint). Once the bot
-        has exited, what it left in the pipe is read and nothing more is waited for.
-        """
-        line = self._line_at_once()
-        if line is None:
-            line = await self._line_after_waiting()
-        return line
-
-    def _line_at_once(self) -> bytes | None:
-        """The next line if it is buffered or already in the pipe; None if it is not
-        (yet, or ever: :meth:`_line_after_waiting` tells which). Not a coroutine: this is
-        every answer's path, and an answer is usually there by the time it is read."""
-        if self._broken is not None:
-            raise self._broken
-        line = self._next_line()
-        if line is None:
-            data = self._read_at_once()
-            if data:
-                line = self._next_line(data)
-        return line
-
-    async def _line_after_waiting(self) -> bytes:
-        """The next line, once the bot has written it (the pipe was found empty)."""
-        while True:
-            data = await self._read_after_waiting()
-            if not data:
-                raise await self._crash("closed its stdout")
-            line = self._next_line(data)
-            if line is not None:
-                return line
-
-    def _read_at_once(self) -> bytes | None:
-        """What the bot has written, up to a chunk: None if nothing yet, ``b""`` if it will
-        write nothing more (or the stream is closed)."""
-        assert isinstance(self._stdout, trio.lowlevel.FdStream)
-        try:
-            # fileno() is -1 once the stream is closed: never a stale descriptor.
-            return os.read(self._stdout.fileno(), READ_CHUNK)
-        except BlockingIOError:
-            return None
-        except OSError:  # closed: no more output either way
-            return b""
-
-    async def _read_after_waiting(self) -> bytes:
-        """What the bot writes next, up to a chunk, waiting for it; ``b""`` once it will
-        write no more."""
-        assert isinstance(self._stdout, trio.lowlevel.FdStream)
-        while True:
-            if self._exited.is_set():
-                # Do not wait for an end of file: a child of the bot may hold the pipe
-                # open without ever writing.
-                return self._read_at_once() or b""
-            await self._wait_for_output(self._stdout.fileno())
-            data = self._read_at_once()
-            if data is not None:
-                return data
-
-    async def _wait_for_output(self, fd: int) -> None:
-        """Wait until ``fd`` is readable or the bot has exited (``_watch_exit`` wakes us).
-
-        No cancel scope of its own (this runs on every decision): ``_watch_exit`` ends the
-        wait with :func:`trio.lowlevel.notify_closing`, which the wait reports as closed.
-        """
-        self._waiting_for_output = True
-        try:
-            await trio.lowlevel.wait_readable(fd)
-        except trio.ClosedResourceError:
-            pass  # woken by _watch_exit (or the stream is closing): the caller reads
-        finally:
-            self._waiting_for_output = False
-
-    async def _crash(self, if_running: str) -> BotViolation:
-        """The process is unusable: a crash, explained as well as a moment allows.
-
-        A closed pipe usually means that the bot is exiting, and then its exit status and
-        its last words on stderr (a traceback, say) tell more; ``if_running`` is the
-        detail if it does not exit.
-        """
-        with trio.move_on_after(EXIT_WAIT_S):
-            await self._exited.wait()
-        if not self._exited.is_set():
-            return self._fail(BotViolation(Cause.CRASH, if_running))
-        with trio.move_on_after(LAST_WORDS_WAIT_S):
-            await self._stderr_done.wait()  # a child of the bot may hold stderr open
-        return self._fail(BotViolation(Cause.CRASH, self._exit_detail()))
-
-    def _next_line(self, data: bytes = b"") -> bytes | None:
-        """The next whole line with ``data`` added to what is buffered, or None."""
-        try:
-            return self._lines.take(data) if data else self._lines.next_line()
-        except protocol.LineTooLong as error:
-            # The rest of the line may still be coming: the stream cannot be resynchronised.
-            self._lines = protocol.LineBuffer(self.limits.max_line_bytes)
-            raise self._fail(BotViolation(Cause.MALFORMED, str(error))) from None
-
-    def _fail(self, violation: BotViolation) -> BotViolation:
-        self._broken = violation
-        return violation
-
     def mark_broken(self, violation: BotViolation) -> None:
         """Record that the process must not be used again (for example after a timeout)."""
         self._broken = self._broken or violation
 
-    def _exit_detail(self) -> str:
-        """How the process ended, and the last line of its stderr."""
-        code = self.process.returncode
-        assert code is not None, "the process has exited"
-        code = self.confinement.exit_status(code)
-        if code == -signal.SIGKILL and self.confinement.exceeded_memory():
-            return "killed for exceeding its memory limit"
-        detail = f"exited with signal {-code}" if code < 0 else f"exited with code {code}"
-        tail = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
-        return f"{detail}: {protocol.printable(tail[-1], limit=200)}" if tail else detail
-
     def last_words(self, count: int = 10) -> list[str]:
-        """The last ``count`` non-blank lines the bot wrote to stderr (a traceback, say)."""
+        """The last ``count`` non-blank lines the bot wrote to stderr (a traceback, say),
+        each cut to its printable characters: they are shown on the runner's terminal,
+        where a bot's escape sequences could set the clipboard or forge output."""
         text = self.stderr_tail.decode("utf-8", "replace")
-        lines = [line.rstrip()[:200] for line in text.splitlines() if line.strip()]
-        return lines[-count:]
+        lines = (protocol.printable(line.rstrip(), limit=200) for line in text.splitlines())
+        return [line for line in lines if line.strip()][-count:]
 
     async def handshake(self) -> str:
         """Greet the bot and return the name it gives; deadline is the caller's."""
@@ -387,7 +210,7 @@ class BotProcess:
     # -- background tasks ------------------------------------------------------------------
 
     async def _watch_exit(self) -> None:
-        await self.process.wait()
+        await self.process.wait_exited()
         self._exited.set()
         if self._waiting_for_output and self._stdout is not None:
             # The pipe may never turn readable (a child of the bot may hold it open): the
@@ -497,7 +320,8 @@ async def open_bot(
                 nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            bot._signal_group(signal.SIGKILL)
+            if not process.reaped:  # once reaped, its pid may be another's
+                bot._signal_group(signal.SIGKILL)
             await process.wait()
             await confinement.release()
             # Close our ends now: an escaped grandchild holding the pipes gets EOF/EPIPE.

@@ -11,7 +11,10 @@ it executes anything), so that every process and thread it ever starts is in it:
   has frozen cannot die, not even of SIGKILL, so a referee that died would leave frozen
   bots behind for ever; under v1 the launcher stops the cgroup's processes with SIGSTOP
   instead, which a SIGKILL still ends;
-* ``cpuset`` pins it to the CPU of its game slot.
+* ``cpuset`` pins it to the CPU of its game slot;
+* ``cpu`` gives each bot one share of the CPU it runs on, however many threads it
+  runs: where games share CPUs (more games at once than CPUs), a bot with a hundred busy
+  threads in its turn would otherwise take a hundred shares from other games' bots.
 
 Both cgroup v1 (one hierarchy per controller) and v2 (one unified hierarchy) are
 supported. Where the runner may not create cgroups, :func:`detect` says why and the
@@ -30,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
-WANTED = ("memory", "pids", "freezer", "cpuset")
-WANTED_V1 = ("memory", "pids", "cpuset")
+WANTED = ("memory", "pids", "freezer", "cpuset", "cpu")
+WANTED_V1 = ("memory", "pids", "cpuset", "cpu")
 PROCS_READ = 16 << 10
 """Bytes read of a cgroup's process list: 2000 pids. A small buffer is much cheaper."""
 _serial = itertools.count(1)
@@ -135,7 +138,7 @@ def _detect_v2(own: str) -> CgroupSupport:
     bases = {"freezer": base}  # cgroup.freeze needs no controller
     offered = (base / "cgroup.controllers").read_text().split()
     problems = []
-    for name in ("memory", "pids", "cpuset"):
+    for name in ("memory", "pids", "cpuset", "cpu"):
         if name not in offered:
             problems.append(f"{name}: not delegated to {own}")
             continue

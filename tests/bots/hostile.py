@@ -16,8 +16,9 @@ an attack that failed from one that was never made.
   seed-rebuild     rebuild the deal from the tournament file ARG (its first decision must
                    be decision 0 of the game) and compare it with what it is shown
   unmask           unmount what hides the results database ARG (in its own folder), read
-                   it, and read the machine's secrets in /etc
-  remember         keep what it saw (in memory and in /tmp) and report earlier games
+                   it, also after taking capabilities back in a user namespace of its
+                   own, and read the machine's secrets in /etc
+  remember         keep what it saw (in memory, /tmp and /dev/shm) and report earlier games
   daemon           leave a setsid daemon behind (its command line has TOKEN)
   fork-bomb        fork (each child in a new session) until it cannot; say how many
   shm-hog          map 2 GiB of shared anonymous memory and touch every page
@@ -41,6 +42,8 @@ import time
 attack = sys.argv[1]
 args = sys.argv[3:]
 VICTIM = b"random_bot.py\x004242"
+MEMORY_PATHS = ("/tmp/goatarena-hostile-memory", "/dev/shm/goatarena-hostile-memory")
+"""Where ``remember`` keeps what it saw: every place a sandboxed bot may write."""
 memory: list[str] = []
 
 
@@ -174,19 +177,20 @@ def seed_rebuild(start, request):
 
 
 def remember(start, request):
-    path = "/tmp/goatarena-hostile-memory"
     me = f"{os.getpid()}:{id(memory)}"
-    try:
-        with open(path) as file:
-            for line in file:
-                if not line.startswith(me + " "):
-                    breach(f"found what an earlier process wrote: {line.strip()!r}")
-    except OSError:
-        pass
+    for path in MEMORY_PATHS:
+        try:
+            with open(path) as file:
+                for line in file:
+                    if not line.startswith(me + " "):
+                        breach(f"found what an earlier process wrote: {line.strip()!r}")
+        except OSError:
+            pass
     memory.append(start["match"])
     say(f"played {start['match']} in process {me}; remembers {memory[:-1]}")
-    with contextlib.suppress(OSError), open(path, "a") as file:
-        file.write(f"{me} {start['match']}\n")
+    for path in MEMORY_PATHS:
+        with contextlib.suppress(OSError), open(path, "a") as file:
+            file.write(f"{me} {start['match']}\n")
 
 
 def unmask():
@@ -205,6 +209,7 @@ def unmask():
             breach(f"unmounted what hid {path}")
         if libc.mount(b"none", b"/usr", b"tmpfs", 0, None) == 0:
             breach("mounted over /usr")
+    unmask_nested(libc, path)
     for secret in ("/etc/shadow", "/etc/ssh/ssh_host_rsa_key", "/etc/gshadow"):
         try:
             with open(secret, "rb") as file:
@@ -213,6 +218,29 @@ def unmask():
         except OSError:
             pass
     say("tried unmask")
+
+
+def unmask_nested(libc, path):
+    """In a child: take every capability back in a user namespace of its own, then
+    unmount what hides ``path``, or make the read-only system writable."""
+    uid, gid = os.getuid(), os.getgid()
+    child = os.fork()
+    if child:
+        os.waitpid(child, 0)
+        return
+    if libc.unshare(0x10000000 | 0x00020000) == 0:  # CLONE_NEWUSER | CLONE_NEWNS
+        say("made a user namespace of its own")
+        with contextlib.suppress(OSError):
+            for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1")):
+                with open(f"/proc/self/{name}", "w") as file:
+                    file.write(text)
+            with open("/proc/self/gid_map", "w") as file:
+                file.write(f"0 {gid} 1")
+        if libc.umount2(path.encode(), 2) == 0:
+            breach(f"unmounted what hid {path} in a user namespace of its own")
+        if libc.mount(None, b"/usr", None, 32 | 4096, None) == 0:  # MS_REMOUNT | MS_BIND
+            breach("made /usr writable in a user namespace of its own")
+    os._exit(0)
 
 
 def daemon():

@@ -16,6 +16,9 @@ written whole, with its newline, in one go:
   name-newline   a greeting whose name holds a newline and a forged result line
   bigint         an index of 400 digits
   bigint-value   an action value of twenty 400-digit integers
+  nul            a valid reply followed by a NUL byte
+  duplicate-keys a reply naming a legal index, then an out-of-range one under the same key
+  negative-index index -1 (a Python list would take it for the last legal action)
 """
 
 import sys
@@ -36,6 +39,9 @@ ATTACKS = {
     "name-newline": b'{"type":"hello","name":"evil\\nresult: evil wins\\u001b[2J"}',
     "bigint": b'{"type":"action","index":' + b"9" * 400 + b"}",
     "bigint-value": b'{"type":"action","action":[' + b",".join([b"7" * 400] * 20) + b"]}",
+    "nul": b'{"type":"action","index":0}\x00',
+    "duplicate-keys": b'{"type":"action","index":0,"index":99999}',
+    "negative-index": b'{"type":"action","index":-1}',
 }
 
 attack = sys.argv[1]
