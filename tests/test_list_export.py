@@ -11,6 +11,8 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -180,3 +182,33 @@ def test_writing_over_the_database_being_read_is_refused(tmp_path, command, targ
     assert "which is being read; choose another file" in result.output
     assert db.read_bytes() == before
     assert run("list", "--db", str(db)).exit_code == 0
+
+
+def test_export_to_a_link_a_device_or_a_pipe_writes_through_it(db, tmp_path):
+    # `-o /dev/stdout` must never put a file in place of the device's name.
+    to_null = tmp_path / "null"
+    to_null.symlink_to(os.devnull)
+    assert run("export", "--db", str(db), "-o", str(to_null)).exit_code == 0
+    assert to_null.is_symlink() and to_null.resolve() == Path(os.devnull)
+
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real.name)
+    assert run("export", "--db", str(db), "-o", str(link)).exit_code == 0
+    assert link.is_symlink() and len(real.read_text().splitlines()) == len(records(db))
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    assert run("export", "--db", str(db), "-o", str(pipe)).exit_code == 0
+    reader.join(timeout=30)
+    assert len(received[0].splitlines()) == len(records(db))
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "link.jsonl",
+        "null",
+        "pipe",
+        "real.jsonl",
+    ]
