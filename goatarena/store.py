@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import itertools
 import os
 import secrets
 import sqlite3
@@ -423,3 +424,36 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
         connection.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
         )
+
+
+def put_database_aside(db: Path) -> Path | None:
+    """Rename the database ``db`` (and its WAL files) out of the way, to a name of its own
+    that says when (``<name>.<UTC time>.old``); the new name, or None if there was none.
+
+    Refused while a run writes to it. A name already taken (two in the same second) gets
+    a number rather than replacing the database put aside before.
+    """
+    try:
+        if not db.exists():
+            return None
+    except OSError as error:  # a name too long, a folder we may not enter, ...
+        raise StoreError(f"{db} cannot be opened: {error.strerror or error}") from None
+    store = open_store(db, create=False)
+    try:
+        store.lock_for_run()  # never move a database a run is writing to
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        sides = ("", "-wal", "-shm")
+        for number in itertools.count():
+            aside = db.with_name(f"{db.name}.{stamp}{f'-{number}' if number else ''}.old")
+            if not any(os.path.lexists(f"{aside}{side}") for side in sides):
+                break
+        for side in sides:
+            source = db.with_name(db.name + side)
+            if source.exists():
+                try:
+                    source.rename(f"{aside}{side}")
+                except OSError as error:
+                    raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
+    finally:
+        store.close()
+    return aside

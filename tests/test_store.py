@@ -25,7 +25,7 @@ from goatarena import store as store_module
 from goatarena import store_problems
 from goatarena.cli import main
 from goatarena.errors import StoreError
-from goatarena.store import explain_sqlite_error, open_store
+from goatarena.store import explain_sqlite_error, open_store, put_database_aside
 from goatarena.tournament.config import load_config
 from goatarena.tournament.runner import Runner
 from tests.helpers import RANDOM_BOT
@@ -467,3 +467,24 @@ def test_a_database_that_could_not_be_made_is_not_left_behind_empty(tmp_path, mo
     with pytest.raises(StoreError, match="cannot be written: the disk is full"):
         open_store(tmp_path / "t.sqlite")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_databases_put_aside_in_the_same_second_each_keep_their_games(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_module.time, "strftime", lambda *args: "20260101T000000")
+    db = tmp_path / "t.sqlite"
+    asides = []
+    for number in range(3):
+        store = open_store(db)
+        store.add_game(f"g/{number}", 0, finished_game("mountain-goats", 2, seed=number))
+        store.close()
+        asides.append(put_database_aside(db))
+    assert [path.name for path in asides] == [
+        "t.sqlite.20260101T000000.old",
+        "t.sqlite.20260101T000000-1.old",
+        "t.sqlite.20260101T000000-2.old",
+    ]
+    for number, aside in enumerate(asides):
+        reader = open_store(aside, create=False)
+        assert reader.finished_keys() == {f"g/{number}"}
+        reader.close()
+    assert put_database_aside(db) is None  # nothing left to put aside

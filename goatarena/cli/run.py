@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
@@ -12,11 +11,11 @@ import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, tell
-from goatarena.errors import BotError, StoreError, user_error_in
+from goatarena.errors import BotError, user_error_in
 from goatarena.interrupt import Interrupted, run_trio
 from goatarena.referee.sandbox import require_sandbox
 from goatarena.standings import render_tables
-from goatarena.store import open_store
+from goatarena.store import open_store, put_database_aside
 from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.cluster import check_cluster_settings
 from goatarena.tournament.config import MAX_CONCURRENCY, load_config
@@ -167,23 +166,6 @@ def run_command(
 
 def put_aside(db: Path) -> None:
     """Rename an existing database (and its WAL files) out of the way, saying where."""
-    try:
-        if not db.exists():
-            return
-    except OSError as error:  # a name too long, a folder we may not enter, ...
-        raise StoreError(f"{db} cannot be opened: {error.strerror or error}") from None
-    store = open_store(db, create=False)
-    try:
-        store.lock_for_run()  # never move a database a run is writing to
-    finally:
-        store.close()
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    aside = db.with_name(f"{db.name}.{stamp}.old")
-    for suffix in ("", "-wal", "-shm"):
-        source = db.with_name(db.name + suffix)
-        if source.exists():
-            try:
-                source.rename(aside.with_name(aside.name + suffix))
-            except OSError as error:
-                raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
-    tell(f"goatarena: put the old database aside as {aside}")
+    aside = put_database_aside(db)
+    if aside is not None:
+        tell(f"goatarena: put the old database aside as {aside}")
