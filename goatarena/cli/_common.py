@@ -22,8 +22,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def reports_errors(command: F) -> F:
-    """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2, and
-    Ctrl-C or SIGTERM into one line and exit status 130 or 143 (see :mod:`goatarena.interrupt`)."""
+    """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2, output
+    that cannot be written (a full disk) into one line and exit status 2, a reader that
+    stopped reading (``| head``) into a quiet exit status 141, and Ctrl-C or SIGTERM into
+    one line and exit status 130 or 143 (see :mod:`goatarena.interrupt`)."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -112,8 +114,8 @@ def is_output_error(error: BaseException) -> bool:
 def _drop_output() -> None:
     """Point the standard output at /dev/null, so that what is still buffered is not
     written again at exit (which would end in Python's own error message)."""
-    # ValueError: no file descriptor (a test's captured output).
-    with contextlib.suppress(OSError, ValueError):
+    # ValueError: no file descriptor (a test's captured output); AttributeError: none.
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
