@@ -34,9 +34,11 @@ from goatarena.referee.match import MatchResult
 from goatarena.store_problems import (
     explain_opening,
     explain_sqlite_error,
+    free_name,
     record_inconsistency,
     remove_if_empty,
     require_regular_file,
+    same_file_as,
 )
 
 APPLICATION = "goatarena"
@@ -220,6 +222,23 @@ class Store:
                     time.time(),
                 ),
             )
+        self._check_still_there()
+
+    def _check_still_there(self) -> None:
+        """Stop a run whose database was deleted or replaced under it (``rm -r results``
+        in another terminal): it would go on storing games in a file nobody can open.
+        Its games are written back first, to its name if that is free, else beside it."""
+        if self._identity is None or same_file_as(self._identity, self.path):
+            return
+        rescue = free_name(self.path)
+        with self._errors("writing its games back"):
+            rescue.parent.mkdir(parents=True, exist_ok=True)
+            self._db.execute("VACUUM INTO ?", (str(rescue),))
+        how = "deleted" if rescue == self.path else "replaced by another file"
+        raise StoreError(
+            f"{self.path} was {how} during the run: its {self.count()} games are written"
+            f" back to {rescue}"
+        )
 
     def games(self, *, game: str | None = None) -> Iterator[StoredGame]:
         """Every stored game (of one game type when ``game`` is given), in finishing order."""

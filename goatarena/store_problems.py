@@ -110,3 +110,21 @@ def explain_opening(error: sqlite3.Error, path: Path) -> str:
         if not os.access(folder, os.W_OK):
             return "cannot be written: its folder is read-only"
     return explain_sqlite_error(error, path)
+
+
+def same_file_as(fd: int, path: Path) -> bool:
+    """Whether ``path`` still names the file open as ``fd`` (not deleted, not replaced)."""
+    try:
+        held, named = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
+
+
+def free_name(path: Path) -> Path:
+    """``path`` if nothing has that name, else the first free ``<name>.rescued-<n>``."""
+    candidate, number = path, 0
+    while os.path.lexists(candidate):
+        number += 1
+        candidate = path.with_name(f"{path.name}.rescued-{number}")
+    return candidate

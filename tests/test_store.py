@@ -488,3 +488,32 @@ def test_databases_put_aside_in_the_same_second_each_keep_their_games(tmp_path, 
         assert reader.finished_keys() == {f"g/{number}"}
         reader.close()
     assert put_database_aside(db) is None  # nothing left to put aside
+
+
+@pytest.mark.parametrize("replaced", [False, True], ids=["deleted", "replaced"])
+def test_a_database_deleted_or_replaced_under_a_run_gets_its_games_back(tmp_path, replaced):
+    # `rm -r results` in another terminal: the run would store into a file nobody can open.
+    folder = tmp_path / "results"
+    db = folder / "t.sqlite"
+    store = open_store(db)
+    store.lock_for_run()
+    store.add_game("g/1", 0, finished_game("mountain-goats", 2, seed=1))
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    if replaced:
+        folder.mkdir()
+        db.write_bytes(b"someone else's file")
+    with pytest.raises(StoreError) as caught:
+        store.add_game("g/2", 0, finished_game("mountain-goats", 2, seed=2))
+    store.close()
+    rescue = db.with_name("t.sqlite.rescued-1") if replaced else db
+    how = "replaced by another file" if replaced else "deleted"
+    assert str(caught.value) == (
+        f"{db} was {how} during the run: its 2 games are written back to {rescue}"
+    )
+    reader = open_store(rescue, create=False)
+    assert reader.finished_keys() == {"g/1", "g/2"}
+    reader.close()
+    if replaced:
+        assert db.read_bytes() == b"someone else's file"
