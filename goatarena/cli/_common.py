@@ -41,22 +41,12 @@ def reports_errors(command: F) -> F:
             tell(f"goatarena: {interrupted.verb}")
             sys.exit(interrupted.exit_status)
         except (GoatArenaError, BaseExceptionGroup, OSError) as error:
-            # Inside trio (a live board, a run) errors come wrapped in exception groups.
-            if _found_in(error, lambda inner: isinstance(inner, BrokenPipeError)):
-                # The reader of our output stopped (``| head``): not an error to report,
-                # but the output was cut short. Exit as a shell does on SIGPIPE, silently.
-                _drop_output()
-                sys.exit(128 + signal.SIGPIPE)
             found = user_error_in(error)
-            if found is not None:
+            if found is not None and not _found_in(error, _is_broken_pipe):
                 tell(f"goatarena: error: {found}")
                 sys.exit(2)
-            failed = _found_in(error, is_output_error)
-            if not isinstance(failed, OSError):
-                raise
-            _drop_output()
-            tell(f"goatarena: error: cannot write the output: {failed.strerror}")
-            sys.exit(2)
+            stop_for_output(error)
+            raise
 
     return wrapper  # type: ignore[return-value]
 
@@ -109,6 +99,25 @@ def is_output_error(error: BaseException) -> bool:
     """Whether ``error`` is a failed write of a stream (no file name: files that
     goatarena opens itself report their own errors, naming the file)."""
     return isinstance(error, OSError) and error.filename is None and error.errno in OUTPUT_ERRNOS
+
+
+def stop_for_output(error: BaseException) -> None:
+    """End the process if ``error`` is about the output, else return: a reader that
+    stopped (``| head``) ends it quietly, as a shell's SIGPIPE would (status 141); output
+    that cannot be written (a full disk) in one line and status 2. Inside trio (a live
+    board, a run) the error comes wrapped in exception groups."""
+    if _found_in(error, _is_broken_pipe):
+        _drop_output()
+        sys.exit(128 + signal.SIGPIPE)
+    failed = _found_in(error, is_output_error)
+    if isinstance(failed, OSError):
+        _drop_output()
+        tell(f"goatarena: error: cannot write the output: {failed.strerror}")
+        sys.exit(2)
+
+
+def _is_broken_pipe(error: BaseException) -> bool:
+    return isinstance(error, BrokenPipeError)
 
 
 def _drop_output() -> None:
