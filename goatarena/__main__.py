@@ -1,5 +1,5 @@
 """``python -m goatarena``: the same as the ``goatarena`` command."""
 
-from goatarena.cli import main
+from goatarena.entry import main
 
 main()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import itertools
 import os
 import secrets
 import sqlite3
@@ -30,34 +31,20 @@ import msgspec
 from goatarena.errors import StoreError
 from goatarena.identity_lock import HeldElsewhere, lock_identity
 from goatarena.referee.match import MatchResult
+from goatarena.store_problems import (
+    explain_opening,
+    explain_sqlite_error,
+    free_name,
+    record_inconsistency,
+    remove_if_empty,
+    require_regular_file,
+    same_file_as,
+)
 
 APPLICATION = "goatarena"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 30.0
 """How long a write waits for another process's lock on the database before failing."""
-
-_CAUSES = {
-    "SQLITE_BUSY": "is locked by another process",
-    "SQLITE_LOCKED": "is locked by another process",
-    "SQLITE_READONLY": "is read-only",
-    "SQLITE_FULL": "cannot be written: the disk is full",
-    "SQLITE_IOERR": "cannot be read or written: disk I/O error",
-    "SQLITE_CORRUPT": "is corrupt (the database disk image is malformed)",
-    "SQLITE_NOTADB": "is not a goatarena results database (not an SQLite file)",
-    "SQLITE_CANTOPEN": "cannot be opened",
-    "SQLITE_PERM": "cannot be opened: permission denied",
-}
-"""What each SQLite error class means to a user (extended codes fall in their class)."""
-
-
-def explain_sqlite_error(error: sqlite3.Error) -> str:
-    """What went wrong, in words a user can act on: locked, read-only, full, corrupt..."""
-    name = getattr(error, "sqlite_errorname", "") or ""
-    for prefix, cause in _CAUSES.items():
-        if name == prefix or name.startswith(prefix + "_"):
-            return f"{cause} ({error})" if prefix == "SQLITE_CANTOPEN" else cause
-    return f"database error: {error}"
-
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -114,7 +101,8 @@ class Store:
             yield
         except sqlite3.Error as error:
             what = f" ({doing})" if doing else ""
-            raise StoreError(f"{self.path} {explain_sqlite_error(error)}{what}") from None
+            cause = explain_sqlite_error(error, self.path)
+            raise StoreError(f"{self.path} {cause}{what}") from None
 
     def close(self) -> None:
         """Close the database (and release the run lock, if held)."""
@@ -234,6 +222,23 @@ class Store:
                     time.time(),
                 ),
             )
+        self._check_still_there()
+
+    def _check_still_there(self) -> None:
+        """Stop a run whose database was deleted or replaced under it (``rm -r results``
+        in another terminal): it would go on storing games in a file nobody can open.
+        Its games are written back first, to its name if that is free, else beside it."""
+        if self._identity is None or same_file_as(self._identity, self.path):
+            return
+        rescue = free_name(self.path)
+        with self._errors("writing its games back"):
+            rescue.parent.mkdir(parents=True, exist_ok=True)
+            self._db.execute("VACUUM INTO ?", (str(rescue),))
+        how = "deleted" if rescue == self.path else "replaced by another file"
+        raise StoreError(
+            f"{self.path} was {how} during the run: its {self.count()} games are written"
+            f" back to {rescue}"
+        )
 
     def games(self, *, game: str | None = None) -> Iterator[StoredGame]:
         """Every stored game (of one game type when ``game`` is given), in finishing order."""
@@ -245,7 +250,7 @@ class Store:
         with self._errors():
             rows = self._db.execute(query + " ORDER BY rowid", params).fetchall()
         for key, round_number, result in rows:
-            yield StoredGame(key=key, round=round_number, result=_decode_result(result))
+            yield StoredGame(key=key, round=round_number, result=self._decode(key, result))
 
     def find_game(self, key: str) -> StoredGame:
         """A stored game by its key, or by its 1-based number in finishing order."""
@@ -260,7 +265,22 @@ class Store:
                 ).fetchone()
         if row is None:
             raise StoreError(f"{self.path} has no game {key!r} ({self.count()} games stored)")
-        return StoredGame(key=row[0], round=row[1], result=_decode_result(row[2]))
+        return StoredGame(key=row[0], round=row[1], result=self._decode(row[0], row[2]))
+
+    def _decode(self, key: str, record: str | bytes) -> MatchResult:
+        """A stored record, or a :class:`StoreError` naming the game whose record is
+        damaged (edited by hand, or written by another program)."""
+        try:
+            result = _decode_result(record)
+        except (msgspec.DecodeError, TypeError) as error:
+            problem: str | None = str(error)
+        else:
+            problem = record_inconsistency(result)
+        if problem is not None:
+            raise StoreError(
+                f"{self.path} is damaged: the record of game {key} cannot be read ({problem})"
+            )
+        return result
 
     def count(self) -> int:
         """The number of stored games."""
@@ -298,6 +318,11 @@ class Store:
             return dict(self._db.execute("SELECT bot, reason FROM disqualified").fetchall())
 
 
+def database_files(path: Path) -> list[Path]:
+    """The results database ``path`` and the side files SQLite and a run keep beside it."""
+    return [path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", ".lock"))]
+
+
 def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S) -> Store:
     """Open a results database: to run into (``create``: made if missing) or to read.
 
@@ -311,37 +336,35 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
+    made = False
     try:
-        path.exists()
+        info = path.stat()
+    except FileNotFoundError:
+        made = True
     except OSError as error:  # SQLite would only say "unable to open database file"
         raise StoreError(f"{path} cannot be opened: {error.strerror or error}") from None
+    else:
+        # SQLite would open a device too, and make its journal beside it (/dev/null-journal).
+        require_regular_file(path, info.st_mode)
     try:
         connection = sqlite3.connect(
             path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
     except sqlite3.Error as error:
-        raise StoreError(f"{path} {_explain_opening(error, path)}") from None
+        raise StoreError(f"{path} {explain_opening(error, path)}") from None
     connection.isolation_level = "DEFERRED"
     try:
         _prepare(connection, path)
     except sqlite3.Error as error:
         connection.close()
-        raise StoreError(f"{path} {_explain_opening(error, path)}") from None
+        cause = explain_opening(error, path)
+        if made:
+            remove_if_empty(path)
+        raise StoreError(f"{path} {cause}") from None
     except StoreError:
         connection.close()
         raise
     return Store(connection, path)
-
-
-def _explain_opening(error: sqlite3.Error, path: Path) -> str:
-    """Why a database cannot be opened to write; a read-only folder is the usual cause of
-    a valid database that cannot be opened (SQLite must create its side files there)."""
-    name = getattr(error, "sqlite_errorname", "")
-    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")) and not os.access(
-        path.resolve().parent, os.W_OK
-    ):
-        return "cannot be written: its folder is read-only"
-    return explain_sqlite_error(error)
 
 
 def _open_to_read(path: Path) -> Store:
@@ -350,12 +373,13 @@ def _open_to_read(path: Path) -> Store:
     SQLite's read-only mode uses the side files that run made (or, where they cannot be
     used, such as in a read-only folder, the database is read as immutable after all)."""
     try:
-        is_file = path.is_file()
-        size = path.stat().st_size if is_file else 0
+        info = path.stat()
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such results database") from None
     except OSError as error:  # a name too long, a folder we may not enter, ...
         raise StoreError(f"{path}: cannot be read: {error.strerror or error}") from None
-    if not is_file:
-        raise StoreError(f"{path}: no such results database")
+    require_regular_file(path, info.st_mode)
+    size = info.st_size
     if size == 0:
         raise StoreError(f"{path} is not a goatarena results database (an empty file)")
     wal = path.with_name(path.name + "-wal").exists()
@@ -368,12 +392,13 @@ def _open_to_read(path: Path) -> Store:
                 raise
             connection = _connect_to_read(path, immutable=True)
     except sqlite3.Error as error:
-        raise StoreError(f"{path} {explain_sqlite_error(error)}") from None
+        raise StoreError(f"{path} {explain_sqlite_error(error, path)}") from None
     return Store(connection, path)
 
 
 def _connect_to_read(path: Path, *, immutable: bool) -> sqlite3.Connection:
-    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"
+    # Quoted as bytes: a file name that is not UTF-8 still names the right file.
+    uri = f"file:{urllib.parse.quote(os.fsencode(path.resolve()))}?mode=ro"
     connection = sqlite3.connect(
         uri + ("&immutable=1" if immutable else ""), uri=True, check_same_thread=False
     )
@@ -391,7 +416,10 @@ def _check(connection: sqlite3.Connection, path: Path) -> None:
     if "meta" not in tables:
         detail = "foreign tables" if tables else "no tables"
         raise StoreError(f"{path} is not a goatarena results database ({detail})")
-    rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    try:
+        rows = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.OperationalError:  # a table named meta, but not ours
+        raise StoreError(f"{path} is not a goatarena results database (foreign tables)") from None
     if rows.get("application") != APPLICATION:
         raise StoreError(f"{path} is not a goatarena results database")
     schema = str(rows.get("schema", "0"))
@@ -415,3 +443,36 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
         connection.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
         )
+
+
+def put_database_aside(db: Path) -> Path | None:
+    """Rename the database ``db`` (and its WAL files) out of the way, to a name of its own
+    that says when (``<name>.<UTC time>.old``); the new name, or None if there was none.
+
+    Refused while a run writes to it. A name already taken (two in the same second) gets
+    a number rather than replacing the database put aside before.
+    """
+    try:
+        if not db.exists():
+            return None
+    except OSError as error:  # a name too long, a folder we may not enter, ...
+        raise StoreError(f"{db} cannot be opened: {error.strerror or error}") from None
+    store = open_store(db, create=False)
+    try:
+        store.lock_for_run()  # never move a database a run is writing to
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        sides = ("", "-wal", "-shm")
+        for number in itertools.count():
+            aside = db.with_name(f"{db.name}.{stamp}{f'-{number}' if number else ''}.old")
+            if not any(os.path.lexists(f"{aside}{side}") for side in sides):
+                break
+        for side in sides:
+            source = db.with_name(db.name + side)
+            if source.exists():
+                try:
+                    source.rename(f"{aside}{side}")
+                except OSError as error:
+                    raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
+    finally:
+        store.close()
+    return aside

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import sys
 import time
+import types
 
 import pytest
 from click.testing import CliRunner
 
+from goatarena import entry
 from goatarena.cli import main
+from goatarena.tournament import cluster
 from tests.helpers import RANDOM_BOT, misbehaving, python_bot
 
 
@@ -235,3 +241,70 @@ def test_play_quiet_names_a_seat_that_broke_a_rule():
     assert quiet.exit_code == 0, quiet.output
     (line,) = quiet.output.splitlines()
     assert line.endswith("(violations: exit: crash)"), line
+
+
+def closed_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (bound, then closed)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        ("nonsense", "'nonsense' is not a scheduler address like tcp://HOST:8786"),
+        (f"tcp://127.0.0.1:{closed_port()}", "cannot reach the Dask scheduler at tcp://127.0.0.1:"),
+    ],
+)
+def test_a_worker_without_a_scheduler_to_join_is_one_line(monkeypatch, address, message):
+    # Dask's worker would try for 30 s and end in three chained tracebacks.
+    monkeypatch.setattr(cluster, "SCHEDULER_WAIT_S", 0.5)
+
+    def never(*args):  # the command must stop before it becomes Dask's worker
+        pytest.fail(f"the worker started: {args}")
+
+    monkeypatch.setattr(os, "execv", never)
+    result = invoke("worker", address)
+    assert result.exit_code == 2
+    assert result.output.startswith(f"goatarena: error: {message}")
+    assert len(result.output.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"GOATARENA_CLUSTER": "nonsense"}, "'nonsense' is not a scheduler address"),
+        (
+            {"GOATARENA_CLUSTER": "tcp://127.0.0.1:1", "GOATARENA_CLUSTER_RESOURCES": "fast"},
+            "resources: 'fast' is not NAME=AMOUNT",
+        ),
+    ],
+)
+def test_a_cluster_setting_with_a_typo_leaves_no_database_behind(tmp_path, env, message):
+    config = tmp_path / "t.toml"
+    config.write_text(
+        f'name = "t"\n[bots]\na = {json.dumps(RANDOM_BOT)}\nb = {json.dumps(RANDOM_BOT)}\n'
+        '[[games]]\nname = "mountain-goats"\n'
+    )
+    result = CliRunner().invoke(
+        main, ["run", str(config), "--db", str(tmp_path / "t.sqlite")], env=env
+    )
+    assert result.exit_code == 2
+    assert result.output.startswith(f"goatarena: error: {message}")
+    assert [path.name for path in tmp_path.iterdir()] == ["t.toml"]
+
+
+class _InterruptedWhileLoading(types.ModuleType):
+    """Stands in for the command line while its import is cut short by Ctrl-C."""
+
+    def __getattr__(self, name: str):
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "goatarena.cli", _InterruptedWhileLoading("goatarena.cli"))
+    with pytest.raises(SystemExit) as stopped:
+        entry.main()
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err == "goatarena: interrupted\n"

@@ -530,7 +530,7 @@ def test_rounds_three_plays_exactly_three_rounds():
     assert max(view["totals"]) >= 1000  # two players pass 1,000 well before the end
 
 
-@pytest.mark.parametrize("rounds", [-1, "2", 1.0])
+@pytest.mark.parametrize("rounds", [-1, "2", 1.0, 1001, 10**20])
 def test_bad_rounds_option_is_rejected(rounds):
     with pytest.raises(ConfigError):
         INFO.new_state(3, 0, {"rounds": rounds})

@@ -5,13 +5,22 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
 import sqlite3
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
+from goatarena.store import open_store
 from tests.helpers import RANDOM_BOT, misbehaving
+from tests.test_replay import finished_game
 from tests.test_tournament import write_config
 
 GAMES = (
@@ -109,3 +118,97 @@ def test_standings_of_a_game_with_nothing_stored_say_so_in_one_line(db):
     assert result.output == "t: no herr-der-ziegen games stored\n"
     stored = run("standings", "--db", str(db), "--game", "goat-lords")
     assert "goat-lords" in stored.output and "alpha" in stored.output
+
+
+def test_export_into_a_reader_that_stops_early_ends_as_every_command_does(tmp_path):
+    # `goatarena export | head -1`: the reader closes the pipe after its first line. The
+    # export is larger than any pipe's buffer, so it cannot be done before that.
+    db = tmp_path / "big.sqlite"
+    store = open_store(db)
+    for number in range(100):
+        store.add_game(f"g/{number}", 0, finished_game("goat-lords", 3, seed=number))
+    store.close()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "export", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdout.readline().startswith(b'{"key"')
+    process.stdout.close()
+    _, errors = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGPIPE and errors == b""
+
+
+@pytest.mark.parametrize(
+    "command", [["export", "--format", "csv"], ["report"]], ids=["export", "report"]
+)
+def test_written_files_get_the_usual_permissions_or_keep_those_they_replace(db, tmp_path, command):
+    out = tmp_path / "out"
+    umask = os.umask(0o022)
+    try:
+        assert run(*command, "--db", str(db), "-o", str(out)).exit_code == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644  # not a temporary file's 0600
+        out.chmod(0o640)
+        assert run(*command, "--db", str(db), "-o", str(out)).exit_code == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    finally:
+        os.umask(umask)
+    assert [path.name for path in tmp_path.iterdir()] == ["out"]
+
+
+def test_standings_of_a_tournament_with_nothing_stored_say_so_in_one_line(tmp_path):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    store.claim(tournament="league", fingerprint="f", config_json="{}")
+    store.close()
+    result = run("standings", "--db", str(db))
+    assert result.exit_code == 0
+    assert result.output == "league: no games stored\n"
+
+
+@pytest.mark.parametrize("command", [["export"], ["report"]])
+@pytest.mark.parametrize("target", ["t.sqlite", "alias.sqlite", "t.sqlite-wal"])
+def test_writing_over_the_database_being_read_is_refused(tmp_path, command, target):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    store.add_game("g/1", 0, finished_game("goat-lords", 3, seed=1))
+    store.close()
+    (tmp_path / "alias.sqlite").symlink_to(db)
+    (tmp_path / "t.sqlite-wal").write_bytes(b"")  # as a run that is writing leaves it
+    before = db.read_bytes()
+    result = run(*command, "--db", str(db), "-o", str(tmp_path / target))
+    assert result.exit_code == 2
+    assert result.output.startswith(f"goatarena: error: cannot write {tmp_path / target}:")
+    assert "which is being read; choose another file" in result.output
+    assert db.read_bytes() == before
+    assert run("list", "--db", str(db)).exit_code == 0
+
+
+def test_export_to_a_link_a_device_or_a_pipe_writes_through_it(db, tmp_path):
+    # `-o /dev/stdout` must never put a file in place of the device's name.
+    to_null = tmp_path / "null"
+    to_null.symlink_to(os.devnull)
+    assert run("export", "--db", str(db), "-o", str(to_null)).exit_code == 0
+    assert to_null.is_symlink() and to_null.resolve() == Path(os.devnull)
+
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real.name)
+    assert run("export", "--db", str(db), "-o", str(link)).exit_code == 0
+    assert link.is_symlink() and len(real.read_text().splitlines()) == len(records(db))
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    assert run("export", "--db", str(db), "-o", str(pipe)).exit_code == 0
+    reader.join(timeout=30)
+    assert len(received[0].splitlines()) == len(records(db))
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "link.jsonl",
+        "null",
+        "pipe",
+        "real.jsonl",
+    ]

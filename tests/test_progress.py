@@ -157,3 +157,32 @@ def test_a_slow_fit_is_done_less_often_so_it_never_costs_the_run_much(monkeypatc
     wait = fit_s / progress_module.FIT_SHARE
     gaps = [later - earlier for earlier, later in zip(fits, fits[1:])]
     assert len(fits) == 2 and all(gap >= wait for gap in gaps)
+
+
+def test_a_narrow_terminal_gets_lines_cut_to_its_width_so_the_redraw_stays_in_place(
+    monkeypatch,
+):
+    from goatarena.tournament.leaderboard import Leaderboard
+
+    monkeypatch.setenv("COLUMNS", "40")  # a StringIO has no terminal to ask
+    stream = Terminal()
+    progress = Progress(1000, stream=stream)
+    progress.leaderboard = Leaderboard()
+    for _ in range(3):
+        progress.advance(result=result(["a-bot-with-a-long-name", "beta"], [1, 2]))
+    progress.finish()
+    drawn = stream.getvalue().replace("\x1b[J", "").split("\r")
+    rows = [row.split("A", 1)[-1] if row.startswith("\x1b[") else row for row in drawn]
+    lines = [line for row in rows for line in row.split("\n")]
+    assert max(len(line) for line in lines) == 39
+    assert any("a-bot-with" in line for line in lines)
+
+
+def test_a_dumb_terminal_gets_plain_lines_without_escapes(monkeypatch):
+    monkeypatch.setenv("TERM", "dumb")  # an editor's shell: no cursor movement
+    stream = Terminal()
+    progress = Progress(10, stream=stream)
+    progress.advance()
+    progress.finish()
+    assert "\x1b" not in stream.getvalue() and "\r" not in stream.getvalue()
+    assert stream.getvalue().startswith("1/10 games")

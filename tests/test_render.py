@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import random
 
 import pytest
 
 from goatarena.games import GAMES, find_game
 from goatarena.render import Style, render_board, replay_steps, seat_view, table_view
-from goatarena.render.style import strip
+from goatarena.render.style import strip, wants_colour
 from goatarena.render.view import final_view, observation_of
 from goatarena.testing import random_playout
 
@@ -79,3 +80,20 @@ def test_replayed_steps_follow_the_record_to_its_end(name):
     assert steps[0].view == table_view(find_game(name).new_state(3, 4))
     assert final_view(record) == table_view(state)
     assert final_view(record)["to_act"] is None
+
+
+@pytest.mark.parametrize(
+    ("environment", "colour"),
+    [({}, True), ({"NO_COLOR": "1"}, False), ({"TERM": "dumb"}, False)],
+)
+def test_colour_only_on_a_terminal_that_wants_it(monkeypatch, environment, colour):
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert wants_colour(Terminal()) is colour
+    assert wants_colour(io.StringIO()) is False  # not a terminal at all

@@ -8,6 +8,7 @@ create or alter a file.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import sqlite3
 import subprocess
@@ -20,9 +21,11 @@ import pytest
 import trio
 from click.testing import CliRunner
 
+from goatarena import store as store_module
+from goatarena import store_problems
 from goatarena.cli import main
 from goatarena.errors import StoreError
-from goatarena.store import open_store
+from goatarena.store import explain_sqlite_error, open_store, put_database_aside
 from goatarena.tournament.config import load_config
 from goatarena.tournament.runner import Runner
 from tests.helpers import RANDOM_BOT
@@ -348,3 +351,169 @@ def test_a_database_name_too_long_for_the_file_system_is_one_line(tmp_path, comm
     assert result.exit_code == 2, result.output
     assert result.output.startswith("goatarena: error: ") and "File name too long" in result.output
     assert "Traceback" not in result.output
+
+
+def write_meta_of_another_shape(path: Path) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE meta (name TEXT, size INTEGER)")
+
+
+def damage_record(path: Path, change) -> None:
+    """A good database of three games whose second record is then edited by ``change``."""
+    store = open_store(path)
+    for number in range(3):
+        store.add_game(f"g/{number}", 0, finished_game("mountain-goats", 2, seed=number))
+    store.close()
+    with sqlite3.connect(path) as connection:
+        (record,) = connection.execute("SELECT result FROM games WHERE key = 'g/1'").fetchone()
+        connection.execute("UPDATE games SET result = ? WHERE key = 'g/1'", (change(record),))
+
+
+def cut_ranks(record: str) -> str:
+    data = json.loads(record)
+    data["ranks"] = data["ranks"][:1]
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("change", "cause"),
+    [
+        (lambda record: record[: len(record) // 2], "Input data was truncated"),
+        (lambda record: '{"game": "mountain-goats"}', "missing required field"),
+        (cut_ranks, "1 ranks for 2 players"),
+    ],
+    ids=["cut-short", "fields-missing", "seats-do-not-add-up"],
+)
+@pytest.mark.parametrize(
+    "command",
+    [["standings"], ["list"], ["export"], ["replay", "2"], ["report", "-o", "r.html"]],
+    ids=lambda args: args[0],
+)
+def test_a_damaged_record_is_one_line_naming_the_game(
+    tmp_path, monkeypatch, change, cause, command
+):
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "x.sqlite"
+    damage_record(db, change)
+    result = CliRunner().invoke(main, [*command, "--db", str(db)])
+    assert result.exit_code == 2, result.output
+    # export may have written the records before the damaged one to its standard output
+    (error,) = [line for line in result.output.splitlines() if line.startswith("goatarena:")]
+    assert error.startswith(f"goatarena: error: {db} is damaged: the record of game g/1")
+    assert cause in error and "Traceback" not in result.output
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_table_called_meta_of_another_program_is_a_foreign_database(tmp_path):
+    db = tmp_path / "x.sqlite"
+    write_meta_of_another_shape(db)
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT})
+    for command in (["standings"], ["run", str(config), "--sandbox", "none"]):
+        result = CliRunner().invoke(main, [*command, "--db", str(db)])
+        assert result.exit_code == 2
+        assert "is not a goatarena results database (foreign tables)" in result.output
+
+
+@pytest.mark.parametrize("kind", ["device", "named pipe"])
+def test_a_database_that_is_not_a_plain_file_is_refused_untouched(tmp_path, kind):
+    # SQLite would open /dev/null (and make /dev/null-journal) or block on a FIFO forever.
+    if kind == "device":
+        db = Path(os.devnull)
+    else:
+        db = tmp_path / "pipe.sqlite"
+        os.mkfifo(db)
+    config = write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT})
+    before = snapshot(tmp_path)
+    for command in (["standings"], ["run", str(config), "--sandbox", "none"]):
+        result = CliRunner().invoke(main, [*command, "--db", str(db)])
+        assert result.exit_code == 2
+        assert (
+            result.output
+            == f"goatarena: error: {db} is not a goatarena results database (a {kind})\n"
+        )
+    assert snapshot(tmp_path) == before
+    assert not Path(f"{db}-journal").exists()
+
+
+def test_a_link_into_a_folder_that_does_not_exist_is_said_so(tmp_path):
+    db = tmp_path / "t.sqlite"
+    db.symlink_to(tmp_path / "nowhere" / "t.sqlite")
+    with pytest.raises(StoreError, match="cannot be opened: the folder .*nowhere does not exist"):
+        open_store(db)
+    assert not (tmp_path / "nowhere").exists()
+
+
+def sqlite_error(name: str, message: str) -> sqlite3.OperationalError:
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorname = name
+    return error
+
+
+def test_a_disk_io_error_on_a_full_disk_is_said_to_be_a_full_disk(tmp_path, monkeypatch):
+    # SQLite says "disk I/O error" when it cannot grow its shared-memory file.
+    error = sqlite_error("SQLITE_IOERR_SHMSIZE", "disk I/O error")
+    db = tmp_path / "t.sqlite"
+    assert explain_sqlite_error(error, db) == "cannot be read or written: disk I/O error"
+    full = os.statvfs_result((4096, 4096, 100, 0, 0, 100, 0, 0, 0, 255))
+    monkeypatch.setattr(store_problems.os, "statvfs", lambda path: full)
+    assert explain_sqlite_error(error, db) == "cannot be written: the disk is full"
+
+
+def test_a_database_that_could_not_be_made_is_not_left_behind_empty(tmp_path, monkeypatch):
+    def fail(connection, path):
+        raise sqlite_error("SQLITE_FULL", "database or disk is full")
+
+    monkeypatch.setattr(store_module, "_prepare", fail)
+    with pytest.raises(StoreError, match="cannot be written: the disk is full"):
+        open_store(tmp_path / "t.sqlite")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_databases_put_aside_in_the_same_second_each_keep_their_games(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_module.time, "strftime", lambda *args: "20260101T000000")
+    db = tmp_path / "t.sqlite"
+    asides = []
+    for number in range(3):
+        store = open_store(db)
+        store.add_game(f"g/{number}", 0, finished_game("mountain-goats", 2, seed=number))
+        store.close()
+        asides.append(put_database_aside(db))
+    assert [path.name for path in asides] == [
+        "t.sqlite.20260101T000000.old",
+        "t.sqlite.20260101T000000-1.old",
+        "t.sqlite.20260101T000000-2.old",
+    ]
+    for number, aside in enumerate(asides):
+        reader = open_store(aside, create=False)
+        assert reader.finished_keys() == {f"g/{number}"}
+        reader.close()
+    assert put_database_aside(db) is None  # nothing left to put aside
+
+
+@pytest.mark.parametrize("replaced", [False, True], ids=["deleted", "replaced"])
+def test_a_database_deleted_or_replaced_under_a_run_gets_its_games_back(tmp_path, replaced):
+    # `rm -r results` in another terminal: the run would store into a file nobody can open.
+    folder = tmp_path / "results"
+    db = folder / "t.sqlite"
+    store = open_store(db)
+    store.lock_for_run()
+    store.add_game("g/1", 0, finished_game("mountain-goats", 2, seed=1))
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    if replaced:
+        folder.mkdir()
+        db.write_bytes(b"someone else's file")
+    with pytest.raises(StoreError) as caught:
+        store.add_game("g/2", 0, finished_game("mountain-goats", 2, seed=2))
+    store.close()
+    rescue = db.with_name("t.sqlite.rescued-1") if replaced else db
+    how = "replaced by another file" if replaced else "deleted"
+    assert str(caught.value) == (
+        f"{db} was {how} during the run: its 2 games are written back to {rescue}"
+    )
+    reader = open_store(rescue, create=False)
+    assert reader.finished_keys() == {"g/1", "g/2"}
+    reader.close()
+    if replaced:
+        assert db.read_bytes() == b"someone else's file"

@@ -126,6 +126,57 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
             "move_ms",
         ),
         ("name = \n", "not valid TOML"),
+        # Numbers past what a machine can do: refused before anything is built or started.
+        (
+            "name = 'x'\ndeals = 1000000000\n[bots]\na = 'x'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "asks for 2,000,000,000 games, more than the 1,000,000",
+        ),
+        (
+            "name = 'x'\n[bots]\n"
+            + "".join(f"b{i} = 'x'\n" for i in range(200))
+            + "[[games]]\nname = 'goat-lords'\nplayers = 4\n",
+            "asks for 258,739,800 games",
+        ),
+        (
+            "name = 'x'\nmemory_mb = 99999999999999\n[bots]\na = 'x'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "memory_mb: must be at most 16777216, not 99999999999999",
+        ),
+        (
+            "name = 'x'\ntmp_mb = 99999999999999\n[bots]\na = 'x'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "tmp_mb: must be at most 16777216",
+        ),
+        (
+            "name = 'x'\nconcurrency = 100000\n[bots]\na = 'x'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "concurrency: must be at most 1024, not 100000",
+        ),
+        (
+            "name = 'x'\n[bots]\na = \"x\\u0000y\"\nb = 'y'\n[[games]]\nname = 'mountain-goats'\n",
+            "bots.a: the command holds a NUL character",
+        ),
+        (
+            f"name = 'x'\n[bots]\na = 'x {'y' * 3_000_000}'\nb = 'y'\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "bots.a: the command is 3,000,002 characters long, at most 65,536",
+        ),
+        (
+            "name = 'x'\n[bots]\na = 'x'\nb = 'y'\n[paths.a]\nread = [\"/tmp\\u0000\"]\n"
+            "[[games]]\nname = 'mountain-goats'\n",
+            "paths.a.read: a path is empty or holds a NUL character",
+        ),
+        (
+            "name = 'x'\nformat = 'gauntlet'\nchallengers = ['a']\n[bots]\na = 'x'\nb = 'y'\n"
+            "[sprt]\nelo0 = 0\nelo1 = inf\n[[games]]\nname = 'mountain-goats'\n",
+            "sprt.elo1: must be between -1000 and 1000, not inf",
+        ),
+        (
+            "name = 'x'\n[bots]\na = 'x'\nb = 'y'\n[[games]]\nname = 'goat-lords'\n"
+            "options = { rounds = -1 }\n",
+            "games[0]: goat-lords option 'rounds' must be 0 to 1000, not -1",
+        ),
     ],
 )
 def test_bad_tournament_files_name_the_field_and_run_nothing(tmp_path, content, message):
@@ -325,3 +376,27 @@ def test_every_shipped_tournament_file_is_valid_and_its_bots_exist(path):
         # Relative paths resolve against the file's folder: the commands are absolute.
         assert scripts and all(Path(script).is_file() for script in scripts), command
         assert all(Path(script).is_absolute() for script in scripts), command
+
+
+def test_a_relative_file_named_from_a_deleted_working_folder_is_one_line(tmp_path, monkeypatch):
+    config = write_config(tmp_path / "t.toml")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    result = run("run", "../t.toml")
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "goatarena: error: ../t.toml: cannot tell which folder it is in"
+    )
+    assert config.exists() and "Traceback" not in result.output
+
+
+def test_a_byte_order_mark_is_read_past_and_a_file_that_is_not_utf8_is_one_line(tmp_path):
+    config = write_config(tmp_path / "t.toml")
+    config.write_bytes(b"\xef\xbb\xbf" + config.read_bytes())  # as some Windows editors save
+    assert load_config(config).name == "t"
+    config.write_bytes(config.read_bytes().replace(b'"t"', b'"Turnier f\xfcr Ziegen"'))
+    result = run("run", str(config))
+    assert result.exit_code == 2
+    assert result.output == f"goatarena: error: {config}: not UTF-8 text (line 1)\n"

@@ -5,6 +5,10 @@ Each command lives in a module of its own; importing them registers them on :fun
 
 from __future__ import annotations
 
+import io
+import sys
+from typing import TextIO
+
 import click
 
 
@@ -17,6 +21,14 @@ def main() -> None:
     Example:
         goatarena run tournaments/demo.toml
     """
+    readable_anywhere(sys.stdout)
+
+
+def readable_anywhere(stream: TextIO | None) -> None:
+    """Let ``stream`` print what its encoding cannot show (boards and tables on a
+    Latin-1 terminal, a file name that is not UTF-8) as ``?`` rather than fail."""
+    if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        stream.reconfigure(errors="replace")
 
 
 # The command modules register themselves on ``main``; imported last on purpose.

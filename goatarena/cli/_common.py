@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import signal
 import sys
@@ -20,28 +22,31 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def reports_errors(command: F) -> F:
-    """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2, and
-    Ctrl-C or SIGTERM into one line and exit status 130 or 143 (see :mod:`goatarena.interrupt`)."""
+    """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2, output
+    that cannot be written (a full disk) into one line and exit status 2, a reader that
+    stopped reading (``| head``) into a quiet exit status 141, and Ctrl-C or SIGTERM into
+    one line and exit status 130 or 143 (see :mod:`goatarena.interrupt`)."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             with handling_signals():
-                return command(*args, **kwargs)
+                returned = command(*args, **kwargs)
+                # Output still buffered is written now, where a failure is reported,
+                # rather than at exit, where Python can only print a traceback.
+                if sys.stdout is not None:  # None: started with its output closed
+                    sys.stdout.flush()
+                return returned
         except Interrupted as interrupted:
-            click.echo(f"goatarena: {interrupted.verb}", err=True)
+            tell(f"goatarena: {interrupted.verb}")
             sys.exit(interrupted.exit_status)
-        except (GoatArenaError, BaseExceptionGroup, BrokenPipeError) as error:
-            if _broken_pipe_in(error):
-                # The reader of our output stopped (``| head``): not an error to report,
-                # but the output was cut short. Exit as a shell does on SIGPIPE, silently.
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                sys.exit(128 + signal.SIGPIPE)
+        except (GoatArenaError, BaseExceptionGroup, OSError) as error:
             found = user_error_in(error)
-            if found is None:
-                raise
-            click.echo(f"goatarena: error: {found}", err=True)
-            sys.exit(2)
+            if found is not None and not _found_in(error, _is_broken_pipe):
+                tell(f"goatarena: error: {found}")
+                sys.exit(2)
+            stop_for_output(error)
+            raise
 
     return wrapper  # type: ignore[return-value]
 
@@ -77,12 +82,62 @@ def sandbox_options(command: F) -> F:
     )(command)
 
 
-def _broken_pipe_in(error: BaseException) -> bool:
-    if isinstance(error, BrokenPipeError):
-        return True
+def tell(message: str) -> None:
+    """Say ``message`` on the standard error, if it can be written at all: a note or a
+    progress line that cannot be shown (a full disk, a closed terminal) must never stop
+    the work it is about, nor lose a tournament's results."""
+    with contextlib.suppress(OSError):
+        click.echo(message, err=True)
+
+
+OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""Why writing the standard output can fail where the user can act: a full disk or
+quota (``> file``), a file past its size limit, a terminal or device that went away."""
+
+
+def is_output_error(error: BaseException) -> bool:
+    """Whether ``error`` is a failed write of a stream (no file name: files that
+    goatarena opens itself report their own errors, naming the file)."""
+    return isinstance(error, OSError) and error.filename is None and error.errno in OUTPUT_ERRNOS
+
+
+def stop_for_output(error: BaseException) -> None:
+    """End the process if ``error`` is about the output, else return: a reader that
+    stopped (``| head``) ends it quietly, as a shell's SIGPIPE would (status 141); output
+    that cannot be written (a full disk) in one line and status 2. Inside trio (a live
+    board, a run) the error comes wrapped in exception groups."""
+    if _found_in(error, _is_broken_pipe):
+        _drop_output()
+        sys.exit(128 + signal.SIGPIPE)
+    failed = _found_in(error, is_output_error)
+    if isinstance(failed, OSError):
+        _drop_output()
+        tell(f"goatarena: error: cannot write the output: {failed.strerror}")
+        sys.exit(2)
+
+
+def _is_broken_pipe(error: BaseException) -> bool:
+    return isinstance(error, BrokenPipeError)
+
+
+def _drop_output() -> None:
+    """Point the standard output at /dev/null, so that what is still buffered is not
+    written again at exit (which would end in Python's own error message)."""
+    # ValueError: no file descriptor (a test's captured output); AttributeError: none.
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _found_in(error: BaseException, wanted: Callable[[Any], bool]) -> BaseException | None:
+    """The first exception in ``error`` (itself, or inside its exception groups) that is
+    ``wanted``, if any."""
     if isinstance(error, BaseExceptionGroup):
-        return any(_broken_pipe_in(inner) for inner in error.exceptions)
-    return False
+        for inner in error.exceptions:
+            found = _found_in(inner, wanted)
+            if found is not None:
+                return found
+        return None
+    return error if wanted(error) else None
 
 
 def make_log_dir(path: Path) -> None:

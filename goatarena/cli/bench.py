@@ -6,7 +6,7 @@ import click
 
 from goatarena import bench
 from goatarena.cli import main
-from goatarena.cli._common import reports_errors
+from goatarena.cli._common import reports_errors, tell
 from goatarena.tournament import swiss_bench
 
 
@@ -28,13 +28,13 @@ def bench_command(quick: bool, as_json: bool, swiss: bool) -> None:
         goatarena bench --swiss
     """
     if swiss:
-        say = lambda message: click.echo(f"  {message}", err=True)  # noqa: E731
+        say = lambda message: tell(f"  {message}")  # noqa: E731
         swiss_sizes = swiss_bench.QUICK if quick else swiss_bench.FULL
         for section in swiss_bench.run_swiss_bench(swiss_sizes, say):
             click.echo(section + "\n")
         return
     sizes = bench.QUICK if quick else bench.FULL
-    report = bench.run_bench(sizes, say=lambda message: click.echo(f"  {message}", err=True))
+    report = bench.run_bench(sizes, say=lambda message: tell(f"  {message}"))
     click.echo(bench.render_report(report))
     if as_json:
         click.echo(bench.report_json(report))

@@ -7,10 +7,12 @@ import sys
 import click
 
 from goatarena.cli import main
+from goatarena.cli._common import reports_errors
 from goatarena.doctor import isolation_report
 
 
 @main.command("doctor")
+@reports_errors
 def doctor_command() -> None:
     """Say how bots are isolated on this machine; exit status 1 if they cannot be.
 

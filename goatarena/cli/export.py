@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
-from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
-from goatarena.errors import ConfigError
 from goatarena.export import csv_lines, jsonl_lines
+from goatarena.store import database_files
+from goatarena.whole_file import write_whole
 
 
 @main.command("export")
@@ -46,33 +44,10 @@ def export_command(db: Path | None, output_format: str, output: Path | None) -> 
         games = store.games()
         lines = jsonl_lines(games) if output_format == "jsonl" else csv_lines(games)
         if output is None:
-            try:
-                for line in lines:
-                    sys.stdout.write(line)
-                sys.stdout.flush()
-            except BrokenPipeError:
-                # The reader stopped (``| head``): not an error; say nothing more.
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            # A reader that stops early (``| head``) ends the command as for every other
+            # one: quietly, with the exit status a shell gives SIGPIPE (see reports_errors).
+            sys.stdout.writelines(lines)
         else:
-            write_whole(output, lines)
+            write_whole(output, lines, keep=database_files(store.path))
     finally:
         store.close()
-
-
-def write_whole(path: Path, lines: Iterable[str]) -> None:
-    """Write ``lines`` to a temporary file beside ``path`` and rename it into place, so
-    that ``path`` is either the whole export or untouched."""
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".part")
-    except OSError as error:
-        raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.writelines(lines)
-        os.replace(temporary, path)
-    except OSError as error:
-        raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from goatarena.cli import main
-from goatarena.cli._common import database_option, open_results, reports_errors
+from goatarena.cli._common import database_option, open_results, reports_errors, tell
 from goatarena.export import render_list, select
 from goatarena.games import find_game
 
@@ -37,4 +37,4 @@ def list_command(db: Path | None, bot: str | None, game: str | None, violations:
         store.close()
     if rows:
         click.echo(render_list(rows))
-    click.echo(f"{len(rows)} of {total} stored games", err=True)
+    tell(f"{len(rows)} of {total} stored games")

@@ -12,7 +12,7 @@ import msgspec
 from tabulate import tabulate
 
 from goatarena.cli import main
-from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options
+from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options, tell
 from goatarena.errors import ConfigError
 from goatarena.export import outcome, violations_note
 from goatarena.games import GAMES, find_game
@@ -29,14 +29,16 @@ from goatarena.referee import (
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
-from goatarena.render.style import wants_colour
+from goatarena.render.style import can_redraw, wants_colour
 from goatarena.replay import describe_match, result_summary
+from goatarena.tournament.config import MAX_MB
 from goatarena.tournament.preflight import STDERR_LINES
 
 PENALTIES = [penalty.value for penalty in Penalty]
 
 
 @main.command("games")
+@reports_errors
 def games_command() -> None:
     """List the games and their player counts.
 
@@ -116,7 +118,7 @@ def games_command() -> None:
 )
 @click.option(
     "--memory-mb",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_MB),
     default=1024,
     show_default=True,
     help="Each bot's data memory limit (RLIMIT_DATA); 0 for none.",
@@ -213,7 +215,7 @@ def play_command(
         make_log_dir(log_dir)
     live: LiveBoard | None = None
     if watch and not quiet:
-        terminal = sys.stdout.isatty()
+        terminal = can_redraw(sys.stdout)
         live = LiveBoard(
             info.name,
             [str(bot) for bot in bots],
@@ -232,10 +234,8 @@ def play_command(
                     # Recorded as the seat's forfeit at decision 0; said here at once too,
                     # with the end of its stderr (a traceback, say).
                     words = "".join(f"\n    | {line}" for line in bot.last_words(STDERR_LINES))
-                    click.echo(
-                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}"
-                        + words,
-                        err=True,
+                    tell(
+                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}" + words
                     )
             for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
                 bot.name = name

@@ -9,6 +9,7 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.report import DEFAULT_REPLAYS, build_report, write_report
+from goatarena.store import database_files
 
 
 @main.command("report")
@@ -38,6 +39,7 @@ def report_command(db: Path | None, output: Path, replays: int) -> None:
         goatarena report --db results/demo.sqlite -o demo.html
     """
     store = open_results(db)
+    kept = database_files(store.path)
     try:
         games = list(store.games())
         tournament = store.meta("tournament") or store.path.stem
@@ -45,5 +47,5 @@ def report_command(db: Path | None, output: Path, replays: int) -> None:
     finally:
         store.close()
     page = build_report(tournament, games, disqualified=disqualified, replays=replays)
-    write_report(output, page)
+    write_report(output, page, keep=kept)
     click.echo(f"{output}: {len(games)} games, {len(page) / 1e6:.1f} MB")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
@@ -11,14 +10,15 @@ import click
 import msgspec
 
 from goatarena.cli import main
-from goatarena.cli._common import make_log_dir, reports_errors
-from goatarena.errors import BotError, StoreError, user_error_in
+from goatarena.cli._common import make_log_dir, reports_errors, tell
+from goatarena.errors import BotError, user_error_in
 from goatarena.interrupt import Interrupted, run_trio
 from goatarena.referee.sandbox import require_sandbox
 from goatarena.standings import render_tables
-from goatarena.store import open_store
+from goatarena.store import open_store, put_database_aside
 from goatarena.stored_standings import standings_from_store
-from goatarena.tournament.config import load_config
+from goatarena.tournament.cluster import check_cluster_settings
+from goatarena.tournament.config import MAX_CONCURRENCY, load_config
 from goatarena.tournament.leaderboard import Leaderboard
 from goatarena.tournament.preflight import preflight
 from goatarena.tournament.progress import Progress
@@ -36,7 +36,7 @@ from goatarena.tournament.sprt import describe as describe_sprt
 )
 @click.option(
     "--concurrency",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_CONCURRENCY),
     default=None,
     help="Games at once (default: from the file, else the number of CPUs).",
 )
@@ -88,7 +88,9 @@ def run_command(
     if sandbox is not None:
         config = msgspec.structs.replace(config, sandbox=sandbox)
     db = db or Path("results") / f"{config.name}.sqlite"
-    if not cluster:
+    if cluster:
+        check_cluster_settings(cluster)
+    else:
         # Started in the sandboxes the games will use: a stranger's bot never runs
         # unprotected, not even for its pre-flight hello.
         sandboxes = config.sandboxes([file, db.parent])
@@ -134,18 +136,14 @@ def run_command(
             # An SPRT stops as soon as it decides: its count is the most it may play.
             games = f"up to {total} games (SPRT)" if config.sprt else f"{total} games"
             where = f"on {cluster}" if cluster else f"{config.workers} at once"
-            click.echo(
-                f"{config.name}: {games}, {where}{resumed}; results in {db}",
-                err=True,
-            )
+            tell(f"{config.name}: {games}, {where}{resumed}; results in {db}")
         try:
             run_trio(runner.run)
         except Interrupted as interrupted:
             progress.finish()
-            click.echo(
+            tell(
                 f"\n{interrupted.verb}: {store.count()} finished games are kept in {db};"
-                f" run the same command again to resume",
-                err=True,
+                f" run the same command again to resume"
             )
             sys.exit(interrupted.exit_status)
         progress.finish()
@@ -156,11 +154,10 @@ def run_command(
             click.echo("\n" + describe_sprt(status))
         if runner.failed:
             for key, reason in sorted(runner.failed.items()):
-                click.echo(f"goatarena: game {key} failed: {reason}", err=True)
-            click.echo(
+                tell(f"goatarena: game {key} failed: {reason}")
+            tell(
                 f"goatarena: {len(runner.failed)} games failed and are not stored;"
-                " run the same command again to retry them",
-                err=True,
+                " run the same command again to retry them"
             )
             sys.exit(1)
     finally:
@@ -169,23 +166,6 @@ def run_command(
 
 def put_aside(db: Path) -> None:
     """Rename an existing database (and its WAL files) out of the way, saying where."""
-    try:
-        if not db.exists():
-            return
-    except OSError as error:  # a name too long, a folder we may not enter, ...
-        raise StoreError(f"{db} cannot be opened: {error.strerror or error}") from None
-    store = open_store(db, create=False)
-    try:
-        store.lock_for_run()  # never move a database a run is writing to
-    finally:
-        store.close()
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    aside = db.with_name(f"{db.name}.{stamp}.old")
-    for suffix in ("", "-wal", "-shm"):
-        source = db.with_name(db.name + suffix)
-        if source.exists():
-            try:
-                source.rename(aside.with_name(aside.name + suffix))
-            except OSError as error:
-                raise StoreError(f"cannot put {source} aside: {error.strerror}") from None
-    click.echo(f"goatarena: put the old database aside as {aside}", err=True)
+    aside = put_database_aside(db)
+    if aside is not None:
+        tell(f"goatarena: put the old database aside as {aside}")

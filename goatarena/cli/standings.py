@@ -77,9 +77,10 @@ def standings_command(
         click.echo(msgspec.json.encode(data).decode())
     elif output_format == "csv":
         click.echo(render_csv(standings), nl=False)
-    elif game is not None and not stored:
+    elif not stored:
         # Not an empty table under a header that reads like the whole tournament.
-        click.echo(f"{standings.tournament}: no {game} games stored")
+        what = f"{game} games" if game is not None else "games"
+        click.echo(f"{standings.tournament}: no {what} stored")
     else:
         click.echo(render_tables(standings, game=game))
         if cross:

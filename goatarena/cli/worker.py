@@ -12,7 +12,8 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
 from goatarena.errors import ClusterError
-from goatarena.tournament.cluster import check_scheduler_address
+from goatarena.tournament import cluster
+from goatarena.tournament.config import MAX_CONCURRENCY
 from goatarena.tournament.worker import LOG_DIR_VARIABLE
 
 
@@ -26,7 +27,7 @@ from goatarena.tournament.worker import LOG_DIR_VARIABLE
 )
 @click.option(
     "--slots",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_CONCURRENCY),
     default=None,
     help="Games played at once (default: the number of CPUs).",
 )
@@ -68,7 +69,7 @@ def worker_command(
     if (scheduler is None) == (scheduler_file is None):
         raise ClusterError("give the scheduler's address (tcp://HOST:8786) or --scheduler-file")
     if scheduler is not None:
-        check_scheduler_address(scheduler)
+        cluster.wait_for_scheduler(scheduler)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     argv = [
         sys.executable,

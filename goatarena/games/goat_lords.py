@@ -99,6 +99,11 @@ from goatarena.games.goat_lords_tables import matching as matching
 # -- the state ---------------------------------------------------------------------------
 
 
+MAX_ROUNDS = 1000
+"""The most rounds the ``rounds`` option may ask for (a game of a thousand rounds already
+takes minutes; more would be a game that seems never to end)."""
+
+
 class GoatLordsState(HerdMoves):
     """A Goat Lords game in progress; its fields are described by the view it is built on.
 
@@ -113,8 +118,10 @@ class GoatLordsState(HerdMoves):
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         self.rounds = int(options.get("rounds", 0))
-        if self.rounds < 0:
-            raise ConfigError(f"goat-lords option 'rounds' must be 0 or more, not {self.rounds}")
+        if not 0 <= self.rounds <= MAX_ROUNDS:
+            raise ConfigError(
+                f"goat-lords option 'rounds' must be 0 to {MAX_ROUNDS}, not {self.rounds}"
+            )
         self.hand_size = HAND_SIZES[players]
         self.totals = [0] * players
         self.round_scores = []

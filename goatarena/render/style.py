@@ -69,5 +69,12 @@ def strip(text: str) -> str:
 
 
 def wants_colour(stream: TextIO) -> bool:
-    """Colour for a terminal, unless the NO_COLOR convention asks for none."""
-    return stream.isatty() and not os.environ.get("NO_COLOR")
+    """Colour for a terminal, unless the NO_COLOR convention asks for none or the
+    terminal is a dumb one."""
+    return can_redraw(stream) and not os.environ.get("NO_COLOR")
+
+
+def can_redraw(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal that understands escapes (to colour, move the
+    cursor, clear): not ``TERM=dumb``, which editors' shells and some logs set."""
+    return stream.isatty() and os.environ.get("TERM") != "dumb"

@@ -9,8 +9,6 @@ data files under ``assets/``, inlined into the page.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib.resources import files
@@ -25,6 +23,7 @@ from goatarena.report import data, html
 from goatarena.report.replays import DEFAULT_REPLAYS, choose_replays, encode_replay
 from goatarena.standings import OVERALL
 from goatarena.store import StoredGame
+from goatarena.whole_file import write_whole
 
 __all__ = ["DEFAULT_REPLAYS", "build_report", "write_report"]
 
@@ -96,18 +95,12 @@ def build_report(
     return page.replace("/*SCRIPT*/", _asset("report.js"))
 
 
-def write_report(path: Path, page: str) -> None:
-    """Write the page whole or not at all (a temporary file renamed into place)."""
+def write_report(path: Path, page: str, *, keep: Sequence[Path] = ()) -> None:
+    """Write the page whole or not at all (see :mod:`goatarena.whole_file`), making its
+    folder if need be; never over one of the files ``keep``."""
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(page)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
+    write_whole(path, [page], keep=keep)

@@ -9,8 +9,11 @@ reference.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
+import socket
+import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -101,6 +104,47 @@ def check_scheduler_address(address: str) -> None:
         raise ClusterError(
             f"{address!r} is not a scheduler address like tcp://HOST:8786 ({error})"
         ) from None
+
+
+def check_cluster_settings(address: str) -> None:
+    """Refuse a malformed scheduler address or ``GOATARENA_CLUSTER_RESOURCES`` before a
+    run makes its database, so that a typo leaves nothing behind."""
+    if importlib.util.find_spec("distributed") is None:
+        raise ClusterError("playing on a cluster needs Dask: pip install 'goatarena[cluster]'")
+    check_scheduler_address(address)
+    parse_resources(os.environ.get(RESOURCES_VARIABLE, ""))
+
+
+SCHEDULER_WAIT_S = 30.0
+"""How long a worker tries to reach its scheduler before it gives up (Dask's own wait)."""
+
+
+def wait_for_scheduler(address: str, *, wait_s: float | None = None) -> None:
+    """Return once the scheduler at a TCP ``address`` accepts connections; a
+    :class:`ClusterError` in one line if it does not within ``wait_s`` (default
+    :data:`SCHEDULER_WAIT_S`), where Dask's worker would end in three tracebacks.
+
+    Other transports (TLS, UCX, ...) are left to Dask."""
+    from distributed.comm import get_address_host_port, parse_address
+
+    check_scheduler_address(address)
+    if parse_address(address)[0] != "tcp":
+        return
+    host, port = get_address_host_port(address)
+    deadline = time.monotonic() + (SCHEDULER_WAIT_S if wait_s is None else wait_s)
+    while True:
+        try:
+            socket.create_connection((host, port), timeout=2.0).close()
+            return
+        except OSError as error:
+            # Started with its scheduler, a worker may come up first: try again a while
+            # (but a name that does not resolve is no scheduler about to start).
+            if isinstance(error, socket.gaierror) or time.monotonic() >= deadline:
+                cause = error.strerror or str(error) or type(error).__name__
+                raise ClusterError(
+                    f"cannot reach the Dask scheduler at {address}: {cause}; is it running?"
+                ) from None
+        time.sleep(0.5)
 
 
 @asynccontextmanager

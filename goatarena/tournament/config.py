@@ -23,6 +23,7 @@ from goatarena.referee.bot import BotLimits
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.policy import ViolationPolicy
 from goatarena.referee.sandbox import SandboxPolicy
+from goatarena.tournament.size import check_size
 
 DEFAULT_LINE_KB = protocol.MAX_LINE_BYTES >> 10
 
@@ -144,11 +145,15 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
 def load_config(path: Path) -> TournamentConfig:
     """Read and validate a tournament file; raise :class:`ConfigError` naming the problem."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte-order mark, as some Windows editors write, is not an error.
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such tournament file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except UnicodeDecodeError as error:
+        line = bytes(error.object[: error.start]).count(b"\n") + 1
+        raise ConfigError(f"{path}: not UTF-8 text (line {line})") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     try:
@@ -159,7 +164,13 @@ def load_config(path: Path) -> TournamentConfig:
         check_config(config)
     except GoatArenaError as error:
         raise ConfigError(f"{path}: {error}") from None
-    base = path.parent.absolute()
+    try:
+        base = path.parent.absolute()
+    except OSError as error:  # the working folder was deleted under the shell
+        raise ConfigError(
+            f"{path}: cannot tell which folder it is in: {error.strerror or error}"
+            " (the working folder is gone; cd to another, or give the file's full path)"
+        ) from None
     bots = {name: resolve_command(command, base) for name, command in config.bots.items()}
     return msgspec.structs.replace(config, bots=bots)
 
@@ -207,6 +218,19 @@ with a letter or digit, at most 64 characters. It appears in game keys (whose se
 names and in printed tables."""
 MAX_NAME_CHARS = 64
 """The longest tournament name: it names the results file and the log folder."""
+MAX_MB = 1 << 24
+"""The largest memory or ``/tmp`` size, in MiB (16 TiB): the limits are set in bytes, and
+a larger number would overflow what the kernel and bubblewrap take."""
+MAX_COMMAND_CHARS = 1 << 16
+"""The longest bot command (Linux takes no argument past 128 KiB, and splitting a longer
+line into words takes time that grows with the square of its length)."""
+MAX_CONCURRENCY = 1024
+"""The most games one run plays at once: each game starts its bots, so a larger number
+would start processes by the ten thousand and exhaust the machine before any game ends."""
+MAX_SPRT_ELO = 1000
+"""The largest Elo difference an SPRT's hypotheses may name, either way."""
+MAX_KB = 1 << 30
+"""The largest line or log cap, in KiB (1 TiB)."""
 
 
 def check_names(config: TournamentConfig) -> None:
@@ -235,21 +259,25 @@ def check_config(config: TournamentConfig) -> None:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
         raise ConfigError("games: list at least one game")
-    for field, value, least in (
-        ("deals", config.deals, 1),
-        ("rounds", config.rounds, 0),
-        ("concurrency", config.concurrency, 0),
-        ("memory_mb", config.memory_mb, 16),
-        ("line_kb", config.line_kb, 1),
-        ("log_kb", config.log_kb, 0),
-        ("tmp_mb", config.tmp_mb, 1),
+    for field, value, least, most in (
+        ("deals", config.deals, 1, None),
+        ("rounds", config.rounds, 0, None),
+        ("concurrency", config.concurrency, 0, MAX_CONCURRENCY),
+        ("memory_mb", config.memory_mb, 16, MAX_MB),
+        ("line_kb", config.line_kb, 1, MAX_KB),
+        ("log_kb", config.log_kb, 0, MAX_KB),
+        ("tmp_mb", config.tmp_mb, 1, MAX_MB),
     ):
         if value < least:
             raise ConfigError(f"{field}: must be at least {least}, not {value}")
+        if most is not None and value > most:
+            raise ConfigError(f"{field}: must be at most {most}, not {value}")
     for index, entry in enumerate(config.games):
         info = find_game(entry.name)
         try:
-            info.check_options(entry.players, entry.options)
+            # A game at its start checks the values of its options too (a range, say),
+            # which would otherwise fail every game of the entry in its referee.
+            info.new_state(entry.players, 0, entry.options)
         except ConfigError as error:
             raise ConfigError(f"games[{index}]: {error}") from None
         if entry.players > len(config.bots):
@@ -260,6 +288,18 @@ def check_config(config: TournamentConfig) -> None:
     for name, command in config.bots.items():
         if not command.strip():
             raise ConfigError(f"bots.{name}: empty command")
+        if "\0" in command:  # no program can be given one: the OS would refuse it
+            raise ConfigError(f"bots.{name}: the command holds a NUL character")
+        if len(command) > MAX_COMMAND_CHARS:
+            raise ConfigError(
+                f"bots.{name}: the command is {len(command):,} characters long,"
+                f" at most {MAX_COMMAND_CHARS:,}"
+            )
+    for name, extra in config.paths.items():
+        for kind, paths in (("read", extra.read), ("write", extra.write)):
+            if any("\0" in path or not path for path in paths):
+                raise ConfigError(f"paths.{name}.{kind}: a path is empty or holds a NUL character")
+    check_size(config)
     for name in config.paths:
         if name not in config.bots:
             raise ConfigError(f"paths.{name}: no bot of that name")
@@ -287,6 +327,13 @@ def _check_gauntlet(config: TournamentConfig) -> None:
         raise ConfigError("sprt: tests one challenger against one baseline: list exactly two bots")
     if any(entry.players != 2 for entry in config.games):
         raise ConfigError("sprt: needs two-player tables (players = 2 in every game)")
+    for field, value in (("elo0", sprt.elo0), ("elo1", sprt.elo1)):
+        # Past a few hundred Elo the expected score rounds to 0 or 1 and the test has
+        # nothing to tell apart; NaN and infinities are refused here too.
+        if not -MAX_SPRT_ELO <= value <= MAX_SPRT_ELO:
+            raise ConfigError(
+                f"sprt.{field}: must be between {-MAX_SPRT_ELO} and {MAX_SPRT_ELO}, not {value}"
+            )
     if not sprt.elo0 < sprt.elo1:
         raise ConfigError(f"sprt: elo0 must be less than elo1 ({sprt.elo0} >= {sprt.elo1})")
     for field, value in (("alpha", sprt.alpha), ("beta", sprt.beta)):

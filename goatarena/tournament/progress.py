@@ -5,6 +5,8 @@ pipe), refitted on a timer rather than per game."""
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 import time
 from typing import TextIO
@@ -25,17 +27,26 @@ FIT_SHARE = 0.01
 seconds the next waits at least t / FIT_SHARE (tens of thousands of games take ~0.1 s)."""
 
 
+class _Nowhere(io.TextIOBase):
+    """Where progress goes when the process has no standard error (closed at start)."""
+
+    def write(self, text: str) -> int:
+        """Discard ``text``."""
+        return len(text)
+
+
 class Progress:
     """Counts finished games and reports rate and ETA to ``stream``."""
 
     def __init__(self, total: int, *, done: int = 0, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
+        self.stream: TextIO = stream or sys.stderr or _Nowhere()  # type: ignore[assignment]
         self.total = total
         self.done = done
         self._resumed = done
         self._started = time.monotonic()
         self._last_report = 0.0
-        self.is_terminal = self.stream.isatty()
+        # A dumb terminal (TERM=dumb) cannot move the cursor: it gets the plain lines.
+        self.is_terminal = self.stream.isatty() and os.environ.get("TERM") != "dumb"
         self.enabled = True
         self.leaderboard: Leaderboard | None = None
         """Interim standings to show, if set; fed by :meth:`advance` with each result."""
@@ -68,13 +79,29 @@ class Progress:
         return f"{line}  {self.note}" if self.note else line
 
     def report(self, *, refit: bool = False) -> None:
-        """Write the progress now (``refit``: the standings too, whatever the timer says)."""
+        """Write the progress now (``refit``: the standings too, whatever the timer says).
+
+        A stream that cannot be written (a full disk, a terminal that went away) turns
+        the progress off: the games go on and are stored all the same.
+        """
         if not self.enabled:
             return
+        try:
+            self._write_report(refit)
+        except OSError:
+            self.enabled = False
+
+    def _write_report(self, refit: bool) -> None:
         if self.is_terminal:
             filled = BAR_WIDTH * self.done // max(self.total, 1)
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-            block = [f"[{bar}] {self.line()}  ", *self._terminal_board(refit)]
+            # Each line cut to the terminal's width: a line that wrapped would take two
+            # rows, and moving up over the block drawn last would miss its first rows.
+            columns = self._columns()
+            block = [
+                line[: columns - 1]
+                for line in (f"[{bar}] {self.line()}  ", *self._terminal_board(refit))
+            ]
             # Back to the start of the block drawn last time, clear it, draw anew.
             up = f"\x1b[{self._drawn - 1}A" if self._drawn > 1 else ""
             clear = "\x1b[J" if self._drawn > 1 or len(block) > 1 else ""
@@ -86,6 +113,17 @@ class Progress:
             if summary:
                 self.stream.write(summary + "\n")
         self.stream.flush()
+
+    def _columns(self) -> int:
+        """The width of the terminal drawn on (``COLUMNS``, else 80, where it cannot be
+        asked)."""
+        try:
+            return max(os.get_terminal_size(self.stream.fileno()).columns, 20)
+        except (OSError, ValueError, AttributeError):
+            try:
+                return max(int(os.environ.get("COLUMNS", "")), 20)
+            except ValueError:
+                return 80
 
     def _terminal_board(self, refit: bool) -> list[str]:
         board = self.leaderboard
@@ -119,5 +157,8 @@ class Progress:
         """End the progress display (a newline after a bar)."""
         if self.enabled and self.is_terminal:
             self.report()
-            self.stream.write("\n")
-            self.stream.flush()
+            try:
+                self.stream.write("\n")
+                self.stream.flush()
+            except OSError:
+                self.enabled = False

@@ -19,7 +19,6 @@ than there are CPUs, each game slot has a CPU of its own, to which its bots are 
 
 from __future__ import annotations
 
-import math
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -42,7 +41,6 @@ from goatarena.tournament.job import JobOutcome, deal_of, job_for
 from goatarena.tournament.pairing import (
     SwissPlayer,
     SwissRound,
-    default_swiss_rounds,
     swiss_round,
 )
 from goatarena.tournament.pool import MAX_START_FAILURES
@@ -55,6 +53,7 @@ from goatarena.tournament.schedule import (
     match_id,
     round_robin_schedule,
 )
+from goatarena.tournament.size import count_games, swiss_rounds
 from goatarena.tournament.sprt import SprtStatus, SprtTally, progress_note, tally_of
 
 T = TypeVar("T")
@@ -143,15 +142,7 @@ class Runner:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
         if self.config.format != "swiss":
             return len(self.schedule())
-        bots = len(self.config.bots)
-        total = 0
-        for entry in self.config.games:
-            tables = bots // 2 if entry.players == 2 else math.ceil(bots / entry.players)
-            total += self._swiss_rounds(entry.players) * tables * self.config.deals
-        return total
-
-    def _swiss_rounds(self, table_size: int) -> int:
-        return self.config.rounds or default_swiss_rounds(len(self.config.bots), table_size)
+        return count_games(self.config)
 
     async def run(self) -> None:
         """Play every game not yet stored (an SPRT: until it decides)."""
@@ -301,7 +292,7 @@ class Runner:
         label = entry_label(index, entry)
         bots = list(self.config.bots)
         byes: dict[str, int] = defaultdict(int)
-        for round_number in range(1, self._swiss_rounds(entry.players) + 1):
+        for round_number in range(1, swiss_rounds(self.config, entry.players) + 1):
             stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
             # The rating fit and the split search take a while on large fields: in a
             # thread, so that other events' games keep their clocks.
