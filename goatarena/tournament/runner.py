@@ -29,25 +29,17 @@ from typing import TypeVar
 import trio
 
 from goatarena.errors import ClusterError, StoreError
-from goatarena.rating_points import fitted_elo
-from goatarena.ratings import points_from_ranks
 from goatarena.referee.match import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
-from goatarena.store import Store, StoredGame
+from goatarena.store import Store
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.executors import Executor, open_executor
 from goatarena.tournament.growth import claim_store
 from goatarena.tournament.job import JobOutcome, deal_of, job_for
-from goatarena.tournament.pairing import (
-    SwissPlayer,
-    SwissRound,
-    swiss_round,
-)
 from goatarena.tournament.pool import MAX_START_FAILURES
 from goatarena.tournament.progress import Progress
 from goatarena.tournament.schedule import (
     ScheduledGame,
-    deal_seed,
     entry_label,
     gauntlet_schedule,
     match_id,
@@ -55,6 +47,7 @@ from goatarena.tournament.schedule import (
 )
 from goatarena.tournament.size import count_games, swiss_rounds
 from goatarena.tournament.sprt import SprtStatus, SprtTally, progress_note, tally_of
+from goatarena.tournament.swiss_rounds import SwissEvent, pair_round, round_games
 
 T = TypeVar("T")
 
@@ -294,101 +287,12 @@ class Runner:
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, swiss_rounds(self.config, entry.players) + 1):
             stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
+            before = SwissEvent(label, bots, entry.players, round_number, defaultdict(int, byes))
             # The rating fit and the split search take a while on large fields: in a
             # thread, so that other events' games keep their clocks.
             pairing = await trio.to_thread.run_sync(
-                partial(
-                    self._pair_round,
-                    stored,
-                    label,
-                    round_number,
-                    bots,
-                    defaultdict(int, byes),
-                    entry.players,
-                )
+                partial(pair_round, before, stored, seed=self.config.seed)
             )
             for name in pairing.byes:
                 byes[name] += 1
-            games = []
-            for table in pairing.tables:
-                for deal in range(self.config.deals):
-                    shift = deal % len(table)
-                    seating = tuple(table[shift:]) + tuple(table[:shift])
-                    key = f"{label}/s{round_number}/{'+'.join(table)}/d{deal}"
-                    games.append(
-                        ScheduledGame(
-                            key=key,
-                            game=entry.name,
-                            seed=deal_seed(self.config.seed, key, secret=self.secret),
-                            seating=seating,
-                            options=dict(entry.options),
-                            round=round_number,
-                        )
-                    )
-            await self._play_all(games)
-
-    def _pair_round(
-        self,
-        games: list[StoredGame],
-        label: str,
-        round_number: int,
-        bots: list[str],
-        byes: dict[str, int],
-        table_size: int,
-    ) -> SwissRound:
-        """Pair round ``round_number`` from the standings before it."""
-        players = self._swiss_standings(games, label, round_number, bots, byes, table_size)
-        return swiss_round(players, table_size, seed=self.config.seed)
-
-    def _swiss_standings(
-        self,
-        games: list[StoredGame],
-        label: str,
-        round_number: int,
-        bots: list[str],
-        byes: dict[str, int],
-        table_size: int,
-    ) -> list[SwissPlayer]:
-        """Standings before ``round_number``: only earlier rounds count, so that a resumed
-        run pairs every round exactly as the first run did."""
-        points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
-        met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
-        seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
-        history: dict[str, list[tuple[int, int, int]]] = {name: [] for name in bots}
-        earlier = []
-        for stored in games:
-            if stored.round >= round_number or not stored.key.startswith(label + "/"):
-                continue
-            result = stored.result
-            earlier.append(dict(zip(result.players, result.ranks)))
-            deal = _deal_number(stored.key)
-            for seat, (name, gained) in enumerate(
-                zip(result.players, points_from_ranks(result.ranks))
-            ):
-                points[name] += gained
-                seats[name][seat] += 1
-                history[name].append((stored.round, deal, seat))
-                for other in result.players:
-                    if other != name:
-                        met[name][other] += 1
-        # The fitted rating breaks ties in points (it weighs whom each bot met); the
-        # point estimates alone, which take well under a second even for 256 bots.
-        ratings = fitted_elo(earlier)
-        return [
-            SwissPlayer(
-                name=name,
-                points=points[name],
-                rating=ratings.get(name, 0.0),
-                opponents=dict(met[name]),
-                seats=seats[name],
-                byes=byes[name],
-                seat_history=[seat for _, _, seat in sorted(history[name])],
-            )
-            for name in bots
-        ]
-
-
-def _deal_number(key: str) -> int:
-    """The deal of a Swiss game from its key (``.../d<deal>``); 0 if the key has none."""
-    last = key.rsplit("/", 1)[-1]
-    return int(last[1:]) if last[:1] == "d" and last[1:].isdigit() else 0
+            await self._play_all(round_games(self.config, entry, before, pairing, self.secret))
