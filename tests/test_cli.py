@@ -43,6 +43,15 @@ def test_play_prints_a_complete_json_result_and_repeats_it_for_the_seed(players)
     assert "score" in first.output  # the readable log comes first
 
 
+def test_play_without_a_seed_deals_from_a_seed_no_table_of_32_bit_seeds_holds():
+    # A bot that knows its hand could look its deal up among every 32-bit seed's deals.
+    # (A random 63-bit seed is below 2**32 once in two billion runs.)
+    args = ["play", "mountain-goats", "--json", "--quiet", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT]
+    seeds = [json.loads(invoke(*args).output.strip().splitlines()[-1])["seed"] for _ in range(2)]
+    assert all(2**32 <= seed < 2**63 for seed in seeds), seeds
+    assert seeds[0] != seeds[1]
+
+
 def test_play_records_a_violation_in_the_json_result():
     result = invoke(
         "play",

@@ -188,7 +188,9 @@ def play_command(
     rule_options = parse_options(options)
     info.check_options(len(bots), rule_options)
     if seed is None:
-        seed = int.from_bytes(os.urandom(4), "big")
+        # 63 bits: a bot that knows its own hand could otherwise look the deal up in a
+        # table of every 32-bit seed's deals and learn the other hands.
+        seed = int.from_bytes(os.urandom(8), "big") >> 1
     control = TimeControl(
         move_ms=move_ms,
         bank_ms=bank_ms,
