@@ -126,6 +126,10 @@ def test_a_different_tournament_file_against_the_database_is_refused(tmp_path):
             "move_ms",
         ),
         ("name = \n", "not valid TOML"),
+        (
+            "name = 'x'\n[bots]\ngreedy = 'x'\ngreedy = 'y'\n[[games]]\nname = 'mountain-goats'\n",
+            "the key greedy appears twice in its table",
+        ),
         # Numbers past what a machine can do: refused before anything is built or started.
         (
             "name = 'x'\ndeals = 1000000000\n[bots]\na = 'x'\nb = 'y'\n"

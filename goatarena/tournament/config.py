@@ -142,11 +142,26 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
         return hashlib.sha256(msgspec.json.encode(fields)).hexdigest()[:16]
 
 
+_OVERWRITE = re.compile(r"Cannot overwrite a value \(at line (\d+),")
+
+
+def _repeated_key(text: str, error: tomllib.TOMLDecodeError) -> str:
+    """What tomllib's "Cannot overwrite a value" means, with the key: the same key twice in
+    one table, most often two bots given one name."""
+    found = _OVERWRITE.search(str(error))
+    lines = text.splitlines()
+    if found is None or not 0 < int(found.group(1)) <= len(lines):
+        return ""
+    key = lines[int(found.group(1)) - 1].split("=", 1)[0].strip()
+    return f": the key {key} appears twice in its table (two bots with one name?)" if key else ""
+
+
 def load_config(path: Path) -> TournamentConfig:
     """Read and validate a tournament file; raise :class:`ConfigError` naming the problem."""
     try:
         # utf-8-sig: a byte-order mark, as some Windows editors write, is not an error.
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        text = path.read_text(encoding="utf-8-sig")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such tournament file") from None
     except UnicodeDecodeError as error:
@@ -155,7 +170,7 @@ def load_config(path: Path) -> TournamentConfig:
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        raise ConfigError(f"{path}: not valid TOML: {error}{_repeated_key(text, error)}") from None
     try:
         config = msgspec.convert(data, TournamentConfig)
     except msgspec.ValidationError as error:
