@@ -102,8 +102,12 @@ def python_blocks(page: str) -> list[str]:
     return re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), re.DOTALL)
 
 
-def test_the_play_local_example_in_sdk_md_runs_and_its_test_passes():
-    [code] = [block for block in python_blocks("sdk.md") if "def test_" in block]
+@pytest.mark.parametrize(
+    "code",
+    [block for block in python_blocks("sdk.md") if "def test_" in block],
+    ids=["play_local", "search"],
+)
+def test_the_examples_in_sdk_md_run_and_their_tests_pass(code):
     namespace: dict[str, Any] = {}
     exec(compile(code, "docs/sdk.md", "exec"), namespace)
     tests = [value for name, value in namespace.items() if name.startswith("test_")]
