@@ -240,6 +240,8 @@ class GameInfo:
     max_players: int
     state_class: type[State]
     default_options: Mapping[str, Any] = field(default_factory=dict)
+    option_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """The least and the most each numeric option may be, where it is bounded."""
     hidden_information: bool = True
     summary: str = ""
 
@@ -267,6 +269,11 @@ class GameInfo:
                 raise ConfigError(
                     f"{self.name} option {key!r} must be {type(merged[key]).__name__},"
                     f" not {value!r}"
+                )
+            bounds = self.option_ranges.get(key)
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise ConfigError(
+                    f"{self.name} option {key!r} must be {bounds[0]} to {bounds[1]}, not {value!r}"
                 )
             merged[key] = value
         return merged

@@ -65,7 +65,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from goatarena.errors import ConfigError, IllegalAction
+from goatarena.errors import IllegalAction
 from goatarena.games.base import Action, GameInfo
 from goatarena.games.goat_lords_moves import HerdMoves
 from goatarena.games.goat_lords_tables import (
@@ -118,10 +118,6 @@ class GoatLordsState(HerdMoves):
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         self.rounds = int(options.get("rounds", 0))
-        if not 0 <= self.rounds <= MAX_ROUNDS:
-            raise ConfigError(
-                f"goat-lords option 'rounds' must be 0 to {MAX_ROUNDS}, not {self.rounds}"
-            )
         self.hand_size = HAND_SIZES[players]
         self.totals = [0] * players
         self.round_scores = []
@@ -306,6 +302,7 @@ INFO = GameInfo(
     max_players=6,
     state_class=GoatLordsState,
     default_options={"rounds": 0},
+    option_ranges={"rounds": (0, MAX_ROUNDS)},
     hidden_information=True,
     summary="cards: birth pairs of goats into a herd and duel for opponents' top piles",
 )

@@ -290,9 +290,7 @@ def check_config(config: TournamentConfig) -> None:
     for index, entry in enumerate(config.games):
         info = find_game(entry.name)
         try:
-            # A game at its start checks the values of its options too (a range, say),
-            # which would otherwise fail every game of the entry in its referee.
-            info.new_state(entry.players, 0, entry.options)
+            info.check_options(entry.players, entry.options)
         except ConfigError as error:
             raise ConfigError(f"games[{index}]: {error}") from None
         if entry.players > len(config.bots):
