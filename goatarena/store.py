@@ -32,6 +32,7 @@ from goatarena.errors import StoreError
 from goatarena.identity_lock import HeldElsewhere, lock_identity
 from goatarena.referee.match import MatchResult
 from goatarena.store_problems import (
+    SQLITE_SIDE_FILES,
     explain_opening,
     explain_sqlite_error,
     free_name,
@@ -320,7 +321,7 @@ class Store:
 
 def database_files(path: Path) -> list[Path]:
     """The results database ``path`` and the side files SQLite and a run keep beside it."""
-    return [path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", ".lock"))]
+    return [path, *(path.with_name(path.name + end) for end in (*SQLITE_SIDE_FILES, ".lock"))]
 
 
 def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S) -> Store:
@@ -461,7 +462,7 @@ def put_database_aside(db: Path) -> Path | None:
     try:
         store.lock_for_run()  # never move a database a run is writing to
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        sides = ("", "-wal", "-shm")
+        sides = ("", *SQLITE_SIDE_FILES)
         for number in itertools.count():
             aside = db.with_name(f"{db.name}.{stamp}{f'-{number}' if number else ''}.old")
             if not any(os.path.lexists(f"{aside}{side}") for side in sides):

@@ -16,6 +16,9 @@ from pathlib import Path
 from goatarena.errors import StoreError
 from goatarena.referee.match import MatchResult
 
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+"""What SQLite keeps beside a database, named by adding these to the database's name."""
+
 CAUSES = {
     "SQLITE_BUSY": "is locked by another process",
     "SQLITE_LOCKED": "is locked by another process",
@@ -73,7 +76,7 @@ def remove_if_empty(path: Path) -> None:
     """Remove a database this process began to make and could not finish (a full disk,
     say): an empty file would only be mistaken for a results database later. Never one
     that holds anything, which another process may have made at the same moment."""
-    sides = [path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal")]
+    sides = [path.with_name(path.name + end) for end in SQLITE_SIDE_FILES]
     try:
         if path.stat().st_size or any(side.stat().st_size for side in sides[:1] if side.exists()):
             return

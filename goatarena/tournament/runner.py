@@ -31,7 +31,7 @@ import trio
 from goatarena.errors import ClusterError, StoreError
 from goatarena.referee.match import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
-from goatarena.store import Store
+from goatarena.store import Store, database_files
 from goatarena.tournament.config import TournamentConfig
 from goatarena.tournament.executors import Executor, open_executor
 from goatarena.tournament.growth import claim_store
@@ -73,8 +73,7 @@ class Runner:
         self.hidden = [
             *hidden,
             db.parent,  # other tournaments' results too, where that folder can be hidden
-            db,
-            *(db.with_name(db.name + suffix) for suffix in ("-wal", "-shm", "-journal", ".lock")),
+            *database_files(db),
             *([log_dir] if log_dir is not None else []),
         ]
         """The runner's own files: masked in any folder a bot's sandbox is given."""
