@@ -53,14 +53,6 @@ def ranks_from_keys(keys: Sequence[Any]) -> list[int]:
     return [1 + sum(1 for other in keys if other > key) for key in keys]
 
 
-def copy_generator(rng: random.Random) -> random.Random:
-    """An independent generator that continues ``rng``'s sequence from where it is now."""
-    # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
-    other = random.Random.__new__(random.Random)
-    other.setstate(rng.getstate())
-    return other
-
-
 def generator_copies(rng: random.Random) -> Callable[[], random.Random]:
     """A maker of independent generators that each continue ``rng``'s sequence from where
     it is now, however ``rng`` moves on later.
@@ -71,6 +63,7 @@ def generator_copies(rng: random.Random) -> Callable[[], random.Random]:
     state = rng.getstate()
 
     def make() -> random.Random:
+        # Random.__new__ skips the costly seeding from the OS that setstate overwrites.
         other = random.Random.__new__(random.Random)
         other.setstate(state)
         return other
@@ -203,7 +196,7 @@ class State:
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
-        other.rng = copy_generator(self.rng) if rng is None else rng
+        other.rng = generator_copies(self.rng)() if rng is None else rng
         other.history = list(self.history)
         return other
 
