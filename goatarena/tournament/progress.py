@@ -12,6 +12,7 @@ import time
 from typing import TextIO
 
 from goatarena.referee.match import MatchResult
+from goatarena.render.style import can_redraw
 from goatarena.tournament.leaderboard import Leaderboard, board_lines, board_summary
 
 PLAIN_INTERVAL_S = 5.0
@@ -46,7 +47,7 @@ class Progress:
         self._started = time.monotonic()
         self._last_report = 0.0
         # A dumb terminal (TERM=dumb) cannot move the cursor: it gets the plain lines.
-        self.is_terminal = self.stream.isatty() and os.environ.get("TERM") != "dumb"
+        self.is_terminal = can_redraw(self.stream)
         self.enabled = True
         self.leaderboard: Leaderboard | None = None
         """Interim standings to show, if set; fed by :meth:`advance` with each result."""
