@@ -89,5 +89,7 @@ def _mode_for(path: Path) -> int:
 def _same_file(one: Path, other: Path) -> bool:
     try:
         return os.path.samefile(one, other)
-    except OSError:  # either is missing (or unreadable): nothing there to lose
-        return False
+    except OSError:
+        # Either is missing (or unreadable): the same name all the same, such as the
+        # database's WAL file between runs, which SQLite would take for its own and drop.
+        return os.path.realpath(one) == os.path.realpath(other)

@@ -167,7 +167,7 @@ def test_standings_of_a_tournament_with_nothing_stored_say_so_in_one_line(tmp_pa
 
 
 @pytest.mark.parametrize("command", [["export"], ["report"]])
-@pytest.mark.parametrize("target", ["t.sqlite", "alias.sqlite", "t.sqlite-wal"])
+@pytest.mark.parametrize("target", ["t.sqlite", "alias.sqlite", "t.sqlite-wal", "t.sqlite-journal"])
 def test_writing_over_the_database_being_read_is_refused(tmp_path, command, target):
     db = tmp_path / "t.sqlite"
     store = open_store(db)
