@@ -14,6 +14,7 @@ from goatarena.cli import main
 from goatarena.games import GAMES, find_game
 from goatarena.referee.match import MatchResult, Violation
 from goatarena.render.view import observation_of
+from goatarena.render.words import describe_move
 from goatarena.report import build_report
 from goatarena.report.replays import choose_replays
 from goatarena.store import StoredGame, open_store
@@ -77,8 +78,12 @@ def test_a_replay_holds_the_engines_observations_at_every_step():
     replay = json.loads(gzip.decompress(base64.b64decode(packed)))
     state = find_game(game.result.game).new_state(3, game.result.seed)
     assert len(replay["steps"]) == len(game.result.decisions)
-    for (actor, action, _shown, view), decision in zip(replay["steps"], game.result.decisions):
+    for step, decision in zip(replay["steps"], game.result.decisions):
+        actor, action, shown, view, words, shown_words = step
         assert actor == state.to_act and action == decision
+        assert words == describe_move(state, action)
+        if shown is not None:  # a hidden move: the other seats' words say "a card"
+            assert shown_words == describe_move(state, action, viewer=(actor + 1) % 3)
         for seat in range(3):
             assert observation_of(view, seat) == state.observation(seat)
         state.apply(action)

@@ -93,13 +93,19 @@
     return { ...view, seat, hands: view.hands.map((hand, s) => (s === seat ? hand : null)) };
   }
 
+  // A decision in words, as the chosen seat saw it (hidden parts read "a card").
+  function stepWords(step) {
+    const [actor, , shown, , words, shownWords] = step;
+    return viewer.seat === null || viewer.seat === actor || shown === null ? words : shownWords;
+  }
+
   // The list of decisions beside the board, each as the chosen seat's view tells it.
   function listMoves() {
     const replay = viewer.replay;
-    const items = replay.steps.map(([actor, action, shown], n) => {
+    const items = replay.steps.map((step, n) => {
+      const actor = step[0];
       const li = document.createElement("li");
-      const seen = viewer.seat === null || viewer.seat === actor || shown === null ? action : shown;
-      li.textContent = `${replay.players[actor]}: ${JSON.stringify(seen)}`;
+      li.textContent = `${replay.players[actor]}: ${stepWords(step)}`;
       li.style.color = SEAT[actor % 6];
       li.title = li.textContent;
       li.onclick = () => go(n);
@@ -118,10 +124,9 @@
     const names = replay.players;
     let view, caption;
     if (n < total) {
-      const [actor, action, shown] = replay.steps[n];
+      const actor = replay.steps[n][0];
       view = replay.steps[n][3];
-      const seen = viewer.seat === null || viewer.seat === actor || shown === null ? action : shown;
-      caption = `decision ${n}: seat ${actor} ${names[actor]} chose ${JSON.stringify(seen)}`;
+      caption = `decision ${n}: seat ${actor} ${names[actor]}: ${stepWords(replay.steps[n])}`;
     } else {
       view = replay.end;
       caption = "end: " + names.map((name, s) => `${name} rank ${replay.ranks[s]} (${replay.scores[s]})`).join(", ");
