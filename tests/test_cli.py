@@ -28,6 +28,17 @@ def test_games_lists_every_game_with_player_counts():
     assert "mountain-goats" in result.output and "2-4" in result.output
 
 
+def test_the_games_table_stays_aligned_on_the_row_with_wide_characters():
+    from goatarena.render.style import display_width
+
+    lines = invoke("games").output.splitlines()
+    # The column "players" starts at the same terminal column on every row, the one of
+    # Goat 'n' Goat (やぎ山: three characters, six columns) too.
+    starts = [display_width(line[: line.index("2-")]) for line in lines[2:]]
+    assert len(starts) == 4 and len(set(starts)) == 1, lines
+    assert display_width(lines[0][: lines[0].index("players")]) == starts[0]
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_play_prints_a_complete_json_result_and_repeats_it_for_the_seed(players):
     args = ["play", "mountain-goats", "--seed", "7", "--json", *["--bot", RANDOM_BOT] * players]

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 import msgspec
-from tabulate import tabulate
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options, tell
@@ -29,7 +28,7 @@ from goatarena.referee import (
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
-from goatarena.render.style import can_redraw, wants_colour
+from goatarena.render.style import can_redraw, text_table, wants_colour
 from goatarena.replay import describe_match, result_summary
 from goatarena.tournament.config import MAX_MB
 from goatarena.tournament.preflight import STDERR_LINES
@@ -50,7 +49,7 @@ def games_command() -> None:
         (info.name, info.title, f"{info.min_players}-{info.max_players}", info.summary)
         for info in GAMES.values()
     ]
-    click.echo(tabulate(rows, headers=["game", "title", "players", "about"]))
+    click.echo(text_table(["game", "title", "players", "about"], rows))
 
 
 @main.command("play")
