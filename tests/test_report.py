@@ -174,3 +174,42 @@ def test_a_record_its_engine_cannot_replay_is_listed_without_a_replay():
     assert [row[-1] for row in rows] == [False, True, True, True]
     assert games[0].key not in embedded(page, "report-replays")
     assert f"1 could not be replayed ({games[0].key}: " in page
+
+
+def test_report_refuses_to_replace_a_file_that_is_not_a_report_unless_forced(tmp_path):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    for game in stored_games(per_game=1):
+        store.add_game(game.key, game.round, game.result)
+    store.close()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    refused = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(notes)])
+    assert refused.exit_code != 0
+    assert refused.output == (
+        f"goatarena: error: cannot write {notes}: it exists and is not a goatarena report;"
+        " pass --force to replace it\n"
+    )
+    assert notes.read_text() == "my notes\n"
+    # a report is replaced without asking, an empty file too; anything else with --force
+    report = tmp_path / "r.html"
+    for _ in range(2):
+        again = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(report)])
+        assert again.exit_code == 0, again.output
+    (tmp_path / "empty.html").write_text("")
+    empty = CliRunner().invoke(
+        main, ["report", "--db", str(db), "-o", str(tmp_path / "empty.html")]
+    )
+    assert empty.exit_code == 0
+    forced = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(notes), "--force"])
+    assert forced.exit_code == 0 and notes.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_a_report_written_before_the_generator_mark_may_be_replaced(tmp_path):
+    from goatarena.report import is_report
+
+    old = tmp_path / "old.html"
+    old.write_text("<!DOCTYPE html>\n<html><head><title>league: goatarena report</title>")
+    assert is_report(old) and is_report(tmp_path / "missing.html")
+    (tmp_path / "page.html").write_text("<!DOCTYPE html><title>my page</title>")
+    assert not is_report(tmp_path / "page.html")

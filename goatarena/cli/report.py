@@ -29,8 +29,11 @@ from goatarena.store import database_files
     show_default=True,
     help="Most games to embed a replay of (all when there are no more games than this).",
 )
+@click.option(
+    "--force", is_flag=True, help="Replace the output file even if it is not a goatarena report."
+)
 @reports_errors
-def report_command(db: Path | None, output: Path, replays: int) -> None:
+def report_command(db: Path | None, output: Path, replays: int, force: bool) -> None:
     """Write an HTML report: standings, head to head, violations, rating history, games
     and replays. It needs nothing but a browser (no network).
 
@@ -47,5 +50,5 @@ def report_command(db: Path | None, output: Path, replays: int) -> None:
     finally:
         store.close()
     page = build_report(tournament, games, disqualified=disqualified, replays=replays)
-    write_report(output, page, keep=kept)
+    write_report(output, page, keep=kept, force=force)
     click.echo(f"{output}: {len(games)} games, {len(page) / 1e6:.1f} MB")

@@ -9,6 +9,8 @@ data files under ``assets/``, inlined into the page.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib.resources import files
@@ -23,9 +25,15 @@ from goatarena.report import data, html
 from goatarena.report.replays import DEFAULT_REPLAYS, choose_replays, encode_replay
 from goatarena.standings import OVERALL
 from goatarena.store import StoredGame
-from goatarena.whole_file import write_whole
+from goatarena.whole_file import refuse_kept, write_whole
 
-__all__ = ["DEFAULT_REPLAYS", "build_report", "write_report"]
+__all__ = ["DEFAULT_REPLAYS", "build_report", "is_report", "write_report"]
+
+GENERATOR = b'<meta name="generator" content="goatarena report">'
+"""The mark in the head of every report page: a file holding it may be replaced."""
+OLD_MARK = b": goatarena report</title>"
+"""The end of the title of reports written before the mark existed."""
+HEAD_BYTES = 16_384
 
 
 def _asset(name: str) -> str:
@@ -95,12 +103,35 @@ def build_report(
     return page.replace("/*SCRIPT*/", _asset("report.js"))
 
 
-def write_report(path: Path, page: str, *, keep: Sequence[Path] = ()) -> None:
+def write_report(path: Path, page: str, *, keep: Sequence[Path] = (), force: bool = False) -> None:
     """Write the page whole or not at all (see :mod:`goatarena.whole_file`), making its
-    folder if need be; never over one of the files ``keep``."""
+    folder if need be; never over one of the files ``keep``, and over an existing file
+    that is not a goatarena report only with ``force`` (a mistyped ``-o`` must not
+    replace someone's notes or a results database)."""
+    refuse_kept(path, keep)
+    if not force and not is_report(path):
+        raise ConfigError(
+            f"cannot write {path}: it exists and is not a goatarena report;"
+            " pass --force to replace it"
+        )
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
     write_whole(path, [page], keep=keep)
+
+
+def is_report(path: Path) -> bool:
+    """Whether writing a report to ``path`` replaces nothing of value: no file there, an
+    empty one, something that is not a regular file (``/dev/stdout``), or a goatarena
+    report (its head has the generator mark)."""
+    try:
+        # stat before open: opening a named pipe to read would wait for a writer
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return True
+        with path.open("rb") as existing:
+            head = existing.read(HEAD_BYTES)
+    except OSError:
+        return True  # no file there; or the write itself says why it cannot be done
+    return not head or GENERATOR in head or OLD_MARK in head
