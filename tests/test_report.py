@@ -145,16 +145,19 @@ def test_hostile_bot_names_cannot_break_out_of_the_page():
     assert embedded(page, "report-data")["list"]["bots"][0] == hostile
 
 
-def test_the_rating_history_ends_at_each_bots_games_and_the_full_fit():
-    from goatarena.ratings import fit_ratings
+def test_the_rating_history_ends_at_each_bots_games_and_its_standings_rating():
     from goatarena.report.data import rating_history
+    from goatarena.standings import compute_standings
 
     results = [game.result for game in stored_games(per_game=3)]
     history = rating_history(results, checkpoints=5)
-    final = fit_ratings([dict(zip(r.players, r.ranks)) for r in results])
+    # The standings fit seat advantage per game; a history without it ended elsewhere
+    # (a legend of 1956 beside a table of 1997).
+    rows = {row.bot: row for row in compute_standings("t", results).standings["overall"]}
     for bot, points in history.items():
         games = sum(bot in result.players for result in results)
-        assert points[-1][0] == games and points[-1][1] == final[bot].elo
+        assert points[-1][0] == games
+        assert points[-1][1:] == (rows[bot].elo, rows[bot].lo, rows[bot].hi)
         assert [p[0] for p in points] == sorted(p[0] for p in points)
         assert all(lo <= elo <= hi for _, elo, lo, hi in points)
 

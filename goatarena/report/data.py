@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goatarena.ratings import fit_ratings
+from goatarena.ratings import fit
 from goatarena.referee.match import MatchResult
 from goatarena.standings import OVERALL, Standings, compute_standings, cross_table
 from goatarena.store import StoredGame
@@ -50,8 +50,14 @@ def rating_history(
     results: Sequence[MatchResult], checkpoints: int = CHECKPOINTS
 ) -> dict[str, list[tuple[int, float, float, float]]]:
     """Per bot, (games the bot had played, Elo, lo, hi) after each of evenly spread prefixes
-    of the games in finishing order: how the estimate settled."""
+    of the games in finishing order: how the estimate settled.
+
+    Each point is the standings' own fit of those games (with the seat-advantage terms
+    per game, rounded as the tables are), so the last point of every bot is the rating
+    its standings row shows.
+    """
     tables = [dict(zip(result.players, result.ranks, strict=True)) for result in results]
+    seat_keys = [result.game for result in results]
     if not tables:
         return {}
     ends = sorted({max(1, round(len(tables) * (k + 1) / checkpoints)) for k in range(checkpoints)})
@@ -62,8 +68,10 @@ def rating_history(
         for table in tables[start:end]:
             played.update(table.keys())
         start = end
-        for bot, rating in fit_ratings(tables[:end]).items():
-            history[bot].append((played[bot], rating.elo, rating.lo, rating.hi))
+        ratings = fit(tables[:end], seat_keys=seat_keys[:end]).ratings
+        for bot, rating in ratings.items():
+            point = (played[bot], round(rating.elo, 1), round(rating.lo, 1), round(rating.hi, 1))
+            history[bot].append(point)
     return dict(history)
 
 
