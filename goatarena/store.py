@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import importlib.metadata
 import itertools
 import os
 import secrets
@@ -164,6 +165,9 @@ class Store:
                         ("fingerprint", fingerprint),
                         ("config", config_json),
                         ("created_at", str(time.time())),
+                        # For the report's header; stores bound before it was kept
+                        # simply lack it.
+                        ("goatarena_version", goatarena_version()),
                         # Made with the binding: a run never has to write to learn it.
                         ("deal_secret", secrets.token_hex(16)),
                     ],
@@ -283,6 +287,15 @@ class Store:
             )
         return result
 
+    def finished_span(self) -> tuple[float, float] | None:
+        """When the first and the last stored game finished (seconds since the epoch),
+        or None when there is no game."""
+        with self._errors():
+            first, last = self._db.execute(
+                "SELECT MIN(finished_at), MAX(finished_at) FROM games"
+            ).fetchone()
+        return None if first is None else (float(first), float(last))
+
     def count(self) -> int:
         """The number of stored games."""
         with self._errors():
@@ -317,6 +330,15 @@ class Store:
         """Disqualified bots with the reason."""
         with self._errors():
             return dict(self._db.execute("SELECT bot, reason FROM disqualified").fetchall())
+
+
+def goatarena_version() -> str:
+    """The installed goatarena's version ("0.1.0"), or "unknown" when run from a tree
+    that was never installed."""
+    try:
+        return importlib.metadata.version("goatarena")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def database_files(path: Path) -> list[Path]:

@@ -10,10 +10,37 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from goatarena.ratings import fit
 from goatarena.referee.match import MatchResult
 from goatarena.standings import OVERALL, Standings, compute_standings, cross_table
 from goatarena.store import StoredGame
+
+
+class SprtCourse(msgspec.Struct, frozen=True):
+    """A gauntlet's SPRT as it ran: the log-likelihood ratio after each completed pair of
+    games (``points``: (pairs, LLR)), its bounds and hypotheses (Elo differences)."""
+
+    challenger: str
+    baseline: str
+    lower: float
+    upper: float
+    elo0: float
+    elo1: float
+    verdict: str
+    points: list[tuple[int, float]]
+
+    @property
+    def upper_label(self) -> str:
+        """What crossing the upper bound means."""
+        return f"H1: {self.challenger} is {self.elo1:g} Elo stronger"
+
+    @property
+    def lower_label(self) -> str:
+        """What crossing the lower bound means."""
+        return f"H0: {self.challenger} is {self.elo0:g} Elo stronger at most"
+
 
 CHECKPOINTS = 24
 """How many points of each bot's rating history are fitted (evenly spread over the games)."""
@@ -79,7 +106,8 @@ def game_rows(games: Sequence[StoredGame], replayed: set[str]) -> dict[str, Any]
     """The list of games, compactly: bot and game names once, then one array per game.
 
     A row is ``[key, round, game index, bot indices by seat, ranks, scores, violation
-    causes by seat (or null), decisions, has a replay]``.
+    causes by seat (or null), decisions, has a replay, the violations' details by seat
+    (or null)]``.
     """
     bots: dict[str, int] = {}
     kinds: dict[str, int] = {}
@@ -88,6 +116,10 @@ def game_rows(games: Sequence[StoredGame], replayed: set[str]) -> dict[str, Any]
         result = game.result
         seats = [bots.setdefault(bot, len(bots)) for bot in result.players]
         causes = [violation.cause if violation else None for violation in result.violations]
+        details = [
+            f"at decision {violation.decision}: {violation.detail}" if violation else None
+            for violation in result.violations
+        ]
         rows.append(
             [
                 game.key,
@@ -99,6 +131,7 @@ def game_rows(games: Sequence[StoredGame], replayed: set[str]) -> dict[str, Any]
                 causes if any(causes) else None,
                 len(result.decisions),
                 game.key in replayed,
+                details if any(causes) else None,
             ]
         )
     return {"bots": list(bots), "games": list(kinds), "rows": rows}

@@ -24,7 +24,7 @@
     const body = document.createElement("tbody");
     let count = 0;
     LIST.rows.forEach((row, index) => {
-      const [key, round, kind, seats, ranks, scores, causes, decisions, replay] = row;
+      const [key, round, kind, seats, ranks, scores, causes, decisions, replay, details] = row;
       if (bot !== "" && !seats.includes(Number(bot))) return;
       if (game !== "" && kind !== Number(game)) return;
       if (flagged && !causes) return;
@@ -34,7 +34,8 @@
       tr.dataset.key = key;
       const players = seats.map((b, s) =>
         `<span class="${ranks[s] === 1 ? "rank1" : ""}" style="color:${SEAT[s % 6]}">${esc(LIST.bots[b])}</span> (${ranks[s]}, ${scores[s]})`).join(", ");
-      const faults = causes ? causes.map((c, s) => c ? `${esc(LIST.bots[seats[s]])}: ${esc(c)}` : "").filter(Boolean).join(", ") : "";
+      // Each violation with the referee's detail beside it: why the game ended so.
+      const faults = causes ? causes.map((c, s) => c ? `<span title="${esc(details[s])}">${esc(LIST.bots[seats[s]])}: ${esc(c)} <small>${esc(clip(details[s], 90))}</small></span>` : "").filter(Boolean).join("<br>") : "";
       tr.innerHTML = `<td>${index + 1}</td><td>${esc(key)}</td><td>${esc(title(LIST.games[kind]))}</td>` +
         `<td>${round}</td><td>${players}</td><td>${decisions}</td><td class="viol">${faults}</td>` +
         `<td>${replay ? '<button class="view">replay</button>' : '<span class="note" title="not embedded: goatarena replay KEY">-</span>'}</td>`;
@@ -48,6 +49,11 @@
   // A game's title without its parenthesised original (its script may lack a font).
   function title(game) {
     return (DATA.titles[game] || game).split(" (")[0];
+  }
+
+  function clip(text, most) {
+    const value = String(text);
+    return value.length > most ? value.slice(0, most - 1) + "…" : value;
   }
 
   function esc(text) {
@@ -410,26 +416,39 @@
     "herr-der-ziegen": drawHerrDerZiegen,
   };
 
-  // The rating history shown: overall, or one game's; pointing at a legend entry
-  // brings that bot's line forward.
+  // Pointing at a legend entry brings that bot's line forward.
   function wireHistory() {
-    for (const svg of document.querySelectorAll("svg.history")) {
-      for (const legend of svg.querySelectorAll(".legend")) {
-        const series = [...svg.querySelectorAll(".series")].filter((g) => g.dataset.bot === legend.dataset.bot);
-        legend.addEventListener("mouseenter", () => { svg.classList.add("focus"); series.forEach((g) => g.classList.add("on")); });
-        legend.addEventListener("mouseleave", () => { svg.classList.remove("focus"); series.forEach((g) => g.classList.remove("on")); });
+    for (const chart of document.querySelectorAll("#history .chart")) {
+      const svg = chart.querySelector("svg.history");
+      for (const entry of chart.querySelectorAll(".legend li")) {
+        const series = [...svg.querySelectorAll(".series")].filter((g) => g.dataset.bot === entry.dataset.bot);
+        entry.addEventListener("mouseenter", () => { svg.classList.add("focus"); series.forEach((g) => g.classList.add("on")); });
+        entry.addEventListener("mouseleave", () => { svg.classList.remove("focus"); series.forEach((g) => g.classList.remove("on")); });
       }
     }
-    const choice = $("history-table");
-    if (!choice) return;
-    choice.addEventListener("change", () => {
-      for (const plot of document.querySelectorAll("#history .plot")) plot.hidden = plot.dataset.table !== choice.value;
-    });
+  }
+
+  // A select.switch shows the one of its parts (overall, or one game's) it names.
+  function wireSwitches() {
+    for (const choice of document.querySelectorAll("select.switch")) {
+      choice.addEventListener("change", () => {
+        for (const part of document.querySelectorAll(`[data-switch="${choice.id}"]`)) part.hidden = part.dataset.table !== choice.value;
+      });
+    }
+  }
+
+  // A listed violation opens its game's replay, when the report embeds it.
+  function wireViolations() {
+    for (const row of document.querySelectorAll("table.violation-list tr.has-replay")) {
+      row.addEventListener("click", () => openReplay(row.dataset.key));
+    }
   }
 
   fillFilters();
   drawList();
   wireHistory();
+  wireSwitches();
+  wireViolations();
   wireControls();
   window.goatarenaReport = { openReplay, go, steps: () => (viewer.replay ? viewer.replay.steps.length : 0) };
 })();
