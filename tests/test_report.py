@@ -216,3 +216,102 @@ def test_a_report_written_before_the_generator_mark_may_be_replaced(tmp_path):
     assert is_report(old) and is_report(tmp_path / "missing.html")
     (tmp_path / "page.html").write_text("<!DOCTYPE html><title>my page</title>")
     assert not is_report(tmp_path / "page.html")
+
+
+def test_one_game_type_is_singular_and_more_are_plural():
+    one = build_report("t", [game for game in stored_games(per_game=2) if game.key[0] == "m"])
+    assert "2 games, 4 bots, 1 game type; 2 replays embedded" in one
+    many = build_report("t", stored_games(per_game=1))
+    assert "4 games, 3 bots, 4 game types; 4 replays embedded" in many
+
+
+def test_the_report_shows_every_part_of_the_story():
+    games = stored_games(per_game=2)
+    page = build_report("demo", games)
+    # head to head overall and per game, one shown at a time
+    assert page.count('data-switch="heat-table"') == 1 + len(GAMES)
+    # seat advantage per game and table size, latency, the violation with its detail
+    assert 'class="seats"' in page and page.count("(3 players)</td>") == len(GAMES)
+    assert 'id="latency"' in page
+    listed = page.split('class="violation-list"', 1)[1].split("</table>", 1)[0]
+    assert "mountain-goats/0" in listed and "no answer in 1000 ms" in listed
+    row = next(
+        r for r in embedded(page, "report-data")["list"]["rows"] if r[0] == "mountain-goats/0"
+    )
+    assert row[9][1] == "at decision 3: no answer in 1000 ms"
+    # how the overall table pools games of different kinds
+    assert "can be last overall" in page
+
+
+def test_the_header_shows_the_tournaments_facts_from_its_store(tmp_path):
+    from goatarena.tournament.config import TournamentConfig
+
+    config = TournamentConfig(
+        name="league",
+        bots={bot: f"python3 {bot}.py --level 2" for bot in BOTS},
+        games=[{"name": name, "players": 3} for name in GAMES],
+        format="round-robin",
+        deals=2,
+        secret_deals=False,
+        seed=41,
+    )
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    store.claim(tournament="league", fingerprint="f", config_json=msgspec_json(config))
+    for game in stored_games(per_game=1):
+        store.add_game(game.key, game.round, game.result)
+    store.close()
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)]).exit_code == 0
+    header = out.read_text().split('id="facts"', 1)[1].split("</section>", 1)[0]
+    for text in (
+        "round-robin", "1000 ms a decision", "2 deals per table, seed 41", "goat-lords (3 players)",
+        "python3 alpha.py --level 2", "timeout: forfeit", "started 20",
+    ):  # fmt: skip
+        assert text in header, text
+    from goatarena.store import goatarena_version
+
+    assert f"<dd>{goatarena_version()}</dd>" in header
+
+
+def test_a_store_without_a_tournament_file_says_not_recorded(tmp_path):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    for game in stored_games(per_game=1):
+        store.add_game(game.key, game.round, game.result)
+    store.close()
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)]).exit_code == 0
+    header = out.read_text().split('id="facts"', 1)[1].split("</section>", 1)[0]
+    assert "<dt>format</dt><dd>not recorded</dd>" in header
+    assert "not recorded (stored by an older version)" in header
+    assert "<dt>alpha</dt>" in header  # the bots that played, without commands
+
+
+def test_a_gauntlet_report_draws_the_sprt_course_between_its_bounds():
+    from goatarena.report import SprtCourse
+
+    course = SprtCourse(
+        challenger="alpha", baseline="bravo", lower=-2.94, upper=2.94, elo0=0, elo1=50,
+        verdict="H1", points=[(1, 0.4), (2, 1.1), (3, 3.0)],
+    )  # fmt: skip
+    page = build_report("g", stored_games(per_game=1), sprt=course)
+    section = page.split('id="sprt"', 1)[1].split("</section>", 1)[0]
+    assert "log-likelihood ratio 3.00 after 3 pairs" in section and "accepted H1" in section
+    assert section.count('class="bound"') == 2 and "at 2.94" in section and "at -2.94" in section
+    assert 'id="sprt"' not in build_report("g", stored_games(per_game=1))
+
+
+def test_chart_ticks_are_round_and_cover_the_data():
+    from goatarena.report.charts import nice_ticks
+
+    assert nice_ticks(1221.7, 1598.2, 6) == [1200, 1300, 1400, 1500, 1600]
+    assert nice_ticks(0, 12, 6, whole=True) == [0, 2, 4, 6, 8, 10, 12]
+    assert nice_ticks(0, 3, 6, whole=True) == [0, 1, 2, 3]
+    assert nice_ticks(-2.94, 2.94, 6) == [-3, -2, -1, 0, 1, 2, 3]
+
+
+def msgspec_json(value) -> str:
+    import msgspec
+
+    return msgspec.json.encode(value).decode()

@@ -30,13 +30,20 @@ def nice_ticks(low: float, high: float, count: int = 5, *, whole: bool = False) 
         low, high = low - 1, high + 1
     rough = (high - low) / max(count - 1, 1)
     power = 10 ** math.floor(math.log10(rough))
-    steps = [m * power for m in (1, 2, 2.5, 5, 10)]
+    steps = [m * power for m in (0.5, 1, 2, 2.5, 5, 10, 20)]
     if whole:
         steps = [step for step in steps if step >= 1 and float(step).is_integer()] or [1.0]
-    step = next((s for s in steps if s >= rough * (1 - 1e-9)), steps[-1])
-    first = math.floor(low / step + 1e-9)
-    last = math.ceil(high / step - 1e-9)
-    return [round(index * step, 10) for index in range(first, last + 1)]
+
+    def ticks_of(step: float) -> list[float]:
+        first = math.floor(low / step + 1e-9)
+        last = math.ceil(high / step - 1e-9)
+        return [round(index * step, 10) for index in range(first, last + 1)]
+
+    # the step whose tick count is nearest the one asked for; then the tighter span
+    return min(
+        (ticks_of(step) for step in steps),
+        key=lambda ticks: (abs(len(ticks) - count), ticks[-1] - ticks[0]),
+    )
 
 
 def _tick_text(value: float) -> str:
