@@ -198,6 +198,14 @@ class Store:
         assert stored is not None
         return stored
 
+    def remember(self, key: str, value: str) -> None:
+        """Keep a fact about the tournament (the names its bots gave, say) in the metadata,
+        replacing the value kept before; facts the games do not depend on."""
+        if key in ("application", "schema", "fingerprint", "config", "tournament", "deal_secret"):
+            raise ValueError(f"{key!r} is not for remember(): it binds the database")
+        with self._errors(f"keeping its {key}"), self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
     def update_claim(self, *, fingerprint: str, config_json: str) -> None:
         """Rebind the database to a grown version of its tournament file."""
         with self._errors(), self._db:

@@ -7,6 +7,7 @@ import gzip
 import json
 import random
 import re
+import sys
 
 from click.testing import CliRunner
 
@@ -315,3 +316,24 @@ def msgspec_json(value) -> str:
     import msgspec
 
     return msgspec.json.encode(value).decode()
+
+
+def test_a_run_keeps_the_names_the_bots_give_and_the_report_shows_them(tmp_path):
+    from tests.helpers import ROOT
+
+    greedy = f"{sys.executable} {ROOT / 'bots' / 'python' / 'greedy_bot.py'}"
+    random_bot = f"{sys.executable} {ROOT / 'bots' / 'python' / 'random_bot.py'}"
+    file = tmp_path / "t.toml"
+    file.write_text(
+        'name = "named"\nsandbox = "none"\ndeals = 1\n'
+        f"[bots]\nmine = {json.dumps(greedy)}\nrandom = {json.dumps(random_bot)}\n"
+        '[[games]]\nname = "mountain-goats"\nplayers = 2\n'
+    )
+    db = tmp_path / "t.sqlite"
+    ran = CliRunner().invoke(main, ["run", str(file), "--db", str(db), "--quiet"])
+    assert ran.exit_code == 0, ran.output
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)]).exit_code == 0
+    bots = out.read_text().split('class="bots"', 1)[1].split("</details>", 1)[0]
+    assert "(says it is &#x27;greedy&#x27;)" in bots  # "mine" in the file, "greedy" itself
+    assert "says it is" not in bots.split("<dt>random</dt>", 1)[1]  # the same name: no note

@@ -52,7 +52,7 @@ def report_command(db: Path | None, output: Path, replays: int, force: bool) -> 
         tournament = store.meta("tournament") or store.path.stem
         disqualified = store.disqualified()
         config_json = store.meta("config")
-        meta = {key: store.meta(key) for key in ("created_at", "goatarena_version")}
+        meta = {key: store.meta(key) for key in ("created_at", "goatarena_version", "bot_hellos")}
         finished = store.finished_span()
     finally:
         store.close()
@@ -64,7 +64,7 @@ def report_command(db: Path | None, output: Path, replays: int, force: bool) -> 
         disqualified=disqualified,
         replays=replays,
         facts=tournament_facts(config, meta, finished),
-        bots=bot_facts(config, played),
+        bots=bot_facts(config, played, meta["bot_hellos"]),
         sprt=sprt_course(config_json, games),
     )
     write_report(output, page, keep=kept, force=force)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from functools import partial
 from pathlib import Path
@@ -88,6 +89,7 @@ def run_command(
     if sandbox is not None:
         config = msgspec.structs.replace(config, sandbox=sandbox)
     db = db or Path("results") / f"{config.name}.sqlite"
+    announced: dict[str, str] = {}  # the names the bots give (not asked on a cluster)
     if cluster:
         check_cluster_settings(cluster)
     else:
@@ -97,7 +99,7 @@ def run_command(
         for policy in sandboxes.values():
             require_sandbox(policy)
         try:
-            run_trio(
+            announced = run_trio(
                 partial(
                     preflight,
                     config.bots,
@@ -124,6 +126,9 @@ def run_command(
         log_dir = db.with_name(f"{db.stem}-logs")
         runner = Runner(config, store, log_dir=log_dir, cluster=cluster or None, hidden=[file])
         runner.claim()
+        if announced:
+            # For the report's header: who each bot says it is (a version, an author).
+            store.remember("bot_hellos", json.dumps(announced))
         make_log_dir(log_dir)
         total, stored = runner.expected_games(), runner.stored_of_schedule()
         progress = Progress(total, done=stored)

@@ -22,7 +22,8 @@ Fact = tuple[str, str]
 
 
 def parse_config(text: str | None) -> dict[str, Any]:
-    """The stored tournament file as a dict; empty when there is none or it is unreadable."""
+    """A stored JSON object (the tournament file, say) as a dict; empty when there is
+    none or it is unreadable."""
     if not text:
         return {}
     try:
@@ -55,13 +56,24 @@ def tournament_facts(
     return facts
 
 
-def bot_facts(config: Mapping[str, Any], bots: Sequence[str]) -> list[Fact]:
+def bot_facts(
+    config: Mapping[str, Any], bots: Sequence[str], hellos: str | None = None
+) -> list[Fact]:
     """Each bot's command as entered, for the bots of the tournament file and any other
-    bot that played (a store without the file: the names alone)."""
+    bot that played (a store without the file: the names alone), with the name the bot
+    gave in its hello when the store kept it (``hellos``: the stored JSON)."""
     entered = config.get("bots")
     commands = entered if isinstance(entered, dict) else {}
+    announced = parse_config(hellos)
     names = list(commands) + [bot for bot in bots if bot not in commands]
-    return [(name, str(commands.get(name, NOT_RECORDED))) for name in names]
+    facts = []
+    for name in names:
+        command = str(commands.get(name, NOT_RECORDED))
+        said = announced.get(name)
+        if isinstance(said, str) and said and said != name:
+            command += f"  (says it is {said!r})"
+        facts.append((name, command))
+    return facts
 
 
 def facts_section(facts: Sequence[Fact], bots: Sequence[Fact]) -> str:
