@@ -12,7 +12,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from goatarena import bench, bench_split, protocol
+from goatarena import protocol
+from goatarena.bench import referee as bench
+from goatarena.bench import split as bench_split
 from goatarena.cli import main
 from goatarena.games import GAMES
 

@@ -7,10 +7,8 @@ import random
 import statistics
 from collections import Counter
 
-from goatarena.tournament.grouping import split_cost
-from goatarena.tournament.pairing import swiss_table_sizes
-from goatarena.tournament.swiss_bench import min_rematches
-from goatarena.tournament.swiss_sim import (
+from goatarena.bench.swiss import min_rematches
+from goatarena.bench.swiss_sim import (
     accuracy,
     kendall_tau,
     new_event,
@@ -19,6 +17,8 @@ from goatarena.tournament.swiss_sim import (
     run_swiss,
     tau,
 )
+from goatarena.formats.grouping import split_cost
+from goatarena.formats.pairing import swiss_table_sizes
 from tests.test_grouping import all_splits
 
 

@@ -9,7 +9,7 @@ Everything is measured in one run on one machine, so the numbers can be compared
   subprocess bots that answer at once (an SDK random bot), wall time over decisions, for
   every registered game, and its ratio to the floor;
 - the engines: random games (and decisions) per second in process;
-- where a decision goes: engine, encoding, pipe, bot and the rest (:mod:`goatarena.bench_split`);
+- where a decision goes: engine, encoding, pipe, bot and the rest (:mod:`goatarena.bench.split`);
 - bot start-up: process start plus handshake;
 - throughput: games per second of a Mountain Goats round-robin through the tournament
   runner, its SQLite store included, at concurrency 1 and 2;
@@ -44,22 +44,22 @@ from tabulate import tabulate
 
 import goatarena
 from goatarena import protocol
-from goatarena.bench_split import CpuWatch, engine_and_encoding_s
+from goatarena.bench.isolation import worst_beside_hostile
+from goatarena.bench.sandbox import SandboxBench, sandbox_costs, sandbox_rows
+from goatarena.bench.split import CpuWatch, engine_and_encoding_s
 from goatarena.errors import GoatArenaError
+from goatarena.formats.config import GameEntry, TournamentConfig
 from goatarena.games import GAMES, GameInfo
-from goatarena.isolation import worst_beside_hostile
 from goatarena.referee.bot import BotProcess, BotViolation, open_bot
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.match import Connection, play_match
 from goatarena.referee.sandbox import probe
 from goatarena.referee.spawn import ChildProcess
-from goatarena.sandbox_bench import SandboxBench, sandbox_costs, sandbox_rows
-from goatarena.store import open_store
+from goatarena.running.progress import Progress
+from goatarena.running.runner import Runner
+from goatarena.store.database import open_store
 from goatarena.testing import random_playout
-from goatarena.tournament.config import GameEntry, TournamentConfig
-from goatarena.tournament.progress import Progress
-from goatarena.tournament.runner import Runner
 
 # -- the bots ------------------------------------------------------------------------------
 
@@ -239,7 +239,8 @@ class BenchReport(msgspec.Struct, frozen=True):
     decision_minimal_bot_cpu_ratio: float | None = None
     """CPU time per decision with the minimal bot over ``floor_cpu_us``."""
     beside_hostile_ms: float = 0.0
-    """The slowest decision of a game played beside a hostile bot's (:mod:`goatarena.isolation`)."""
+    """The slowest decision of a game played beside a hostile bot's
+    (:mod:`goatarena.bench.isolation`)."""
 
 
 # -- the floor -----------------------------------------------------------------------------

@@ -18,12 +18,12 @@ import msgspec
 import trio
 
 from goatarena.errors import GoatArenaError
+from goatarena.formats.config import GameEntry, TournamentConfig
+from goatarena.formats.schedule import round_robin_schedule
 from goatarena.referee.bot import BotProcess, open_bot
 from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy, probe
-from goatarena.tournament.config import GameEntry, TournamentConfig
-from goatarena.tournament.job import deal_of
-from goatarena.tournament.pool import BotPool
-from goatarena.tournament.schedule import round_robin_schedule
+from goatarena.running.job import deal_of
+from goatarena.running.pool import BotPool
 
 STARTUP_S = 30.0
 LINE = b'{"type":"decide","decision":1,"observation":{},"actions":[0,1],"time_ms":1000}\n'

@@ -25,9 +25,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from goatarena.tournament.grouping import group_tables, split_cost
-from goatarena.tournament.pairing import default_swiss_rounds, swiss_depth, swiss_round
-from goatarena.tournament.swiss_sim import Event, accuracy, new_event, run_swiss
+from goatarena.bench.swiss_sim import Event, accuracy, new_event, run_swiss
+from goatarena.formats.grouping import group_tables, split_cost
+from goatarena.formats.pairing import default_swiss_rounds, swiss_depth, swiss_round
 
 _Say = Callable[[str], None]
 

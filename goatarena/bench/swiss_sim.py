@@ -18,9 +18,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from goatarena.rating_points import fitted_elo
-from goatarena.ratings import ELO_PER_NATURAL_LOG, fit_ratings, points_from_ranks
-from goatarena.tournament.pairing import SwissPlayer, swiss_round
+from goatarena.formats.pairing import SwissPlayer, swiss_round
+from goatarena.ratings.fit import ELO_PER_NATURAL_LOG, fit_ratings, points_from_ranks
+from goatarena.ratings.points import fitted_elo
 
 SPREAD = 200.0
 """The standard deviation of the simulated bots' true ratings, Elo."""

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from goatarena import protocol
-from goatarena.checkbot_session import BotSession, CheckFailure, CheckTable
-from goatarena.checkbot_session import CheckSettings as CheckSettings  # re-exported
+from goatarena.checkbot._session import BotSession, CheckFailure, CheckTable
+from goatarena.checkbot._session import CheckSettings as CheckSettings  # re-exported
 from goatarena.games.base import GameInfo
 from goatarena.referee import BotViolation, Cause, TimeControl
 from goatarena.referee.sandbox import explain_denial

@@ -17,9 +17,10 @@ from typing import Any
 import msgspec
 
 from goatarena.errors import StoreError
-from goatarena.store import Store
-from goatarena.tournament.config import TournamentConfig, resolve_command
-from goatarena.tournament.pairing import default_swiss_rounds
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.pairing import default_swiss_rounds
+from goatarena.formats.tournament_file import resolve_command
+from goatarena.store.database import Store
 
 # Formats whose games have the same keys and seeds (a gauntlet plays a subset of the
 # round-robin's tables), so stored games of one count in the other.

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from goatarena.tournament.grouping import group_tables
-from goatarena.tournament.seating import lot, seat_conflict, seat_pair, seat_table
+from goatarena.formats.grouping import group_tables
+from goatarena.formats.seating import lot, seat_conflict, seat_pair, seat_table
 
 MAX_TABLE_SIZE = 6
 """The largest table a Swiss round seats (the seat search tries all k! assignments)."""

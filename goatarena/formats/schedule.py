@@ -11,8 +11,8 @@ import hashlib
 
 import msgspec
 
-from goatarena.tournament.config import GameEntry, TournamentConfig
-from goatarena.tournament.pairing import round_robin_tables, seat_rotations
+from goatarena.formats.config import GameEntry, TournamentConfig
+from goatarena.formats.pairing import round_robin_tables, seat_rotations
 
 
 class ScheduledGame(msgspec.Struct, frozen=True):

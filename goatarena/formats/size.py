@@ -12,10 +12,10 @@ import math
 from typing import TYPE_CHECKING
 
 from goatarena.errors import ConfigError
-from goatarena.tournament.pairing import default_swiss_rounds
+from goatarena.formats.pairing import default_swiss_rounds
 
 if TYPE_CHECKING:
-    from goatarena.tournament.config import TournamentConfig
+    from goatarena.formats.config import TournamentConfig
 
 MAX_GAMES = 1_000_000
 """The most games one tournament file may schedule (a million games of even 10 ms each

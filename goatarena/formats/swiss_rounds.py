@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from goatarena.rating_points import fitted_elo
-from goatarena.ratings import points_from_ranks
-from goatarena.store import StoredGame
-from goatarena.tournament.config import GameEntry, TournamentConfig
-from goatarena.tournament.pairing import SwissPlayer, SwissRound, swiss_round
-from goatarena.tournament.schedule import ScheduledGame, deal_seed
+from goatarena.formats.config import GameEntry, TournamentConfig
+from goatarena.formats.pairing import SwissPlayer, SwissRound, swiss_round
+from goatarena.formats.schedule import ScheduledGame, deal_seed
+from goatarena.ratings.fit import points_from_ranks
+from goatarena.ratings.points import fitted_elo
+from goatarena.store.database import StoredGame
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from goatarena.linalg import cholesky, solve
-from goatarena.linalg import inverse as invert
-from goatarena.rating_graph import check_finite, groups_of
+from goatarena.ratings._linalg import cholesky, solve
+from goatarena.ratings._linalg import inverse as invert
+from goatarena.ratings.graph import check_finite, groups_of
 
 Game = Mapping[str, int]
 """One game: bot name -> finishing rank (1 is best; equal ranks are a tie)."""

@@ -1,6 +1,6 @@
 """Fitted ratings without their intervals, fast enough to refit before every Swiss round.
 
-:func:`goatarena.ratings.fit` maximises the Bradley–Terry likelihood (with its prior) by
+:func:`goatarena.ratings.fit.fit` maximises the Bradley–Terry likelihood (with its prior) by
 Newton's method on the dense Hessian and inverts it for the intervals: cubic in the
 number of bots, some 20 s for 256 bots in pure Python. A Swiss round needs only the
 point estimates, so :func:`fitted_elo` maximises the same objective by Newton's method
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from goatarena.ratings import (
+from goatarena.ratings.fit import (
     Game,
     _names,  # noqa: PLC2701 -- the same reduction of games to pairs as the full fit
     _objective,  # noqa: PLC2701
@@ -32,7 +32,7 @@ gradient's (the Newton step is then exact to far below the step tolerance)."""
 
 
 def fitted_elo(games: Sequence[Game], *, prior_draws: float = 1.0) -> dict[str, float]:
-    """Every bot's fitted Elo, the point estimates of :func:`goatarena.ratings.fit`.
+    """Every bot's fitted Elo, the point estimates of :func:`goatarena.ratings.fit.fit`.
 
     ``prior_draws`` must be positive here: the prior makes every Newton system positive
     definite, which conjugate gradients need. Returns bot name -> Elo (mean 1500), in

@@ -5,7 +5,7 @@ rendering as a table, JSON or CSV is separate so the CLI stays thin. Each table 
 and overall) is one rating fit with a seat-advantage term per game and table size; it
 also says whether its bots are connected by games (ratings of groups that never met are
 not comparable), which entered bots played no game, and, for Swiss events, the Swiss
-points and tie-breaks (:mod:`goatarena.tiebreaks`).
+points and tie-breaks (:mod:`goatarena.ratings.tiebreaks`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Any
 import msgspec
 from tabulate import tabulate
 
-from goatarena.ratings import RatingFit, fit
+from goatarena.ratings.fit import RatingFit, fit
+from goatarena.ratings.tiebreaks import SwissScore, scores_per_game, sum_scores
 from goatarena.referee.match import MatchResult, Violation
-from goatarena.tiebreaks import SwissScore, scores_per_game, sum_scores
 
 OVERALL = "overall"
 

@@ -1,7 +1,7 @@
 """Swiss points and their tie-breaks, generalised to tables of any size.
 
 A game at a table of ``k`` gives each bot ``k − position`` points, shared on ties
-(:func:`goatarena.ratings.points_from_ranks`): a win at two players is 1 point, as in
+(:func:`goatarena.ratings.fit.points_from_ranks`): a win at two players is 1 point, as in
 chess. A bye is worth a win in every game its round's tables played. The tie-breaks:
 
 - **Buchholz**: the sum, over the bot's games and over its opponents at each table, of
@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from goatarena.ratings import points_from_ranks
+from goatarena.ratings.fit import points_from_ranks
 from goatarena.referee.match import MatchResult
 
 

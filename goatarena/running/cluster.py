@@ -1,7 +1,7 @@
 """Tournaments on a Dask cluster: the driver's side.
 
 The driver submits each deal (all its seat rotations) as one Dask task whose only
-argument is the msgspec-encoded jobs; the task (:func:`~goatarena.tournament.worker.
+argument is the msgspec-encoded jobs; the task (:func:`~goatarena.running.worker.
 play_on_worker`) runs on a worker, which plays them in its referee and returns the
 encoded outcomes. Nothing of goatarena is pickled but the task function itself, by
 reference.
@@ -23,8 +23,8 @@ from typing import Any
 import trio
 
 from goatarena.errors import ClusterError
-from goatarena.tournament.job import GameJob, JobOutcome, decode_outcomes, encode_jobs
-from goatarena.tournament.worker import play_on_worker
+from goatarena.running.job import GameJob, JobOutcome, decode_outcomes, encode_jobs
+from goatarena.running.worker import play_on_worker
 
 CONNECT_TIMEOUT_S = 10
 """How long the driver tries to reach the scheduler before it gives up."""

@@ -14,9 +14,9 @@ from typing import Protocol
 
 import trio
 
-from goatarena.tournament.config import TournamentConfig
-from goatarena.tournament.host import JobHost
-from goatarena.tournament.job import GameJob, JobOutcome
+from goatarena.formats.config import TournamentConfig
+from goatarena.running.host import JobHost
+from goatarena.running.job import GameJob, JobOutcome
 
 
 class Executor(Protocol):
@@ -71,7 +71,7 @@ async def open_executor(
 ) -> AsyncIterator[Executor]:
     """The executor for a run: the Dask cluster at ``cluster``, else local referees."""
     if cluster:
-        from goatarena.tournament.cluster import open_dask_executor
+        from goatarena.running.cluster import open_dask_executor
 
         # The workers' slots decide how many games run at once; the driver keeps them fed.
         async with open_dask_executor(cluster) as executor:
@@ -79,7 +79,7 @@ async def open_executor(
         return
     processes = referee_processes(config)
     if processes > 1:
-        from goatarena.tournament.procs import open_process_executor
+        from goatarena.running.procs import open_process_executor
 
         async with open_process_executor(
             processes,

@@ -15,8 +15,8 @@ from pathlib import Path
 import trio
 
 from goatarena.referee.stderr_log import StderrLog
-from goatarena.tournament.job import GameJob, JobOutcome, play_job
-from goatarena.tournament.pool import BotPool
+from goatarena.running.job import GameJob, JobOutcome, play_job
+from goatarena.running.pool import BotPool
 
 IDLE_POOL_S = 60.0
 """How long a tournament's bots are kept after its last game on this referee."""

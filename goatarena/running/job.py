@@ -20,15 +20,15 @@ from typing import Any
 import msgspec
 
 from goatarena.errors import BotError, ClusterError
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.schedule import ScheduledGame
 from goatarena.games import find_game
 from goatarena.referee.bot import BotLimits, BotProcess, parse_command
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.match import MatchResult, play_match
 from goatarena.referee.policy import ViolationPolicy
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
-from goatarena.tournament.config import TournamentConfig
-from goatarena.tournament.pool import BotPool, Connection
-from goatarena.tournament.schedule import ScheduledGame
+from goatarena.running.pool import BotPool, Connection
 
 JOB_FORMAT = 1
 """The layout of :class:`GameJob`; bumped whenever a field changes meaning."""

@@ -1,7 +1,7 @@
 """Interim standings while a tournament runs: a cheap rating fit of the games so far.
 
 The runner tells :class:`Leaderboard` of each finished game (only its bots, ranks and
-violations are kept); :class:`~goatarena.tournament.progress.Progress` asks for a table
+violations are kept); :class:`~goatarena.running.progress.Progress` asks for a table
 every few seconds, never per game, so the fit costs the run nothing measurable.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from goatarena.ratings import fit_ratings
+from goatarena.ratings.fit import fit_ratings
 from goatarena.referee.match import MatchResult
 
 OVERALL = "overall"

@@ -2,7 +2,7 @@
 
 One trio loop plays every game of a run in one process, and with fast bots that loop is
 the bottleneck. The driver therefore starts a referee process per CPU
-(``python -m goatarena.tournament.procs``), each with its own loop and bot pool, and
+(``python -m goatarena.running.procs``), each with its own loop and bot pool, and
 talks to it over its stdin and stdout: one JSON line per call out (jobs), one back
 (outcomes). The child ignores Ctrl-C and SIGTERM: the driver, which owns the store,
 decides when it ends, by closing its input.
@@ -24,9 +24,9 @@ import trio
 
 from goatarena.errors import ClusterError
 from goatarena.referee.stderr_log import StderrLog
-from goatarena.tournament.forwarded_log import DriverLogs, ForwardedLog, LogEvent
-from goatarena.tournament.host import JobHost
-from goatarena.tournament.job import (
+from goatarena.running.forwarded_log import DriverLogs, ForwardedLog, LogEvent
+from goatarena.running.host import JobHost
+from goatarena.running.job import (
     GameJob,
     JobOutcome,
     decode_jobs,
@@ -134,7 +134,7 @@ async def open_process_executor(
     capped at ``log_cap`` bytes over the whole run. The i-th referee pins the bots of
     its games to ``cpus[i]``, if given.
     """
-    argv = [sys.executable, "-m", "goatarena.tournament.procs"]
+    argv = [sys.executable, "-m", "goatarena.running.procs"]
     logs = None
     if log_dir is not None:
         argv.append(FORWARD_LOGS)

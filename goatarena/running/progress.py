@@ -1,5 +1,5 @@
 """Progress of a running tournament: a bar on a terminal, a plain line every few seconds
-otherwise; with a :class:`~goatarena.tournament.leaderboard.Leaderboard`, interim
+otherwise; with a :class:`~goatarena.running.leaderboard.Leaderboard`, interim
 standings too (in place under the bar on a terminal, a summary line now and then in a
 pipe), refitted on a timer rather than per game."""
 
@@ -13,7 +13,7 @@ from typing import TextIO
 
 from goatarena.referee.match import MatchResult
 from goatarena.render.style import can_redraw
-from goatarena.tournament.leaderboard import Leaderboard, board_lines, board_summary
+from goatarena.running.leaderboard import Leaderboard, board_lines, board_summary
 
 PLAIN_INTERVAL_S = 5.0
 BAR_WIDTH = 30

@@ -4,7 +4,7 @@ Rerunning a tournament against its database resumes it: stored games are skipped
 any game that was interrupted is played again from its start (it was never stored).
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
 the interrupted one did. A file that grew keeps the games of its earlier version (see
-:mod:`goatarena.tournament.growth`); a gauntlet with an SPRT stops as soon as the test
+:mod:`goatarena.formats.growth`); a gauntlet with an SPRT stops as soon as the test
 decides.
 
 The store is used from one worker thread at a time, never from the event loop: a disk
@@ -29,25 +29,25 @@ from typing import TypeVar
 import trio
 
 from goatarena.errors import ClusterError, StoreError
-from goatarena.referee.match import MatchResult
-from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
-from goatarena.store import Store, database_files
-from goatarena.tournament.config import TournamentConfig
-from goatarena.tournament.executors import Executor, open_executor
-from goatarena.tournament.growth import claim_store
-from goatarena.tournament.job import JobOutcome, deal_of, job_for
-from goatarena.tournament.pool import MAX_START_FAILURES
-from goatarena.tournament.progress import Progress
-from goatarena.tournament.schedule import (
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.growth import claim_store
+from goatarena.formats.schedule import (
     ScheduledGame,
     entry_label,
     gauntlet_schedule,
     match_id,
     round_robin_schedule,
 )
-from goatarena.tournament.size import count_games, swiss_rounds
-from goatarena.tournament.sprt import SprtStatus, SprtTally, progress_note, tally_of
-from goatarena.tournament.swiss_rounds import SwissEvent, pair_round, round_games
+from goatarena.formats.size import count_games, swiss_rounds
+from goatarena.formats.sprt import SprtStatus, SprtTally, progress_note, tally_of
+from goatarena.formats.swiss_rounds import SwissEvent, pair_round, round_games
+from goatarena.referee.match import MatchResult
+from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
+from goatarena.running.executors import Executor, open_executor
+from goatarena.running.job import JobOutcome, deal_of, job_for
+from goatarena.running.pool import MAX_START_FAILURES
+from goatarena.running.progress import Progress
+from goatarena.store.database import Store, database_files
 
 T = TypeVar("T")
 
@@ -105,7 +105,7 @@ class Runner:
     def claim(self) -> None:
         """Bind the store to this tournament, or refuse: a store holding games of an
         earlier version of the file is taken over when the file only grew, so its games
-        are kept and only new ones are played (see :mod:`goatarena.tournament.growth`)."""
+        are kept and only new ones are played (see :mod:`goatarena.formats.growth`)."""
         if not self._claimed:
             claim_store(self.store, self.config, workdir=Path.cwd())
             if self.config.secret_deals:

@@ -3,7 +3,7 @@
 Each worker process keeps one referee — a trio loop in a thread of its own, with one bot
 pool per tournament — and Dask tasks hand it encoded jobs through :func:`play_on_worker`.
 This module is also the worker's preload (``dask worker --preload
-goatarena.tournament.worker``; ``goatarena worker`` passes it): ``dask_setup`` turns off
+goatarena.running.worker``; ``goatarena worker`` passes it): ``dask_setup`` turns off
 Dask's profiler and ``dask_teardown`` stops the referee, and with it every bot, when the
 worker closes.
 """
@@ -20,8 +20,8 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
-from goatarena.tournament.host import HostClosed, JobHost
-from goatarena.tournament.job import (
+from goatarena.running.host import HostClosed, JobHost
+from goatarena.running.job import (
     GameJob,
     JobOutcome,
     check_runtimes,

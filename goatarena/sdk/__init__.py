@@ -37,10 +37,10 @@ from typing import IO
 
 from goatarena import protocol
 from goatarena.protocol import Event, TimeInfo, bot_seed
-from goatarena.sdk_bot import Bot, GameEnd, GameStart, Request, SeededBot
-from goatarena.sdk_local import LocalPlayError, LocalResult, play_local
-from goatarena.sdk_view import View, view
-from goatarena.sdk_wire import EventLog, WireDecide, WireRequest, parse_line
+from goatarena.sdk._bot import Bot, GameEnd, GameStart, Request, SeededBot
+from goatarena.sdk._local import LocalPlayError, LocalResult, play_local
+from goatarena.sdk._view import View, view
+from goatarena.sdk._wire import EventLog, WireDecide, WireRequest, parse_line
 
 __all__ = [
     "Bot",

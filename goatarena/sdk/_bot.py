@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goatarena.protocol import Event, TimeInfo
-from goatarena.sdk_view import View
+from goatarena.sdk._view import View
 
 
 @dataclass

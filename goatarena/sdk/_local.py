@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from goatarena.protocol import Event, TimeInfo, bot_seed, unique_names
-from goatarena.sdk_bot import Bot, GameEnd, GameStart, Request
+from goatarena.sdk._bot import Bot, GameEnd, GameStart, Request
 
 
 class LocalPlayError(ValueError):

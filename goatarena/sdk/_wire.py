@@ -11,7 +11,7 @@ import msgspec
 
 from goatarena import protocol
 from goatarena.protocol import Event
-from goatarena.sdk_bot import GameStart, Request
+from goatarena.sdk._bot import GameStart, Request
 
 
 class EventLog:

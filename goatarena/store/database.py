@@ -29,9 +29,9 @@ from typing import IO, Any
 import msgspec
 
 from goatarena.errors import StoreError
-from goatarena.identity_lock import HeldElsewhere, lock_identity
 from goatarena.referee.match import MatchResult
-from goatarena.store_problems import (
+from goatarena.store.lock import HeldElsewhere, lock_identity
+from goatarena.store.problems import (
     SQLITE_SIDE_FILES,
     explain_opening,
     explain_sqlite_error,

@@ -1,7 +1,7 @@
 """Stored games as lines: a one-line summary each for ``list``, and every record for
 ``export`` (JSON lines: one whole record a line; CSV: one row per seat).
 
-Pure: takes :class:`~goatarena.store.StoredGame` values, returns text.
+Pure: takes :class:`~goatarena.store.database.StoredGame` values, returns text.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import msgspec
 from tabulate import tabulate
 
 from goatarena.referee.match import MatchResult
-from goatarena.store import StoredGame
+from goatarena.store.database import StoredGame
 
 CSV_FIELDS = [
     "key",

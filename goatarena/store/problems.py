@@ -2,7 +2,7 @@
 
 SQLite's errors explained (locked, read-only, full, corrupt, ...), files that are no
 database at all (a folder, a device, a pipe), a new database left empty by a failure,
-and stored records that cannot be what goatarena wrote. Used by :mod:`goatarena.store`,
+and stored records that cannot be what goatarena wrote. Used by :mod:`goatarena.store.database`,
 which alone opens the database.
 """
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from goatarena.standings import Standings, compute_standings
-from goatarena.store import Store, StoredGame
+from goatarena.ratings.standings import Standings, compute_standings
+from goatarena.store.database import Store, StoredGame
 
 
 def standings_from_store(

@@ -1,0 +1,11 @@
+"""Benchmarks: what ``goatarena bench`` and ``make bench`` measure.
+
+- :mod:`.referee` — the referee benchmark (pipe floor, per-decision cost, playouts,
+  start-up, tournament throughput, deadline overshoot) and its table;
+- :mod:`.split` — where a decision's CPU time goes (engine, encoding, pipe, bot, other);
+- :mod:`.sandbox` — the sandbox's cost (round trip and start-up, sandboxed and not);
+- :mod:`.isolation` — an honest game's slowest decision beside a hostile one;
+- :mod:`.swiss_sim` and :mod:`.swiss` — simulated Swiss events and their accuracy table.
+
+May import everything below the command line; nothing imports a benchmark but ``cli``.
+"""
