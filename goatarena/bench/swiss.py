@@ -29,7 +29,7 @@ from goatarena.bench.swiss_sim import Event, accuracy, new_event, run_swiss
 from goatarena.formats.grouping import group_tables, split_cost
 from goatarena.formats.pairing import default_swiss_rounds, swiss_depth, swiss_round
 
-_Say = Callable[[str], None]
+Say = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ FULL = SwissBenchSizes(accuracy_events=60, rematch_events=6, seat_events=20)
 QUICK = SwissBenchSizes(accuracy_events=6, rematch_events=3, seat_events=8)
 
 
-def run_swiss_bench(sizes: SwissBenchSizes, say: _Say) -> Iterator[str]:
+def run_swiss_bench(sizes: SwissBenchSizes, say: Say) -> Iterator[str]:
     """Run every Swiss measurement; each section's report as text, as it finishes."""
     yield _rematch_table(sizes.rematch_events, say)
     yield _seat_table(sizes.seat_events, say)
@@ -53,7 +53,7 @@ def run_swiss_bench(sizes: SwissBenchSizes, say: _Say) -> Iterator[str]:
     yield _accuracy_table(sizes.accuracy_events, say)
 
 
-def _accuracy_table(events: int, say: _Say) -> str:
+def _accuracy_table(events: int, say: Say) -> str:
     lines = [
         f"accuracy: Kendall τ against the truth ({events} events each, a third of that at 64"
         " bots; true ratings ~ N(0, 200) Elo); gain: the mean paired difference, Swiss and"
@@ -74,7 +74,7 @@ def _accuracy_table(events: int, say: _Say) -> str:
     return "\n".join(lines)
 
 
-def _rematch_table(events: int, say: _Say) -> str:
+def _rematch_table(events: int, say: Say) -> str:
     lines = [
         f"rematches ({events} events each): rematched pairs per event, avoidable ones",
         "bots  seats  rounds  rematched  avoidable  unproven rounds (of them beaten by a"
@@ -107,7 +107,7 @@ def _rematch_table(events: int, say: _Say) -> str:
     return "\n".join(lines)
 
 
-def _seat_table(events: int, say: _Say) -> str:
+def _seat_table(events: int, say: Say) -> str:
     lines = [
         f"seats ({events} events each): the largest spread of a bot's seat counts, bots in one"
         " seat three games running, seat 0's share for the first and second half by name",
@@ -137,7 +137,7 @@ def _seat_table(events: int, say: _Say) -> str:
     return "\n".join(lines)
 
 
-def _timing_table(say: _Say) -> str:
+def _timing_table(say: Say) -> str:
     lines = [
         "pairing 256 bots: the slowest round of an event, the rating fit included (seconds)",
         "seats  slowest",
