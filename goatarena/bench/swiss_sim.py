@@ -198,7 +198,9 @@ class Accuracy:
 
 def accuracy(bots: int, table_size: int, rounds: int, events: int, seed: int = 0) -> Accuracy:
     """Play ``events`` Swiss and random-table events and average their τ."""
-    swiss_taus, random_taus, rematches = [], [], []
+    swiss_taus: list[float] = []
+    random_taus: list[float] = []
+    rematches: list[int] = []
     found: dict[tuple[str, int], int] = defaultdict(int)
     for e in range(events):
         swiss = run_swiss(bots, table_size, rounds, seed + e)
