@@ -126,8 +126,8 @@ def replay_text(db: Path) -> str:
     """What ``goatarena replay N --at D`` prints on a colour terminal for one stored game:
     its header, the board before the decision and the decision in words."""
     from goatarena.render import Style
-    from goatarena.replay import picture_match, replay_header
-    from goatarena.store import open_store
+    from goatarena.render.replay import picture_match, replay_header
+    from goatarena.store.database import open_store
 
     store = open_store(db, create=False)
     try:

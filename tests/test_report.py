@@ -13,12 +13,12 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.games import GAMES, find_game
-from goatarena.referee.match import MatchResult, Violation
+from goatarena.referee.records import MatchResult, Violation
 from goatarena.render.view import observation_of
 from goatarena.render.words import describe_move
 from goatarena.report import build_report
 from goatarena.report.replays import choose_replays
-from goatarena.store import StoredGame, open_store
+from goatarena.store.database import StoredGame, open_store
 from goatarena.testing import random_playout
 
 BOTS = ["alpha", "bravo", "charlie", "delta"]
@@ -147,8 +147,8 @@ def test_hostile_bot_names_cannot_break_out_of_the_page():
 
 
 def test_the_rating_history_ends_at_each_bots_games_and_its_standings_rating():
+    from goatarena.ratings.standings import compute_standings
     from goatarena.report.data import rating_history
-    from goatarena.standings import compute_standings
 
     results = [game.result for game in stored_games(per_game=3)]
     history = rating_history(results, checkpoints=5)
@@ -245,7 +245,7 @@ def test_the_report_shows_every_part_of_the_story():
 
 
 def test_the_header_shows_the_tournaments_facts_from_its_store(tmp_path):
-    from goatarena.tournament.config import TournamentConfig
+    from goatarena.formats.config import TournamentConfig
 
     config = TournamentConfig(
         name="league",
@@ -270,7 +270,7 @@ def test_the_header_shows_the_tournaments_facts_from_its_store(tmp_path):
         "python3 alpha.py --level 2", "timeout: forfeit", "started 20",
     ):  # fmt: skip
         assert text in header, text
-    from goatarena.store import goatarena_version
+    from goatarena.store.database import goatarena_version
 
     assert f"<dd>{goatarena_version()}</dd>" in header
 

@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
+from goatarena.formats.config import GameEntry, TournamentConfig
 from goatarena.games import GAMES
 from goatarena.render.words import describe_move
-from goatarena.store import open_store
-from goatarena.tournament.config import GameEntry, TournamentConfig
+from goatarena.store.database import open_store
 from tests.test_report import BOTS, stored_games
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -9,11 +9,11 @@ import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.sprt import bounds, llr_course
 from goatarena.report import DEFAULT_REPLAYS, SprtCourse, build_report, write_report
 from goatarena.report.facts import bot_facts, parse_config, tournament_facts
-from goatarena.store import StoredGame, database_files
-from goatarena.tournament.config import TournamentConfig
-from goatarena.tournament.sprt import bounds, llr_course
+from goatarena.store.database import StoredGame, database_files
 
 
 @main.command("report")

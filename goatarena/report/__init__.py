@@ -22,15 +22,15 @@ import msgspec
 
 from goatarena.errors import ConfigError, IllegalAction
 from goatarena.games import GAMES
-from goatarena.referee.match import MatchResult
+from goatarena.ratings.standings import OVERALL
+from goatarena.referee.records import MatchResult
 from goatarena.render.style import SEAT_COLOURS
 from goatarena.report import charts, data, details, html
 from goatarena.report.data import SprtCourse
 from goatarena.report.facts import Fact, bot_facts, facts_section, plural
 from goatarena.report.replays import DEFAULT_REPLAYS, choose_replays, encode_replay
-from goatarena.standings import OVERALL
-from goatarena.store import StoredGame
-from goatarena.whole_file import refuse_kept, write_whole
+from goatarena.store.database import StoredGame
+from goatarena.store.whole_file import refuse_kept, write_whole
 
 __all__ = ["DEFAULT_REPLAYS", "SprtCourse", "build_report", "is_report", "write_report"]
 
@@ -161,7 +161,7 @@ def _sprt_section(course: SprtCourse | None) -> str:
 
 
 def write_report(path: Path, page: str, *, keep: Sequence[Path] = (), force: bool = False) -> None:
-    """Write the page whole or not at all (see :mod:`goatarena.whole_file`), making its
+    """Write the page whole or not at all (see :mod:`goatarena.store.whole_file`), making its
     folder if need be; never over one of the files ``keep``, and over an existing file
     that is not a goatarena report only with ``force`` (a mistyped ``-o`` must not
     replace someone's notes or a results database)."""

@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 
-from goatarena.ratings import fit
-from goatarena.referee.match import MatchResult
-from goatarena.standings import OVERALL, Standings, compute_standings, cross_table
-from goatarena.store import StoredGame
+from goatarena.ratings.fit import fit
+from goatarena.ratings.standings import OVERALL, Standings, compute_standings, cross_table
+from goatarena.referee.records import MatchResult
+from goatarena.store.database import StoredGame
 
 
 class SprtCourse(msgspec.Struct, frozen=True):

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from goatarena.referee.match import MatchResult, Violation
+from goatarena.ratings.standings import Row, SeatTerm
 from goatarena.referee.policy import Penalty
-from goatarena.standings import Row, SeatTerm
-from goatarena.store import StoredGame
+from goatarena.referee.records import MatchResult, Violation
+from goatarena.store.database import StoredGame
 
 MAX_VIOLATIONS_LISTED = 200
 """Violations listed one by one; the rest are counted in the table by cause."""
