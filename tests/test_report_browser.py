@@ -8,6 +8,7 @@ a browser build of Playwright's own. Screenshots go to ``test-artifacts/report/`
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -220,8 +221,11 @@ def test_the_seat_view_hides_the_other_seats_hands(page, game):
     key = page.evaluate("document.body.dataset.replay")
     stored = next(g for g in stored_games(per_game=2) if g.key == key)
     state = GAMES[game].new_state(3, stored.result.seed)
-    for (_, caption), action in zip(seen, stored.result.decisions):
+    titles = page.locator("#moves li").evaluate_all("items => items.map((li) => li.title)")
+    for (_, caption), action, title in zip(seen, stored.result.decisions, titles):
         actor = state.to_act
+        shown = action if actor == 1 else state.public_action(actor, action)
+        assert json.loads(title) == shown  # the raw action too, as seat 1 saw it
         words = describe_move(state, action, viewer=1)
         name = stored.result.players[actor]
         assert caption == f"decision {len(state.history)}: seat {actor} {name}: {words}"

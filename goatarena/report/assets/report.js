@@ -105,6 +105,12 @@
     return viewer.seat === null || viewer.seat === actor || shown === null ? words : shownWords;
   }
 
+  // The action as the bot's protocol spells it, as the chosen seat saw it (for authors).
+  function stepAction(step) {
+    const [actor, action, shown] = step;
+    return JSON.stringify(viewer.seat === null || viewer.seat === actor || shown === null ? action : shown);
+  }
+
   // The list of decisions beside the board, each as the chosen seat's view tells it.
   function listMoves() {
     const replay = viewer.replay;
@@ -113,7 +119,7 @@
       const li = document.createElement("li");
       li.textContent = `${replay.players[actor]}: ${stepWords(step)}`;
       li.style.color = SEAT[actor % 6];
-      li.title = li.textContent;
+      li.title = stepAction(step);
       li.onclick = () => go(n);
       return li;
     });
