@@ -106,8 +106,9 @@ def game_rows(games: Sequence[StoredGame], replayed: set[str]) -> dict[str, Any]
     """The list of games, compactly: bot and game names once, then one array per game.
 
     A row is ``[key, round, game index, bot indices by seat, ranks, scores, violation
-    causes by seat (or null), decisions, has a replay, the violations' details by seat
-    (or null)]``.
+    causes by seat (or null), decisions, has a replay]``, and for a game with violations
+    one more element: the violations' details by seat (the list stays short for the
+    thousands of games without).
     """
     bots: dict[str, int] = {}
     kinds: dict[str, int] = {}
@@ -120,20 +121,20 @@ def game_rows(games: Sequence[StoredGame], replayed: set[str]) -> dict[str, Any]
             f"at decision {violation.decision}: {violation.detail}" if violation else None
             for violation in result.violations
         ]
-        rows.append(
-            [
-                game.key,
-                game.round,
-                kinds.setdefault(result.game, len(kinds)),
-                seats,
-                result.ranks,
-                [round(score, 2) for score in result.scores],
-                causes if any(causes) else None,
-                len(result.decisions),
-                game.key in replayed,
-                details if any(causes) else None,
-            ]
-        )
+        row = [
+            game.key,
+            game.round,
+            kinds.setdefault(result.game, len(kinds)),
+            seats,
+            result.ranks,
+            [round(score, 2) for score in result.scores],
+            causes if any(causes) else None,
+            len(result.decisions),
+            game.key in replayed,
+        ]
+        if any(causes):
+            row.append(details)
+        rows.append(row)
     return {"bots": list(bots), "games": list(kinds), "rows": rows}
 
 
