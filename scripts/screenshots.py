@@ -42,9 +42,9 @@ sandbox = "none"
 move_ms = 1000
 
 [bots]
-random = "python3 ../../bots/python/random_bot.py"
-greedy = "python3 ../../bots/python/greedy_bot.py"
-mcts = "python3 ../../bots/python/mcts_bot.py --ms 20"
+random = "python3 bots/random_bot.py"
+greedy = "python3 bots/greedy_bot.py"
+mcts = "python3 bots/mcts_bot.py --ms 20"
 {games}
 """
 GAMES = ("goat-lords", "goat-n-goat", "herr-der-ziegen", "mountain-goats")
@@ -72,11 +72,12 @@ def main() -> int:
         print(f"screenshots: no {CHROMIUM}; apt-get install chromium (as root) first")
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    # Inside the checkout (build/ is ignored by git), so that the bot commands the report
-    # shows are relative paths, not this machine's.
-    (ROOT / "build").mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="shots-", dir=ROOT / "build") as scratch:
-        work = Path(scratch)
+    # A fixed folder with a copy of the bundled bots: the report shows each bot's command
+    # as the run resolved it, and the pictures should not show this checkout's path.
+    work = Path(tempfile.gettempdir()) / "goatarena-screenshots"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(ROOT / "bots" / "python", work / "bots")
+    try:
         db = play(work)
         report = work / "report.html"
         goatarena("report", "--db", str(db), "-o", str(report))
@@ -88,6 +89,8 @@ def main() -> int:
                 photograph(browser, report, board, args.out)
             finally:
                 browser.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     if shutil.which("pngquant"):
         # 256 colours lose nothing visible in pictures of text and cut the size by ~3x
         pictures = [str(path) for path in args.out.glob("*.png")]
