@@ -337,3 +337,22 @@ def test_a_run_keeps_the_names_the_bots_give_and_the_report_shows_them(tmp_path)
     bots = out.read_text().split('class="bots"', 1)[1].split("</details>", 1)[0]
     assert "(says it is &#x27;greedy&#x27;)" in bots  # "mine" in the file, "greedy" itself
     assert "says it is" not in bots.split("<dt>random</dt>", 1)[1]  # the same name: no note
+
+
+def test_hostile_details_and_commands_cannot_break_out_of_the_page():
+    hostile = '</script><img src=x onerror="alert(1)">'
+    games = stored_games(per_game=1)
+    last = games[-1].result
+    late = Violation(cause="timeout", decision=3, detail=hostile)
+    games[-1] = StoredGame(
+        key=games[-1].key,
+        round=0,
+        result=MatchResult(**{
+            **{f: getattr(last, f) for f in last.__struct_fields__},
+            "violations": [late, None, None],
+            "all_violations": [[late], [], []],
+        }),
+    )  # fmt: skip
+    page = build_report("t", games, facts=[("format", hostile)], bots=[("alpha", hostile)])
+    assert hostile not in page and "<img" not in page.split('id="report-data">')[0]
+    assert embedded(page, "report-data")["list"]["rows"][-1][9][0].endswith(hostile)
