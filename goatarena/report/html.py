@@ -60,7 +60,9 @@ def standings_table(title: str, rows: Sequence[Row], colours: Mapping[str, str])
             violations = (violations + "; " if violations else "") + "disqualified"
         lines.append(
             f"<tr><td>{place}</td><td class=bot>{escape(row.bot)}</td>"
-            f'<td class=elo data-elo="{row.elo:.0f}">{row.elo:.0f}</td>'
+            # the interval again under the Elo, shown where its own column is hidden (a phone)
+            f'<td class=elo data-elo="{row.elo:.0f}">{row.elo:.0f}'
+            f"<small class=range>{row.lo:.0f}–{row.hi:.0f}</small></td>"
             f"<td class=interval>{row.lo:.0f} .. {row.hi:.0f}</td><td class=bar>{bar}</td>"
             f"<td>{row.games}</td>"
             f"<td>{row.wins}</td><td>{row.avg_rank:.2f}</td><td>{score}</td>"
