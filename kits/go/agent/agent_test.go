@@ -1,0 +1,132 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// firstBot answers every decide with its last action and records what it was told.
+type firstBot struct {
+	starts   []*Start
+	requests []*Decide
+	ends     []*End
+}
+
+func (b *firstBot) Name() string       { return "fixture" }
+func (b *firstBot) Start(start *Start) { b.starts = append(b.starts, start) }
+func (b *firstBot) End(end *End)       { b.ends = append(b.ends, end) }
+func (b *firstBot) Decide(d *Decide) int {
+	b.requests = append(b.requests, d)
+	return len(d.Actions) - 1
+}
+
+func answers(t *testing.T, output string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSuffix(output, "\n"), "\n") {
+		var message map[string]any
+		if err := json.Unmarshal([]byte(line), &message); err != nil {
+			t.Fatalf("an answer that is not JSON: %q", line)
+		}
+		out = append(out, message)
+	}
+	return out
+}
+
+func TestRecordedGamesAreAnsweredLineForLine(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/*.jsonl")
+	if len(files) != 4 {
+		t.Fatalf("expected the 4 recorded games, found %v", files)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bot := &firstBot{}
+		var out bytes.Buffer
+		if err := Serve(bot, bytes.NewReader(data), &out); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		got := answers(t, out.String())
+		if got[0]["type"] != "hello" || got[0]["name"] != "fixture" {
+			t.Fatalf("%s: the first answer is not hello: %v", file, got[0])
+		}
+		if len(got)-1 != len(bot.requests) || len(bot.requests) == 0 {
+			t.Fatalf("%s: %d decides but %d answers", file, len(bot.requests), len(got)-1)
+		}
+		for i, request := range bot.requests {
+			answer := got[i+1]
+			if answer["type"] != "action" || int(answer["index"].(float64)) != len(request.Actions)-1 ||
+				int(answer["decision"].(float64)) != request.Decision {
+				t.Fatalf("%s: answer %v to decision %d", file, answer, request.Decision)
+			}
+			if request.TimeMs <= 0 || request.TimeLeft() > 1000*1e6 || len(request.Observation) == 0 {
+				t.Fatalf("%s: decision %d lost its time or observation", file, request.Decision)
+			}
+		}
+		game := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+		if len(bot.starts) != 1 || bot.starts[0].Game != game || len(bot.starts[0].Players) != 2 {
+			t.Fatalf("%s: start not read: %+v", file, bot.starts)
+		}
+		if len(bot.ends) != 1 || len(bot.ends[0].Scores) != 2 || len(bot.ends[0].Ranks) != 2 {
+			t.Fatalf("%s: end not read: %+v", file, bot.ends)
+		}
+	}
+}
+
+func TestMountainGoatsObservationIsTyped(t *testing.T) {
+	data, err := os.ReadFile("../testdata/mountain-goats.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot := &firstBot{}
+	if err := Serve(bot, bytes.NewReader(data), &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, request := range bot.requests {
+		observation, actions, err := request.MountainGoats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if observation.Seat != bot.starts[0].Seat || len(observation.Dice) != 4 ||
+			len(observation.Steps) != 2 || len(observation.Heights) != 6 {
+			t.Fatalf("decision %d: observation %+v", request.Decision, observation)
+		}
+		for _, action := range actions {
+			if len(action.Groups) == 0 {
+				t.Fatalf("decision %d: an action without dice groups", request.Decision)
+			}
+		}
+	}
+}
+
+func TestSeedAboveInt64IsExact(t *testing.T) {
+	input := `{"type":"start","game":"mountain-goats","seat":1,"players":["a","b"],` +
+		`"time":{"move_ms":1000,"bank_ms":0,"increment_ms":0},"options":{},"match":"","seed":18446744073709551615}` + "\n"
+	bot := &firstBot{}
+	if err := Serve(bot, strings.NewReader(input), &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if bot.starts[0].Seed != math.MaxUint64 {
+		t.Fatalf("seed read as %d", bot.starts[0].Seed)
+	}
+}
+
+func TestUnknownMessagesAndFieldsAreSkipped(t *testing.T) {
+	input := `{"type":"news","decide":{"type":"decide"}}` + "\n" +
+		`{"type":"decide","decision":4,"actions":["a","b"],"time_ms":50,"events":[],"observation":{},"later":[1]}` + "\n" +
+		`{"type":"quit"}` + "\n" + `{"type":"decide","decision":5,"actions":["a"],"time_ms":50,"events":[],"observation":{}}` + "\n"
+	var out bytes.Buffer
+	if err := Serve(&firstBot{}, strings.NewReader(input), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != `{"type":"action","index":1,"decision":4}`+"\n" {
+		t.Fatalf("answered %q", out.String())
+	}
+}
