@@ -42,6 +42,7 @@ from goatarena.cli import (  # noqa: E402
     replay,
     report,
     run,
+    schema,
     standings,
     worker,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "replay",
     "report",
     "run",
+    "schema",
     "standings",
     "worker",
 ]
