@@ -58,7 +58,9 @@ TARGETS: dict[str, Target] = {
     ),
     "go": Target(
         "go/protocol/protocol.go",
-        ("--lang", "go", "--package", "protocol", "--just-types-and-package"),
+        # Not --just-types: the unions of string and object actions need the
+        # UnmarshalJSON methods quicktype writes only with its full output.
+        ("--lang", "go", "--package", "protocol"),
         # The seed is unsigned 64-bit: int64 would refuse seeds above 2^63-1.
         fixes=((r"(\n\tSeed\s+)int64", r"\1uint64"),),
     ),

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"goatarena.invalid/bot/agent"
+	"goatarena.invalid/bot/protocol"
 )
 
 // exampleBot keeps per-game state: the game and a generator seeded from the referee.
@@ -21,7 +22,7 @@ type exampleBot struct {
 
 func (b *exampleBot) Name() string { return "go-example" }
 
-func (b *exampleBot) Start(start *agent.Start) {
+func (b *exampleBot) Start(start *protocol.Start) {
 	b.game = start.Game
 	// The seed is a uint64; math/rand takes its bits as an int64.
 	b.rng = rand.New(rand.NewSource(int64(start.Seed)))
@@ -32,23 +33,24 @@ func (b *exampleBot) Decide(request *agent.Decide) int {
 		b.rng = rand.New(rand.NewSource(1))
 	}
 	if b.game == "mountain-goats" {
-		observation, actions, err := request.MountainGoats()
+		var typed protocol.MountainGoatsDecide
+		err := request.Read(&typed)
 		if err == nil {
-			return bestClimb(observation, actions, b.rng)
+			return bestClimb(typed.Observation, typed.Actions, b.rng)
 		}
 		agent.Log("cannot read the observation (%v): playing at random", err)
 	}
 	return b.rng.Intn(len(request.Actions))
 }
 
-func (b *exampleBot) End(end *agent.End) {
+func (b *exampleBot) End(end *protocol.End) {
 	agent.Log("game over: scores %v, ranks %v", end.Scores, end.Ranks)
 }
 
 // climbWorth is what climbing one step on mountain index i is worth to the seat: the
 // mountain's points when the climb takes a token now (the goat is on the summit or
 // reaches it), less the further the goat is from it, nothing once the tokens are gone.
-func climbWorth(observation agent.MountainGoatsObservation, step []int, i int) float64 {
+func climbWorth(observation protocol.MountainGoatsObservation, step []int64, i int) float64 {
 	if observation.Supply[i] == 0 {
 		return 0
 	}
@@ -61,14 +63,14 @@ func climbWorth(observation agent.MountainGoatsObservation, step []int, i int) f
 }
 
 // bestClimb picks the move whose climbs are worth most (ties broken at random).
-func bestClimb(observation agent.MountainGoatsObservation, actions []agent.MountainGoatsAction, rng *rand.Rand) int {
-	index := map[int]int{}
+func bestClimb(observation protocol.MountainGoatsObservation, actions []protocol.MountainGoatsAction, rng *rand.Rand) int {
+	index := map[int64]int{}
 	for i, mountain := range observation.Mountains {
 		index[mountain] = i
 	}
 	best, bestWorth := 0, -1.0
 	for choice, action := range actions {
-		step := append([]int(nil), observation.Steps[observation.Seat]...)
+		step := append([]int64(nil), observation.Steps[observation.Seat]...)
 		worth := rng.Float64() * 0.01
 		for _, mountain := range action.Move {
 			i := index[mountain]

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"goatarena.invalid/bot/agent"
+	"goatarena.invalid/bot/protocol"
 )
 
 // recordedRequests reads the decides of the recorded mountain-goats game.
@@ -19,8 +20,8 @@ func recordedRequests(t *testing.T) []*agent.Decide {
 	}
 	var requests []*agent.Decide
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var request agent.Decide
-		if json.Unmarshal(line, &request) == nil && request.Actions != nil {
+		request := agent.Decide{Line: line}
+		if json.Unmarshal(line, &request.Decide) == nil && request.Actions != nil {
 			requests = append(requests, &request)
 		}
 	}
@@ -34,11 +35,12 @@ func TestBestClimbIsWorthMostOnRecordedTurns(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	for _, request := range requests {
-		observation, actions, err := request.MountainGoats()
-		if err != nil {
+		var typed protocol.MountainGoatsDecide
+		if err := request.Read(&typed); err != nil {
 			t.Fatal(err)
 		}
-		chosen := bestClimb(observation, actions, rng)
+		actions := typed.Actions
+		chosen := bestClimb(typed.Observation, actions, rng)
 		if len(actions[chosen].Move) == 0 && len(actions) > 1 {
 			t.Fatalf("decision %d: climbed nothing though %d moves climb", request.Decision, len(actions)-1)
 		}
@@ -46,12 +48,12 @@ func TestBestClimbIsWorthMostOnRecordedTurns(t *testing.T) {
 }
 
 func TestBestClimbTakesTheSummitToken(t *testing.T) {
-	observation := agent.MountainGoatsObservation{
-		Seat: 0, Mountains: []int{5, 6, 7, 8, 9, 10}, Heights: []int{4, 4, 3, 3, 2, 2},
-		Steps:  [][]int{{0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 0}},
-		Supply: []int{10, 9, 8, 7, 6, 5},
+	observation := protocol.MountainGoatsObservation{
+		Seat: 0, Mountains: []int64{5, 6, 7, 8, 9, 10}, Heights: []int64{4, 4, 3, 3, 2, 2},
+		Steps:  [][]int64{{0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 0}},
+		Supply: []int64{10, 9, 8, 7, 6, 5},
 	}
-	actions := []agent.MountainGoatsAction{{Move: []int{}}, {Move: []int{5, 5}}, {Move: []int{10}}, {Move: []int{6}}}
+	actions := []protocol.MountainGoatsAction{{Move: []int64{}}, {Move: []int64{5, 5}}, {Move: []int64{10}}, {Move: []int64{6}}}
 	if chosen := bestClimb(observation, actions, rand.New(rand.NewSource(1))); chosen != 2 {
 		t.Fatalf("chose %v, not the climb to 10's summit", actions[chosen].Move)
 	}

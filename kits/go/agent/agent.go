@@ -1,6 +1,7 @@
 // Package agent speaks goatarena's bot protocol (docs/protocol.md): it reads the
 // referee's JSON lines from stdin, hands start, decide and end to a Bot, and writes
-// the answers to stdout, one flushed line each.
+// the answers to stdout, one flushed line each. The messages are the types generated
+// from the schema in package protocol.
 package agent
 
 import (
@@ -10,6 +11,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"goatarena.invalid/bot/protocol"
 )
 
 // Bot is what a bot author writes: a name and what to do at each message.
@@ -17,60 +20,32 @@ type Bot interface {
 	// Name is sent in the hello answer.
 	Name() string
 	// Start begins a game: reset per-game state here (one process plays many games).
-	Start(start *Start)
+	Start(start *protocol.Start)
 	// Decide returns the index of the chosen action in request.Actions.
 	Decide(request *Decide) int
 	// End tells the game's result.
-	End(end *End)
+	End(end *protocol.End)
 }
 
-// TimeControl is a game's clock in milliseconds.
-type TimeControl struct {
-	MoveMs      int64 `json:"move_ms"`
-	BankMs      int64 `json:"bank_ms"`
-	IncrementMs int64 `json:"increment_ms"`
-}
-
-// Start is the referee's start message: the game, your seat and your seed.
-type Start struct {
-	Game    string                     `json:"game"`
-	Seat    int                        `json:"seat"`
-	Players []string                   `json:"players"`
-	Time    TimeControl                `json:"time"`
-	Options map[string]json.RawMessage `json:"options"`
-	Match   string                     `json:"match"`
-	// Seed is from 0 to 2^64-1: a uint64 holds every value exactly.
-	Seed uint64 `json:"seed"`
-}
-
-// Event is one public decision made since your previous decide; hidden parts are null.
-type Event struct {
-	Seat   int             `json:"seat"`
-	Action json.RawMessage `json:"action"`
-}
-
-// Decide asks for an action. Actions and Observation are kept as raw JSON: decode them
-// with the game's types (see the observation helpers in this package).
+// Decide is a request for an action: the generic message (its actions and observation
+// as plain JSON values) and the whole line, to read again with the game's generated types:
+// request.Read(&protocol.MountainGoatsDecide{}).
 type Decide struct {
-	Decision    int               `json:"decision"`
-	Actions     []json.RawMessage `json:"actions"`
-	TimeMs      int64             `json:"time_ms"`
-	Events      []Event           `json:"events"`
-	Observation json.RawMessage   `json:"observation"`
+	protocol.Decide
+	// Line is the decide line as the referee wrote it.
+	Line []byte
 	// Received is when the line was read: the clock started just before.
-	Received time.Time `json:"-"`
+	Received time.Time
+}
+
+// Read decodes the whole decide line into one of the game's types (protocol.<Game>Decide).
+func (d *Decide) Read(game any) error {
+	return json.Unmarshal(d.Line, game)
 }
 
 // TimeLeft is how long remains of this decision's time, measured from when it was read.
 func (d *Decide) TimeLeft() time.Duration {
-	return time.Duration(d.TimeMs)*time.Millisecond - time.Since(d.Received)
-}
-
-// End is the result of a game.
-type End struct {
-	Scores []float64 `json:"scores"`
-	Ranks  []int     `json:"ranks"`
-	Seat   int       `json:"seat"`
+	return time.Duration(d.TimeMS)*time.Millisecond - time.Since(d.Received)
 }
 
 type envelope struct {
@@ -86,7 +61,7 @@ type helloAnswer struct {
 type actionAnswer struct {
 	Type     string `json:"type"`
 	Index    int    `json:"index"`
-	Decision int    `json:"decision"`
+	Decision int64  `json:"decision"`
 }
 
 // Log writes one line to stderr, the bot's own log (the referee keeps it, never parses it).
@@ -134,20 +109,20 @@ func handle(bot Bot, line []byte, received time.Time, writer *bufio.Writer) (boo
 	case "hello":
 		return false, send(writer, helloAnswer{Type: "hello", Name: bot.Name(), Protocol: 1})
 	case "start":
-		var start Start
+		var start protocol.Start
 		if err := json.Unmarshal(line, &start); err != nil {
 			return false, fmt.Errorf("start: %w", err)
 		}
 		bot.Start(&start)
 	case "decide":
-		request := Decide{Received: received}
-		if err := json.Unmarshal(line, &request); err != nil {
+		request := Decide{Line: line, Received: received}
+		if err := json.Unmarshal(line, &request.Decide); err != nil {
 			return false, fmt.Errorf("decide: %w", err)
 		}
 		index := bot.Decide(&request)
 		return false, send(writer, actionAnswer{Type: "action", Index: index, Decision: request.Decision})
 	case "end":
-		var end End
+		var end protocol.End
 		if err := json.Unmarshal(line, &end); err != nil {
 			return false, fmt.Errorf("end: %w", err)
 		}

@@ -8,18 +8,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"goatarena.invalid/bot/protocol"
 )
 
 // firstBot answers every decide with its last action and records what it was told.
 type firstBot struct {
-	starts   []*Start
+	starts   []*protocol.Start
 	requests []*Decide
-	ends     []*End
+	ends     []*protocol.End
 }
 
-func (b *firstBot) Name() string       { return "fixture" }
-func (b *firstBot) Start(start *Start) { b.starts = append(b.starts, start) }
-func (b *firstBot) End(end *End)       { b.ends = append(b.ends, end) }
+func (b *firstBot) Name() string                { return "fixture" }
+func (b *firstBot) Start(start *protocol.Start) { b.starts = append(b.starts, start) }
+func (b *firstBot) End(end *protocol.End)       { b.ends = append(b.ends, end) }
 func (b *firstBot) Decide(d *Decide) int {
 	b.requests = append(b.requests, d)
 	return len(d.Actions) - 1
@@ -63,10 +65,10 @@ func TestRecordedGamesAreAnsweredLineForLine(t *testing.T) {
 		for i, request := range bot.requests {
 			answer := got[i+1]
 			if answer["type"] != "action" || int(answer["index"].(float64)) != len(request.Actions)-1 ||
-				int(answer["decision"].(float64)) != request.Decision {
+				int64(answer["decision"].(float64)) != request.Decision {
 				t.Fatalf("%s: answer %v to decision %d", file, answer, request.Decision)
 			}
-			if request.TimeMs <= 0 || request.TimeLeft() > 1000*1e6 || len(request.Observation) == 0 {
+			if request.TimeMS <= 0 || request.TimeLeft() > 1000*1e6 || len(request.Observation) == 0 {
 				t.Fatalf("%s: decision %d lost its time or observation", file, request.Decision)
 			}
 		}
@@ -80,8 +82,10 @@ func TestRecordedGamesAreAnsweredLineForLine(t *testing.T) {
 	}
 }
 
-func TestMountainGoatsObservationIsTyped(t *testing.T) {
-	data, err := os.ReadFile("../testdata/mountain-goats.jsonl")
+// recorded plays a recorded game and returns what the bot was told.
+func recorded(t *testing.T, game string) *firstBot {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/" + game + ".jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,20 +93,71 @@ func TestMountainGoatsObservationIsTyped(t *testing.T) {
 	if err := Serve(bot, bytes.NewReader(data), &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
+	return bot
+}
+
+func TestMountainGoatsDecideIsTyped(t *testing.T) {
+	bot := recorded(t, "mountain-goats")
 	for _, request := range bot.requests {
-		observation, actions, err := request.MountainGoats()
-		if err != nil {
+		var typed protocol.MountainGoatsDecide
+		if err := request.Read(&typed); err != nil {
 			t.Fatal(err)
 		}
+		observation := typed.Observation
 		if observation.Seat != bot.starts[0].Seat || len(observation.Dice) != 4 ||
-			len(observation.Steps) != 2 || len(observation.Heights) != 6 {
-			t.Fatalf("decision %d: observation %+v", request.Decision, observation)
+			len(observation.Steps) != 2 || len(observation.Heights) != 6 ||
+			len(typed.Actions) != len(request.Actions) || typed.Decision != request.Decision {
+			t.Fatalf("decision %d: %+v", request.Decision, typed)
 		}
-		for _, action := range actions {
+		for _, action := range typed.Actions {
 			if len(action.Groups) == 0 {
 				t.Fatalf("decision %d: an action without dice groups", request.Decision)
 			}
 		}
+	}
+}
+
+func TestCardGamesActionsAreWordsOrMoves(t *testing.T) {
+	kinds := map[string]int{}
+	for _, request := range recorded(t, "goat-lords").requests {
+		var typed protocol.GoatLordsDecide
+		if err := request.Read(&typed); err != nil {
+			t.Fatalf("goat-lords decision %d: %v", request.Decision, err)
+		}
+		if len(typed.Observation.Hand) == 0 && len(typed.Observation.HandSizes) != 2 {
+			t.Fatalf("goat-lords decision %d: observation %+v", request.Decision, typed.Observation)
+		}
+		for _, action := range typed.Actions {
+			switch {
+			case action.Enum != nil:
+				kinds["word"]++
+			case action.GoatLordsMove != nil:
+				kinds["move"]++
+			default:
+				t.Fatalf("goat-lords decision %d: an action read as neither", request.Decision)
+			}
+		}
+	}
+	for _, request := range recorded(t, "herr-der-ziegen").requests {
+		var typed protocol.HerrDerZiegenDecide
+		if err := request.Read(&typed); err != nil {
+			t.Fatalf("herr-der-ziegen decision %d: %v", request.Decision, err)
+		}
+		if typed.Observation.Size == 0 || int64(len(typed.Observation.Pasture)) != typed.Observation.Size {
+			t.Fatalf("herr-der-ziegen decision %d: pasture %v", request.Decision, typed.Observation.Pasture)
+		}
+	}
+	for _, request := range recorded(t, "goat-n-goat").requests {
+		var typed protocol.GoatNGoatDecide
+		if err := request.Read(&typed); err != nil {
+			t.Fatalf("goat-n-goat decision %d: %v", request.Decision, err)
+		}
+		if len(typed.Observation.Flocks) != 2 || typed.Observation.Phase == "" {
+			t.Fatalf("goat-n-goat decision %d: observation %+v", request.Decision, typed.Observation)
+		}
+	}
+	if kinds["move"] == 0 {
+		t.Fatalf("no goat-lords move read: %v", kinds)
 	}
 }
 
