@@ -16,19 +16,17 @@ public:
         rng_.seed(start.seed);
     }
 
-    int decide(const goatarena::Decide& request) override {
+    int decide(const goatarena::Request& request) override {
         if (game_ == "mountain-goats") {
-            auto observation = request.observation.get<goatarena::MountainGoatsObservation>();
-            std::vector<goatarena::MountainGoatsAction> actions;
-            for (const auto& action : request.actions) actions.push_back(action.get<goatarena::MountainGoatsAction>());
-            return goatarena::best_climb(observation, actions, rng_);
+            auto typed = request.read<goatarena::MountainGoatsDecide>();
+            return goatarena::best_climb(typed.observation, typed.actions, rng_);
         }
-        std::uniform_int_distribution<int> pick(0, static_cast<int>(request.actions.size()) - 1);
+        std::uniform_int_distribution<int> pick(0, static_cast<int>(request.message.actions.size()) - 1);
         return pick(rng_);
     }
 
     void end(const goatarena::End& end) override {
-        goatarena::log("game over: rank ", end.ranks.at(end.seat), " of ", end.ranks.size());
+        goatarena::log("game over: rank ", end.ranks.at(static_cast<std::size_t>(end.seat)), " of ", end.ranks.size());
     }
 
 private:

@@ -24,13 +24,13 @@ void expect(bool ok, const std::string& what) {
 class LastBot : public goatarena::Bot {
 public:
     std::vector<goatarena::Start> starts;
-    std::vector<goatarena::Decide> requests;
+    std::vector<goatarena::Request> requests;
     std::vector<goatarena::End> ends;
     std::string name() const override { return "fixture"; }
     void start(const goatarena::Start& s) override { starts.push_back(s); }
-    int decide(const goatarena::Decide& d) override {
+    int decide(const goatarena::Request& d) override {
         requests.push_back(d);
-        return static_cast<int>(d.actions.size()) - 1;
+        return static_cast<int>(d.message.actions.size()) - 1;
     }
     void end(const goatarena::End& e) override { ends.push_back(e); }
 };
@@ -59,13 +59,13 @@ void recorded_games_are_answered_line_for_line() {
         expect(!bot.requests.empty() && answers.size() == bot.requests.size() + 1,
                file + ": one answer per decide");
         for (std::size_t i = 0; i < bot.requests.size() && i + 1 < answers.size(); ++i) {
-            const auto& request = bot.requests[i];
+            const auto& request = bot.requests[i].message;
             const auto& answer = answers[i + 1];
             expect(answer["type"] == "action" && answer["index"] == request.actions.size() - 1 &&
                        answer["decision"] == request.decision,
                    file + ": the answer to decision " + std::to_string(request.decision));
-            expect(request.time_ms > 0 && request.time_left().count() <= request.time_ms &&
-                       request.observation.is_object(),
+            expect(request.time_ms > 0 && bot.requests[i].time_left().count() <= request.time_ms &&
+                       !request.observation.empty(),
                    file + ": time and observation of decision " + std::to_string(request.decision));
         }
         expect(bot.starts.size() == 1 && bot.starts[0].game == game && bot.starts[0].players.size() == 2,
@@ -76,27 +76,58 @@ void recorded_games_are_answered_line_for_line() {
     expect(files == 4, "the 4 recorded games are in testdata/");
 }
 
-void mountain_goats_observation_is_typed() {
-    std::ifstream in("testdata/mountain-goats.jsonl");
+LastBot recorded(const std::string& game) {
+    std::ifstream in("testdata/" + game + ".jsonl");
     LastBot bot;
     std::ostringstream out;
     goatarena::serve(bot, in, out);
+    return bot;
+}
+
+void mountain_goats_decide_is_typed() {
+    LastBot bot = recorded("mountain-goats");
+    expect(!bot.requests.empty(), "mountain-goats decides recorded");
     std::mt19937_64 rng(1);
     for (const auto& request : bot.requests) {
-        auto o = request.observation.get<goatarena::MountainGoatsObservation>();
+        auto typed = request.read<goatarena::MountainGoatsDecide>();
+        const auto& o = typed.observation;
+        std::string at = "decision " + std::to_string(typed.decision);
         expect(o.seat == bot.starts.at(0).seat && o.dice.size() == 4 && o.steps.size() == 2 &&
-                   o.heights.size() == 6,
-               "observation of decision " + std::to_string(request.decision));
-        std::vector<goatarena::MountainGoatsAction> actions;
-        for (const auto& a : request.actions) actions.push_back(a.get<goatarena::MountainGoatsAction>());
-        int chosen = goatarena::best_climb(o, actions, rng);
-        expect(!actions[chosen].move.empty() || actions.size() == 1,
-               "decision " + std::to_string(request.decision) + " climbs something");
+                   o.heights.size() == 6 && typed.actions.size() == request.message.actions.size(),
+               "mountain-goats observation of " + at);
+        int chosen = goatarena::best_climb(o, typed.actions, rng);
+        expect(!typed.actions[static_cast<std::size_t>(chosen)].move.empty() || typed.actions.size() == 1,
+               at + " climbs something");
+    }
+}
+
+void card_games_decide_with_their_types() {
+    int moves = 0;
+    int words = 0;
+    for (const auto& request : recorded("goat-lords").requests) {
+        auto typed = request.read<goatarena::GoatLordsDecide>();
+        expect(typed.observation.hand_sizes.size() == 2, "goat-lords hand sizes");
+        for (const auto& action : typed.actions) {
+            if (std::holds_alternative<goatarena::GoatLordsMove>(action)) ++moves;
+            else ++words;
+        }
+    }
+    expect(moves > 0, "goat-lords moves read");
+    for (const auto& request : recorded("herr-der-ziegen").requests) {
+        auto typed = request.read<goatarena::HerrDerZiegenDecide>();
+        expect(typed.observation.size > 0 &&
+                   static_cast<int64_t>(typed.observation.pasture.size()) == typed.observation.size,
+               "herr-der-ziegen pasture");
+    }
+    for (const auto& request : recorded("goat-n-goat").requests) {
+        auto typed = request.read<goatarena::GoatNGoatDecide>();
+        expect(typed.observation.flocks.size() == 2, "goat-n-goat flocks");
     }
 }
 
 void best_climb_takes_the_summit_token() {
-    goatarena::MountainGoatsObservation o;
+    goatarena::MountainGoatsObservation o{};
+    o.seat = 0;
     o.mountains = {5, 6, 7, 8, 9, 10};
     o.heights = {4, 4, 3, 3, 2, 2};
     o.steps = {{0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 0}};
@@ -143,7 +174,8 @@ void unknown_messages_and_fields_are_skipped() {
 
 int main() {
     recorded_games_are_answered_line_for_line();
-    mountain_goats_observation_is_typed();
+    mountain_goats_decide_is_typed();
+    card_games_decide_with_their_types();
     best_climb_takes_the_summit_token();
     seed_above_int64_is_exact();
     unknown_messages_and_fields_are_skipped();
