@@ -1,72 +1,39 @@
 //! The goatarena bot protocol (docs/protocol.md): read the referee's JSON lines from
 //! stdin, hand start, decide and end to a [`Bot`], write each answer to stdout as one
-//! flushed line.
+//! flushed line. The messages are the types generated from the schema
+//! ([`crate::protocol`]).
 
 use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-/// A game's clock in milliseconds.
-#[derive(Debug, Clone, Deserialize)]
-pub struct TimeControl {
-    pub move_ms: u64,
-    pub bank_ms: u64,
-    pub increment_ms: u64,
-}
+pub use crate::protocol::{Decide, End, Start};
 
-/// The start of a game: the game, your seat and your seed.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Start {
-    pub game: String,
-    pub seat: usize,
-    pub players: Vec<String>,
-    pub time: TimeControl,
-    #[serde(default)]
-    pub options: Value,
-    #[serde(default)]
-    pub r#match: String,
-    /// From 0 to 2^64-1: a `u64` holds every value exactly.
-    pub seed: u64,
-}
-
-/// One public decision made since your previous decide; hidden parts are null.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Event {
-    pub seat: usize,
-    pub action: Value,
-}
-
-/// A request for an action. The actions and the observation stay JSON values: read them
-/// with the game's types ([`crate::mountain_goats`]).
-#[derive(Debug, Clone, Deserialize)]
-pub struct Decide {
-    pub decision: u64,
-    pub actions: Vec<Value>,
-    pub time_ms: u64,
-    #[serde(default)]
-    pub events: Vec<Event>,
-    #[serde(default)]
-    pub observation: Value,
+/// A request for an action: the generic decide message (its actions and observation as
+/// plain JSON values) and the whole line, to read again with the game's generated types:
+/// `request.read::<MountainGoatsDecide>()`.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub message: Decide,
+    /// The decide line as the referee wrote it.
+    pub line: String,
     /// When the line was read: the decision's clock started just before.
-    #[serde(skip, default = "Instant::now")]
     pub received: Instant,
 }
 
-impl Decide {
+impl Request {
+    /// The line read as one of the game's types (`<Game>Decide` in [`crate::protocol`]).
+    pub fn read<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
+        serde_json::from_str(&self.line)
+    }
+
     /// The time left for this decision, measured from when its line was read.
     pub fn time_left(&self) -> Duration {
-        Duration::from_millis(self.time_ms).saturating_sub(self.received.elapsed())
+        let total = Duration::from_millis(self.message.time_ms.max(0) as u64);
+        total.saturating_sub(self.received.elapsed())
     }
-}
-
-/// The result of a game.
-#[derive(Debug, Clone, Deserialize)]
-pub struct End {
-    pub scores: Vec<f64>,
-    pub ranks: Vec<u32>,
-    pub seat: usize,
 }
 
 /// What a bot author writes: a name and what to do at each message.
@@ -75,8 +42,8 @@ pub trait Bot {
     fn name(&self) -> String;
     /// A game begins: reset per-game state here (one process plays many games).
     fn start(&mut self, start: &Start);
-    /// The index of the chosen action in `request.actions`.
-    fn decide(&mut self, request: &Decide) -> usize;
+    /// The index of the chosen action in `request.message.actions`.
+    fn decide(&mut self, request: &Request) -> usize;
     /// A game ended.
     fn end(&mut self, _end: &End) {}
 }
@@ -91,7 +58,7 @@ macro_rules! log {
 #[serde(untagged)]
 enum Answer {
     Hello { r#type: &'static str, name: String, protocol: u32 },
-    Action { r#type: &'static str, index: usize, decision: u64 },
+    Action { r#type: &'static str, index: usize, decision: i64 },
 }
 
 #[derive(Deserialize)]
@@ -100,7 +67,7 @@ struct Envelope {
     r#type: String,
 }
 
-fn read<T: for<'de> Deserialize<'de>>(line: &str) -> io::Result<T> {
+fn read<T: DeserializeOwned>(line: &str) -> io::Result<T> {
     serde_json::from_str(line).map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
 }
 
@@ -115,10 +82,9 @@ pub fn handle(bot: &mut dyn Bot, line: &str, out: &mut dyn Write) -> io::Result<
             None
         }
         "decide" => {
-            let mut request: Decide = read(line)?;
-            request.received = received;
+            let request = Request { message: read(line)?, line: line.to_string(), received };
             let index = bot.decide(&request);
-            Some(Answer::Action { r#type: "action", index, decision: request.decision })
+            Some(Answer::Action { r#type: "action", index, decision: request.message.decision })
         }
         "end" => {
             bot.end(&read::<End>(line)?);
@@ -164,6 +130,7 @@ pub fn run(bot: &mut dyn Bot) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
     use std::fs;
     use std::path::Path;
 
@@ -171,7 +138,7 @@ mod tests {
     #[derive(Default)]
     pub struct LastBot {
         pub starts: Vec<Start>,
-        pub requests: Vec<Decide>,
+        pub requests: Vec<Request>,
         pub ends: Vec<End>,
     }
 
@@ -182,9 +149,9 @@ mod tests {
         fn start(&mut self, start: &Start) {
             self.starts.push(start.clone());
         }
-        fn decide(&mut self, request: &Decide) -> usize {
+        fn decide(&mut self, request: &Request) -> usize {
             self.requests.push(request.clone());
-            request.actions.len() - 1
+            request.message.actions.len() - 1
         }
         fn end(&mut self, end: &End) {
             self.ends.push(end.clone());
@@ -213,11 +180,12 @@ mod tests {
             assert!(!bot.requests.is_empty(), "{}: no decide", file);
             assert_eq!(answers.len(), bot.requests.len() + 1, "{}: one answer per decide", file);
             for (request, answer) in bot.requests.iter().zip(&answers[1..]) {
+                let message = &request.message;
                 assert_eq!(answer["type"], "action");
-                assert_eq!(answer["index"], request.actions.len() - 1);
-                assert_eq!(answer["decision"], request.decision);
-                assert!(request.time_ms > 0 && request.time_left() <= Duration::from_millis(request.time_ms));
-                assert!(request.observation.is_object(), "{}: decision {}", file, request.decision);
+                assert_eq!(answer["index"], message.actions.len() - 1);
+                assert_eq!(answer["decision"], message.decision);
+                assert!(message.time_ms > 0 && request.time_left() <= Duration::from_millis(message.time_ms as u64));
+                assert!(!message.observation.is_empty(), "{}: decision {}", file, message.decision);
             }
             let game = path.file_stem().unwrap().to_str().unwrap();
             assert_eq!(bot.starts.len(), 1);
@@ -228,6 +196,39 @@ mod tests {
             assert_eq!(bot.ends[0].ranks.len(), 2);
         }
         assert_eq!(files, 4, "the 4 recorded games are in testdata/");
+    }
+
+    fn recorded(game: &str) -> LastBot {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(format!("{}.jsonl", game));
+        play(&fs::read_to_string(path).unwrap()).0
+    }
+
+    #[test]
+    fn every_game_decides_with_its_generated_types() {
+        use crate::protocol::*;
+        let mut moves = 0;
+        for request in &recorded("goat-lords").requests {
+            let typed: GoatLordsDecide = request.read().unwrap();
+            assert_eq!(typed.observation.hand_sizes.len(), 2);
+            assert_eq!(typed.actions.len(), request.message.actions.len());
+            moves += typed.actions.iter().filter(|a| matches!(a, GoatLordsAction::GoatLordsMove(_))).count();
+        }
+        assert!(moves > 0, "no goat-lords move read");
+        for request in &recorded("goat-n-goat").requests {
+            let typed: GoatNGoatDecide = request.read().unwrap();
+            assert_eq!(typed.observation.flocks.len(), 2);
+        }
+        for request in &recorded("herr-der-ziegen").requests {
+            let typed: HerrDerZiegenDecide = request.read().unwrap();
+            assert_eq!(typed.observation.pasture.len() as i64, typed.observation.size);
+        }
+        let mountain = recorded("mountain-goats");
+        for request in &mountain.requests {
+            let typed: MountainGoatsDecide = request.read().unwrap();
+            assert_eq!(typed.observation.seat as usize, mountain.starts[0].seat as usize);
+            assert_eq!(typed.observation.dice.len(), 4);
+            assert!(typed.actions.iter().all(|a| !a.groups.is_empty()));
+        }
     }
 
     #[test]

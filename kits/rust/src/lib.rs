@@ -1,5 +1,6 @@
-//! A goatarena bot's building blocks: the protocol loop ([`agent`]) and each game's typed
-//! observation and actions ([`mountain_goats`]).
+//! A goatarena bot's building blocks: the protocol loop ([`agent`]) and the types of
+//! every message and of each game's observation and actions ([`protocol`], generated from
+//! the schema by kits/generate.py).
 
 pub mod agent;
-pub mod mountain_goats;
+pub mod protocol;

@@ -1,9 +1,9 @@
 //! The example bot: a greedy climber in mountain-goats, uniformly random elsewhere.
 //! `make` builds ./bot; `goatarena check-bot ./bot` checks it.
 
-use goatarena_bot::agent::{self, Bot, Decide, End, Start};
+use goatarena_bot::agent::{self, Bot, End, Request, Start};
 use goatarena_bot::log;
-use goatarena_bot::mountain_goats::{self, MountainGoatsAction, MountainGoatsObservation};
+use goatarena_bot::protocol::{MountainGoatsAction, MountainGoatsDecide, MountainGoatsObservation};
 
 /// A small seeded generator (SplitMix64): games replay exactly, no crate needed.
 struct SplitMix64(u64);
@@ -31,16 +31,16 @@ impl SplitMix64 {
 /// What one more step on mountain index `i` is worth from `step`: the mountain's points
 /// when it takes a token now (the goat reaches or is on the summit), less the further the
 /// goat is from the summit, nothing once the mountain's tokens are gone.
-fn climb_worth(observation: &MountainGoatsObservation, step: &[u32], i: usize) -> f64 {
+fn climb_worth(observation: &MountainGoatsObservation, step: &[i64], i: usize) -> f64 {
     if observation.supply[i] == 0 {
         return 0.0;
     }
-    let points = f64::from(observation.mountains[i]);
+    let points = observation.mountains[i] as f64;
     let height = observation.heights[i];
     if step[i] + 1 >= height {
         return points;
     }
-    points * f64::from(step[i] + 1) / f64::from(height) / 2.0
+    points * (step[i] + 1) as f64 / height as f64 / 2.0
 }
 
 /// The index of the move whose climbs are worth most, ties broken at random.
@@ -51,9 +51,9 @@ fn best_climb(
 ) -> usize {
     let mut best = (0, -1.0);
     for (choice, action) in actions.iter().enumerate() {
-        let mut step = observation.steps[observation.seat].clone();
+        let mut step = observation.steps[observation.seat as usize].clone();
         let mut worth = rng.unit() * 0.01;
-        for mountain in &action.r#move {
+        for mountain in &action.mountain_goats_move {
             let i = observation.mountains.iter().position(|m| m == mountain).unwrap_or(0);
             worth += climb_worth(observation, &step, i);
             if step[i] < observation.heights[i] {
@@ -83,14 +83,14 @@ impl Bot for ExampleBot {
         self.rng = SplitMix64(start.seed);
     }
 
-    fn decide(&mut self, request: &Decide) -> usize {
+    fn decide(&mut self, request: &Request) -> usize {
         if self.game == "mountain-goats" {
-            match mountain_goats::read(&request.observation, &request.actions) {
-                Ok((observation, actions)) => return best_climb(&observation, &actions, &mut self.rng),
+            match request.read::<MountainGoatsDecide>() {
+                Ok(typed) => return best_climb(&typed.observation, &typed.actions, &mut self.rng),
                 Err(error) => log!("cannot read the observation ({}): playing at random", error),
             }
         }
-        self.rng.below(request.actions.len())
+        self.rng.below(request.message.actions.len())
     }
 
     fn end(&mut self, end: &End) {
@@ -113,7 +113,7 @@ mod tests {
     use std::fs;
     use std::path::Path;
 
-    fn recorded_requests() -> Vec<Decide> {
+    fn recorded_decides() -> Vec<MountainGoatsDecide> {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/mountain-goats.jsonl");
         fs::read_to_string(path)
             .unwrap()
@@ -124,18 +124,14 @@ mod tests {
     }
 
     #[test]
-    fn mountain_goats_observation_is_typed() {
-        let requests = recorded_requests();
-        assert!(!requests.is_empty());
+    fn best_climb_climbs_on_recorded_turns() {
+        let decides = recorded_decides();
+        assert!(!decides.is_empty());
         let mut rng = SplitMix64(1);
-        for request in &requests {
-            let (observation, actions) = mountain_goats::read(&request.observation, &request.actions).unwrap();
-            assert_eq!(observation.dice.len(), 4);
-            assert_eq!(observation.steps.len(), 2);
-            assert_eq!(observation.heights.len(), 6);
-            assert!(actions.iter().all(|a| !a.groups.is_empty()));
-            let chosen = best_climb(&observation, &actions, &mut rng);
-            assert!(!actions[chosen].r#move.is_empty() || actions.len() == 1, "decision {}", request.decision);
+        for typed in &decides {
+            let chosen = best_climb(&typed.observation, &typed.actions, &mut rng);
+            let climbs = &typed.actions[chosen].mountain_goats_move;
+            assert!(!climbs.is_empty() || typed.actions.len() == 1, "decision {}", typed.decision);
         }
     }
 
@@ -152,7 +148,9 @@ mod tests {
             .iter()
             .map(|m| serde_json::from_str(&format!(r#"{{"move":{},"groups":[[1]]}}"#, m)).unwrap())
             .collect();
-        let (mut observation, actions) = mountain_goats::read(&observation, &actions).unwrap();
+        let mut observation: MountainGoatsObservation = serde_json::from_value(observation).unwrap();
+        let actions: Vec<MountainGoatsAction> =
+            actions.into_iter().map(|a| serde_json::from_value(a).unwrap()).collect();
         assert_eq!(best_climb(&observation, &actions, &mut SplitMix64(1)), 2);
         observation.supply[5] = 0;
         assert_eq!(best_climb(&observation, &actions, &mut SplitMix64(1)), 1);
