@@ -94,6 +94,12 @@ TARGETS: dict[str, Target] = {
                 r"public void setSeed\(long value\)",
                 "public void setSeed(java.math.BigInteger value)",
             ),
+            # Debian's jackson-databind (2.14) declares writeValueAsString to throw
+            # IOException as well, so Converter's writers must declare it to compile.
+            (
+                r"(public static String \w+ToJsonString\(\w+ obj\)) throws JsonProcessingException",
+                r"\1 throws IOException",
+            ),
         ),
     ),
     "rust": Target(

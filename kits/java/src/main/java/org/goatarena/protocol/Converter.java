@@ -87,7 +87,7 @@ public class Converter {
         return getRefereeHelloObjectReader().readValue(json);
     }
 
-    public static String RefereeHelloToJsonString(RefereeHello obj) throws JsonProcessingException {
+    public static String RefereeHelloToJsonString(RefereeHello obj) throws IOException {
         return getRefereeHelloObjectWriter().writeValueAsString(obj);
     }
 
@@ -95,7 +95,7 @@ public class Converter {
         return getStartObjectReader().readValue(json);
     }
 
-    public static String StartToJsonString(Start obj) throws JsonProcessingException {
+    public static String StartToJsonString(Start obj) throws IOException {
         return getStartObjectWriter().writeValueAsString(obj);
     }
 
@@ -103,7 +103,7 @@ public class Converter {
         return getDecideObjectReader().readValue(json);
     }
 
-    public static String DecideToJsonString(Decide obj) throws JsonProcessingException {
+    public static String DecideToJsonString(Decide obj) throws IOException {
         return getDecideObjectWriter().writeValueAsString(obj);
     }
 
@@ -111,7 +111,7 @@ public class Converter {
         return getEndObjectReader().readValue(json);
     }
 
-    public static String EndToJsonString(End obj) throws JsonProcessingException {
+    public static String EndToJsonString(End obj) throws IOException {
         return getEndObjectWriter().writeValueAsString(obj);
     }
 
@@ -119,7 +119,7 @@ public class Converter {
         return getQuitObjectReader().readValue(json);
     }
 
-    public static String QuitToJsonString(Quit obj) throws JsonProcessingException {
+    public static String QuitToJsonString(Quit obj) throws IOException {
         return getQuitObjectWriter().writeValueAsString(obj);
     }
 
@@ -127,7 +127,7 @@ public class Converter {
         return getBotHelloObjectReader().readValue(json);
     }
 
-    public static String BotHelloToJsonString(BotHello obj) throws JsonProcessingException {
+    public static String BotHelloToJsonString(BotHello obj) throws IOException {
         return getBotHelloObjectWriter().writeValueAsString(obj);
     }
 
@@ -135,7 +135,7 @@ public class Converter {
         return getActionObjectReader().readValue(json);
     }
 
-    public static String ActionToJsonString(Action obj) throws JsonProcessingException {
+    public static String ActionToJsonString(Action obj) throws IOException {
         return getActionObjectWriter().writeValueAsString(obj);
     }
 
@@ -143,7 +143,7 @@ public class Converter {
         return getGoatLordsObservationObjectReader().readValue(json);
     }
 
-    public static String GoatLordsObservationToJsonString(GoatLordsObservation obj) throws JsonProcessingException {
+    public static String GoatLordsObservationToJsonString(GoatLordsObservation obj) throws IOException {
         return getGoatLordsObservationObjectWriter().writeValueAsString(obj);
     }
 
@@ -151,7 +151,7 @@ public class Converter {
         return getGoatLordsActionObjectReader().readValue(json);
     }
 
-    public static String GoatLordsActionToJsonString(GoatLordsAction obj) throws JsonProcessingException {
+    public static String GoatLordsActionToJsonString(GoatLordsAction obj) throws IOException {
         return getGoatLordsActionObjectWriter().writeValueAsString(obj);
     }
 
@@ -159,7 +159,7 @@ public class Converter {
         return getGoatLordsEventObjectReader().readValue(json);
     }
 
-    public static String GoatLordsEventToJsonString(GoatLordsEvent obj) throws JsonProcessingException {
+    public static String GoatLordsEventToJsonString(GoatLordsEvent obj) throws IOException {
         return getGoatLordsEventObjectWriter().writeValueAsString(obj);
     }
 
@@ -167,7 +167,7 @@ public class Converter {
         return getGoatLordsDecideObjectReader().readValue(json);
     }
 
-    public static String GoatLordsDecideToJsonString(GoatLordsDecide obj) throws JsonProcessingException {
+    public static String GoatLordsDecideToJsonString(GoatLordsDecide obj) throws IOException {
         return getGoatLordsDecideObjectWriter().writeValueAsString(obj);
     }
 
@@ -175,7 +175,7 @@ public class Converter {
         return getGoatNGoatObservationObjectReader().readValue(json);
     }
 
-    public static String GoatNGoatObservationToJsonString(GoatNGoatObservation obj) throws JsonProcessingException {
+    public static String GoatNGoatObservationToJsonString(GoatNGoatObservation obj) throws IOException {
         return getGoatNGoatObservationObjectWriter().writeValueAsString(obj);
     }
 
@@ -183,7 +183,7 @@ public class Converter {
         return getGoatNGoatActionObjectReader().readValue(json);
     }
 
-    public static String GoatNGoatActionToJsonString(GoatNGoatAction obj) throws JsonProcessingException {
+    public static String GoatNGoatActionToJsonString(GoatNGoatAction obj) throws IOException {
         return getGoatNGoatActionObjectWriter().writeValueAsString(obj);
     }
 
@@ -191,7 +191,7 @@ public class Converter {
         return getGoatNGoatEventObjectReader().readValue(json);
     }
 
-    public static String GoatNGoatEventToJsonString(GoatNGoatEvent obj) throws JsonProcessingException {
+    public static String GoatNGoatEventToJsonString(GoatNGoatEvent obj) throws IOException {
         return getGoatNGoatEventObjectWriter().writeValueAsString(obj);
     }
 
@@ -199,7 +199,7 @@ public class Converter {
         return getGoatNGoatDecideObjectReader().readValue(json);
     }
 
-    public static String GoatNGoatDecideToJsonString(GoatNGoatDecide obj) throws JsonProcessingException {
+    public static String GoatNGoatDecideToJsonString(GoatNGoatDecide obj) throws IOException {
         return getGoatNGoatDecideObjectWriter().writeValueAsString(obj);
     }
 
@@ -207,7 +207,7 @@ public class Converter {
         return getHerrDerZiegenObservationObjectReader().readValue(json);
     }
 
-    public static String HerrDerZiegenObservationToJsonString(HerrDerZiegenObservation obj) throws JsonProcessingException {
+    public static String HerrDerZiegenObservationToJsonString(HerrDerZiegenObservation obj) throws IOException {
         return getHerrDerZiegenObservationObjectWriter().writeValueAsString(obj);
     }
 
@@ -215,7 +215,7 @@ public class Converter {
         return getHerrDerZiegenActionObjectReader().readValue(json);
     }
 
-    public static String HerrDerZiegenActionToJsonString(HerrDerZiegenAction obj) throws JsonProcessingException {
+    public static String HerrDerZiegenActionToJsonString(HerrDerZiegenAction obj) throws IOException {
         return getHerrDerZiegenActionObjectWriter().writeValueAsString(obj);
     }
 
@@ -223,7 +223,7 @@ public class Converter {
         return getHerrDerZiegenEventObjectReader().readValue(json);
     }
 
-    public static String HerrDerZiegenEventToJsonString(HerrDerZiegenEvent obj) throws JsonProcessingException {
+    public static String HerrDerZiegenEventToJsonString(HerrDerZiegenEvent obj) throws IOException {
         return getHerrDerZiegenEventObjectWriter().writeValueAsString(obj);
     }
 
@@ -231,7 +231,7 @@ public class Converter {
         return getHerrDerZiegenDecideObjectReader().readValue(json);
     }
 
-    public static String HerrDerZiegenDecideToJsonString(HerrDerZiegenDecide obj) throws JsonProcessingException {
+    public static String HerrDerZiegenDecideToJsonString(HerrDerZiegenDecide obj) throws IOException {
         return getHerrDerZiegenDecideObjectWriter().writeValueAsString(obj);
     }
 
@@ -239,7 +239,7 @@ public class Converter {
         return getMountainGoatsObservationObjectReader().readValue(json);
     }
 
-    public static String MountainGoatsObservationToJsonString(MountainGoatsObservation obj) throws JsonProcessingException {
+    public static String MountainGoatsObservationToJsonString(MountainGoatsObservation obj) throws IOException {
         return getMountainGoatsObservationObjectWriter().writeValueAsString(obj);
     }
 
@@ -247,7 +247,7 @@ public class Converter {
         return getMountainGoatsActionObjectReader().readValue(json);
     }
 
-    public static String MountainGoatsActionToJsonString(MountainGoatsAction obj) throws JsonProcessingException {
+    public static String MountainGoatsActionToJsonString(MountainGoatsAction obj) throws IOException {
         return getMountainGoatsActionObjectWriter().writeValueAsString(obj);
     }
 
@@ -255,7 +255,7 @@ public class Converter {
         return getMountainGoatsEventObjectReader().readValue(json);
     }
 
-    public static String MountainGoatsEventToJsonString(MountainGoatsEvent obj) throws JsonProcessingException {
+    public static String MountainGoatsEventToJsonString(MountainGoatsEvent obj) throws IOException {
         return getMountainGoatsEventObjectWriter().writeValueAsString(obj);
     }
 
@@ -263,7 +263,7 @@ public class Converter {
         return getMountainGoatsDecideObjectReader().readValue(json);
     }
 
-    public static String MountainGoatsDecideToJsonString(MountainGoatsDecide obj) throws JsonProcessingException {
+    public static String MountainGoatsDecideToJsonString(MountainGoatsDecide obj) throws IOException {
         return getMountainGoatsDecideObjectWriter().writeValueAsString(obj);
     }
 
