@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from goatarena.cli.new_bot import copy_kit
+from goatarena.formats.tournament_file import load_config
 from tests.helpers import ROOT
 
 KIT_FILES = sorted((ROOT / "kits").glob("*/kit.toml"))
@@ -95,3 +96,42 @@ def test_a_kit_builds_passes_its_unit_test_and_check_bot(kit_file, tmp_path):
     assert os.access(folder / "bot", os.X_OK), "make did not leave an executable ./bot"
     checked = run([sys.executable, "-m", "goatarena", "check-bot", "--games", "3", "./bot"], folder)
     assert "all 9 checks passed" in checked.stdout + checked.stderr
+
+
+def test_the_kits_demo_tournament_seats_every_kit_but_python_and_the_bundled_bots():
+    config = load_config(ROOT / "tournaments" / "kits-demo.toml")
+    kits = {"typescript", "go", "cpp", "java", "rust"}
+    assert kits <= config.bots.keys() and {"random", "greedy"} <= config.bots.keys()
+    for language in kits:
+        assert config.bots[language].endswith(f"kits/{language}/bot")
+
+
+def test_new_bot_copies_a_kit_without_build_output_and_prints_the_commands(tmp_path):
+    from click.testing import CliRunner
+
+    from goatarena.cli import main
+
+    folder = tmp_path / "mine"
+    done = CliRunner().invoke(main, ["new-bot", "typescript", str(folder)])
+    assert done.exit_code == 0, done.output
+    assert f"make -C {folder}" in done.output and f"check-bot {folder}/bot" in done.output
+    assert (folder / "src" / "protocol.ts").is_file() and os.access(folder / "bot", os.X_OK)
+    assert not (folder / "node_modules").exists() and not (folder / "dist").exists()
+    again = CliRunner().invoke(main, ["new-bot", "go", str(folder)])
+    assert again.exit_code != 0
+    assert again.output.strip().count("\n") == 0 and "not an empty folder" in again.output
+    unknown = CliRunner().invoke(main, ["new-bot", "cobol", str(tmp_path / "other")])
+    assert unknown.exit_code == 2 and not (tmp_path / "other").exists()
+
+
+@pytest.mark.slow
+def test_a_new_python_bot_passes_check_bot_from_another_folder(tmp_path):
+    folder = tmp_path / "py"
+    run([sys.executable, "-m", "goatarena", "new-bot", "python", str(folder)], tmp_path)
+    assert sys.executable in (folder / "bot").read_text()
+    run(["make", "-C", str(folder)], tmp_path)
+    checked = run(
+        [sys.executable, "-m", "goatarena", "check-bot", "--games", "2", str(folder / "bot")],
+        tmp_path,
+    )
+    assert "all 9 checks passed" in checked.stdout

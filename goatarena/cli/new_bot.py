@@ -54,10 +54,10 @@ def new_bot_command(language: str, folder: Path) -> None:
         goatarena new-bot rust mybot
     """
     kit = KITS / language
-    if not (kit / "kit.toml").is_file():
-        raise ConfigError(f"the {language} kit is not installed (no {kit / 'kit.toml'})")
     if not _empty_or_absent(folder):
         raise ConfigError(f"{folder} exists and is not an empty folder: choose another")
+    if not (kit / "kit.toml").is_file():
+        raise ConfigError(f"the {language} kit is not installed (no {kit / 'kit.toml'})")
     copy_kit(kit, folder)
     if language == "python":
         _pin_interpreter(folder / "bot")
