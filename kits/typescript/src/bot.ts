@@ -1,14 +1,8 @@
-// The example bot: a simple heuristic per game, a seeded random choice where it has none.
+// The example bot: a simple heuristic in Mountain Goats, a seeded random choice elsewhere.
 // Replace decide() with your own; run.ts starts it, agent.ts speaks the protocol.
 
 import { type Bot, type GameStart, type Request, log } from "./agent";
-import type {
-  GoatLordsMove,
-  GoatLordsObservation,
-  GoatLordsWord,
-  MountainGoatsAction,
-  MountainGoatsObservation,
-} from "./protocol";
+import type { MountainGoatsAction, MountainGoatsObservation } from "./protocol";
 
 /** A small seeded generator (mulberry32), reseeded from each game's seed. */
 export function generator(seed: bigint): () => number {
@@ -38,25 +32,8 @@ export function mountainGoatsValue(action: MountainGoatsAction, seen: MountainGo
   return value;
 }
 
-const GOAT_LORDS_POINTS: Record<string, number> = {
-  baby: 5, ladypug: 5, foodie: 5, ghoast: 10, fairy: 10, tgoat: 10,
-  ninja: 15, kraken: 15, dragon: 20, goatacorn: 20, goatini: 25, lord: 50,
-};
-
-/** Goat Lords: births of the best cards, then duels, then the cheapest discard. */
-export function goatLordsValue(action: GoatLordsMove | GoatLordsWord, _seen: GoatLordsObservation): number {
-  if (typeof action === "string") return 0; // yield
-  if (action.birth) return 100 + GOAT_LORDS_POINTS[action.birth];
-  if (action.assisted_birth) return 100 + GOAT_LORDS_POINTS[action.assisted_birth];
-  if (action.duel !== undefined && action.play) return 50 - GOAT_LORDS_POINTS[action.play] / 10;
-  if (action.play) return 10; // answer a duel rather than yield
-  if (action.discard) return -GOAT_LORDS_POINTS[action.discard];
-  return 0;
-}
-
 const HEURISTICS: Record<string, (action: never, seen: never) => number> = {
   "mountain-goats": mountainGoatsValue,
-  "goat-lords": goatLordsValue,
 };
 
 /** The index of the best action by the game's heuristic, ties broken at random. */
