@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -86,8 +87,7 @@ def test_every_observation_and_action_of_random_games_fits_the_schema(game, play
     for seed in seeds:
         state = info.new_state(players, seed)
         rng = random.Random(seed)
-        while not state.is_over:
-            seat = state.to_act
+        while (seat := state.to_act) is not None:
             observation.validate(state.observation(seat))
             legal = state.legal_actions()
             for offered in legal:
@@ -103,7 +103,7 @@ def test_the_validation_catches_a_wrong_observation_and_action():
     observation = ObjectValidator(definition(schema, "GoatLordsObservation"))
     action = MemoValidator(definition(schema, "GoatLordsAction"))
     state = GAMES["goat-lords"].new_state(3, 1)
-    good = state.observation(state.to_act)
+    good = state.observation(0)
     observation.validate(good)
     for change in (
         lambda seen: seen.update(hand=[*seen["hand"], "unicorn"]),
@@ -163,9 +163,12 @@ class RecordingBot:
 
 
 def played_lines(game: str, players: int, seed: int) -> list[tuple[str, bytes]]:
-    """Every line of one game between random bots, by who wrote it, seat 0's first."""
-    command = [sys.executable, str(ROOT / "bots" / "python" / "random_bot.py")]
-    bots = [RecordingBot(command, f"random{seat}") for seat in range(players)]
+    """Every line of one game between random bots, by who wrote it, seat 0's first: the
+    Python bot, and the JavaScript one in the other seats where node is installed."""
+    python = [sys.executable, str(ROOT / "bots" / "python" / "random_bot.py")]
+    node = shutil.which("node")
+    other = [node, str(ROOT / "bots" / "javascript" / "random_bot.js")] if node else python
+    bots = [RecordingBot(other if seat else python, f"random{seat}") for seat in range(players)]
     try:
         trio.run(lambda: play_match(GAMES[game], bots, seed=seed))
     finally:
