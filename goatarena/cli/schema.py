@@ -26,13 +26,12 @@ def schema_command(game: str | None, folder: Path | None) -> None:
     """Print the JSON Schema (2020-12) of the protocol, or of GAME's observation and actions.
 
     A game's schema describes its decide message: the observation, the actions and the
-    events. The repository keeps every file under schema/.
+    events. Without GAME, the protocol's messages. The repository keeps every file
+    under schema/ ('goatarena schema --write schema' rewrites them).
 
     \b
-    Examples:
-        goatarena schema
+    Example:
         goatarena schema mountain-goats
-        goatarena schema --write schema
     """
     if folder is not None:
         if game is not None:

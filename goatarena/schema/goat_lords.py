@@ -78,7 +78,7 @@ class GoatLordsMoveAssistedBirth(ActionKind):
 
 
 class GoatLordsMoveDuel(ActionKind):
-    """Attack seat ``duel``'s top pile, opening with the card ``play``."""
+    """Attack the top pile of the seat named by duel, opening with the card play."""
 
     duel: Seat
     play: GoatLordsCard

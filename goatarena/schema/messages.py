@@ -63,9 +63,9 @@ class Event(msgspec.Struct):
 
 
 class Decide(msgspec.Struct, tag="decide", tag_field="type"):
-    """A request to choose one of ``actions``: answer with an Action.
+    """A request to choose one of the actions: answer with an Action.
 
-    ``actions`` and ``observation`` have the game's shapes (schema/<game>.json).
+    The actions and the observation have the game's shapes (schema/<game>.json).
     """
 
     decision: Annotated[int, msgspec.Meta(ge=0)]
@@ -96,7 +96,7 @@ class BotHello(msgspec.Struct, tag="hello", tag_field="type"):
 
 
 class Action(msgspec.Struct, tag="action", tag_field="type"):
-    """The bot's answer to a decide: ``index`` into its actions, or the ``action`` itself."""
+    """The bot's answer to a decide: an index into its actions, or the action itself."""
 
     index: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = msgspec.UNSET
     action: Any | msgspec.UnsetType = msgspec.UNSET

@@ -33,7 +33,7 @@ class MountainGoatsObservation(msgspec.Struct):
 
 
 class MountainGoatsMove(ActionKind):
-    """Climb the mountains in ``move`` (possibly none), the dice grouped as ``groups``."""
+    """Climb the mountains in move (possibly none), the dice grouped as in groups."""
 
     move: list[Mountain]
     groups: list[list[Die]]

@@ -337,9 +337,9 @@ type TimeControl struct {
 	MoveMS      int64 `json:"move_ms"`
 }
 
-// A request to choose one of ``actions``: answer with an Action.
+// A request to choose one of the actions: answer with an Action.
 //
-// ``actions`` and ``observation`` have the game's shapes (schema/<game>.json).
+// The actions and the observation have the game's shapes (schema/<game>.json).
 type Decide struct {
 	Actions     []interface{}          `json:"actions"`
 	Decision    int64                  `json:"decision"`
@@ -378,7 +378,7 @@ type BotHello struct {
 	Type     RefereeHelloType `json:"type"`
 }
 
-// The bot's answer to a decide: ``index`` into its actions, or the ``action`` itself.
+// The bot's answer to a decide: an index into its actions, or the action itself.
 type Action struct {
 	Action   interface{} `json:"action"`
 	Decision *int64      `json:"decision,omitempty"`
@@ -400,7 +400,7 @@ type GoatLordsDecide struct {
 //
 // The goat on top of the discard pile plus one of its kind from hand.
 //
-// Attack seat ``duel``'s top pile, opening with the card ``play``.
+// Attack the top pile of the seat named by duel, opening with the card play.
 //
 // Discard a card (when no birth or duel is possible).
 //
@@ -598,7 +598,7 @@ type MountainGoatsDecide struct {
 
 // One of the choices mountain-goats offers in decide's actions.
 //
-// Climb the mountains in ``move`` (possibly none), the dice grouped as ``groups``.
+// Climb the mountains in move (possibly none), the dice grouped as in groups.
 type MountainGoatsAction struct {
 	Groups [][]int64 `json:"groups"`
 	Move   []int64   `json:"move"`

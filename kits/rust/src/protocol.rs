@@ -73,9 +73,9 @@ pub struct TimeControl {
     pub move_ms: i64,
 }
 
-/// A request to choose one of ``actions``: answer with an Action.
+/// A request to choose one of the actions: answer with an Action.
 ///
-/// ``actions`` and ``observation`` have the game's shapes (schema/<game>.json).
+/// The actions and the observation have the game's shapes (schema/<game>.json).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Decide {
     pub actions: Vec<Option<serde_json::Value>>,
@@ -153,7 +153,7 @@ pub struct BotHello {
     pub bot_hello_type: RefereeHelloType,
 }
 
-/// The bot's answer to a decide: ``index`` into its actions, or the ``action`` itself.
+/// The bot's answer to a decide: an index into its actions, or the action itself.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Action {
     pub action: Option<serde_json::Value>,
@@ -202,7 +202,7 @@ pub enum GoatLordsAction {
 ///
 /// The goat on top of the discard pile plus one of its kind from hand.
 ///
-/// Attack seat ``duel``'s top pile, opening with the card ``play``.
+/// Attack the top pile of the seat named by duel, opening with the card play.
 ///
 /// Discard a card (when no birth or duel is possible).
 ///
@@ -634,7 +634,7 @@ pub struct MountainGoatsDecide {
 
 /// One of the choices mountain-goats offers in decide's actions.
 ///
-/// Climb the mountains in ``move`` (possibly none), the dice grouped as ``groups``.
+/// Climb the mountains in move (possibly none), the dice grouped as in groups.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MountainGoatsAction {
     pub groups: Vec<Vec<i64>>,

@@ -43,9 +43,9 @@ export interface TimeControl {
 export type StartType = "start";
 
 /**
- * A request to choose one of ``actions``: answer with an Action.
+ * A request to choose one of the actions: answer with an Action.
  *
- * ``actions`` and ``observation`` have the game's shapes (schema/<game>.json).
+ * The actions and the observation have the game's shapes (schema/<game>.json).
  */
 export interface Decide {
     actions:     any[];
@@ -104,7 +104,7 @@ export interface BotHello {
 }
 
 /**
- * The bot's answer to a decide: ``index`` into its actions, or the ``action`` itself.
+ * The bot's answer to a decide: an index into its actions, or the action itself.
  */
 export interface Action {
     action?:   any;
@@ -132,7 +132,7 @@ export interface GoatLordsDecide {
  *
  * The goat on top of the discard pile plus one of its kind from hand.
  *
- * Attack seat ``duel``'s top pile, opening with the card ``play``.
+ * Attack the top pile of the seat named by duel, opening with the card play.
  *
  * Discard a card (when no birth or duel is possible).
  *
@@ -419,7 +419,7 @@ export interface MountainGoatsDecide {
 /**
  * One of the choices mountain-goats offers in decide's actions.
  *
- * Climb the mountains in ``move`` (possibly none), the dice grouped as ``groups``.
+ * Climb the mountains in move (possibly none), the dice grouped as in groups.
  */
 export interface MountainGoatsAction {
     groups: Array<number[]>;

@@ -165,9 +165,9 @@ namespace goatarena {
     enum class DecideType : int { DECIDE };
 
     /**
-     * A request to choose one of ``actions``: answer with an Action.
+     * A request to choose one of the actions: answer with an Action.
      *
-     * ``actions`` and ``observation`` have the game's shapes (schema/<game>.json).
+     * The actions and the observation have the game's shapes (schema/<game>.json).
      */
     struct Decide {
         std::vector<nlohmann::json> actions;
@@ -215,7 +215,7 @@ namespace goatarena {
     enum class ActionType : int { ACTION };
 
     /**
-     * The bot's answer to a decide: ``index`` into its actions, or the ``action`` itself.
+     * The bot's answer to a decide: an index into its actions, or the action itself.
      */
     struct Action {
         nlohmann::json action;
@@ -234,7 +234,7 @@ namespace goatarena {
      *
      * The goat on top of the discard pile plus one of its kind from hand.
      *
-     * Attack seat ``duel``'s top pile, opening with the card ``play``.
+     * Attack the top pile of the seat named by duel, opening with the card play.
      *
      * Discard a card (when no birth or duel is possible).
      *
@@ -524,7 +524,7 @@ namespace goatarena {
     /**
      * One of the choices mountain-goats offers in decide's actions.
      *
-     * Climb the mountains in ``move`` (possibly none), the dice grouped as ``groups``.
+     * Climb the mountains in move (possibly none), the dice grouped as in groups.
      */
     struct MountainGoatsAction {
         std::vector<std::vector<int64_t>> groups;

@@ -4,7 +4,7 @@ package org.goatarena.protocol;
 import com.fasterxml.jackson.annotation.*;
 
 /**
- * The bot's answer to a decide: ``index`` into its actions, or the ``action`` itself.
+ * The bot's answer to a decide: an index into its actions, or the action itself.
  */
 public class Action {
     private Object action;

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.annotation.*;
 import java.util.Map;
 
 /**
- * A request to choose one of ``actions``: answer with an Action.
+ * A request to choose one of the actions: answer with an Action.
  *
- * ``actions`` and ``observation`` have the game's shapes (schema/<game>.json).
+ * The actions and the observation have the game's shapes (schema/<game>.json).
  */
 public class Decide {
     private Object[] actions;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.annotation.*;
  *
  * The goat on top of the discard pile plus one of its kind from hand.
  *
- * Attack seat ``duel``'s top pile, opening with the card ``play``.
+ * Attack the top pile of the seat named by duel, opening with the card play.
  *
  * Discard a card (when no birth or duel is possible).
  *

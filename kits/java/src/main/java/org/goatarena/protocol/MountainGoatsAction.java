@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.*;
 /**
  * One of the choices mountain-goats offers in decide's actions.
  *
- * Climb the mountains in ``move`` (possibly none), the dice grouped as ``groups``.
+ * Climb the mountains in move (possibly none), the dice grouped as in groups.
  */
 public class MountainGoatsAction {
     private long[][] groups;
