@@ -1,4 +1,4 @@
-// The kit's unit tests, on the lines recorded from real games in testdata/.
+// The kit's unit tests, on the lines recorded from real games in fixtures/.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -43,11 +43,28 @@ std::vector<goatarena::json> lines_of(const std::string& text) {
     return out;
 }
 
+/// One recorded game (fixtures/<game>.json, written by kits/fixtures.py): the lines seat 0
+/// was sent, joined as the referee wrote them, and the seed of its start as text.
+struct Fixture {
+    std::string input;
+    std::string seed;
+};
+
+Fixture read_fixture(const std::filesystem::path& path) {
+    std::ifstream file(path);
+    auto recorded = goatarena::json::parse(file);
+    Fixture fixture{"", recorded.at("seed").get<std::string>()};
+    for (const auto& line : recorded.at("lines")) fixture.input += line.get<std::string>() + "\n";
+    return fixture;
+}
+
 void recorded_games_are_answered_line_for_line() {
     int files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator("testdata")) {
+    for (const auto& entry : std::filesystem::directory_iterator("fixtures")) {
+        if (entry.path().extension() != ".json") continue;
         ++files;
-        std::ifstream in(entry.path());
+        Fixture fixture = read_fixture(entry.path());
+        std::istringstream in(fixture.input);
         LastBot bot;
         std::ostringstream out;
         goatarena::serve(bot, in, out);
@@ -68,16 +85,17 @@ void recorded_games_are_answered_line_for_line() {
                        !request.observation.empty(),
                    file + ": time and observation of decision " + std::to_string(request.decision));
         }
-        expect(bot.starts.size() == 1 && bot.starts[0].game == game && bot.starts[0].players.size() == 2,
-               file + ": start read");
+        expect(bot.starts.size() == 1 && bot.starts[0].game == game && bot.starts[0].players.size() == 2 &&
+                   std::to_string(bot.starts[0].seed) == fixture.seed,
+               file + ": start read, its seed exactly");
         expect(bot.ends.size() == 1 && bot.ends[0].scores.size() == 2 && bot.ends[0].ranks.size() == 2,
                file + ": end read");
     }
-    expect(files == 4, "the 4 recorded games are in testdata/");
+    expect(files == 4, "the 4 recorded games are in fixtures/");
 }
 
 LastBot recorded(const std::string& game) {
-    std::ifstream in("testdata/" + game + ".jsonl");
+    std::istringstream in(read_fixture("fixtures/" + game + ".json").input);
     LastBot bot;
     std::ostringstream out;
     goatarena::serve(bot, in, out);

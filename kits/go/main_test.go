@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/rand"
 	"os"
@@ -14,12 +13,19 @@ import (
 // recordedRequests reads the decides of the recorded mountain-goats game.
 func recordedRequests(t *testing.T) []*agent.Decide {
 	t.Helper()
-	data, err := os.ReadFile("testdata/mountain-goats.jsonl")
+	data, err := os.ReadFile("fixtures/mountain-goats.json")
 	if err != nil {
 		t.Fatal(err)
 	}
+	var recorded struct {
+		Lines []string `json:"lines"`
+	}
+	if err := json.Unmarshal(data, &recorded); err != nil {
+		t.Fatal(err)
+	}
 	var requests []*agent.Decide
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+	for _, text := range recorded.Lines {
+		line := []byte(text)
 		request := agent.Decide{Line: line}
 		if json.Unmarshal(line, &request.Decide) == nil && request.Actions != nil {
 			requests = append(requests, &request)

@@ -3,9 +3,11 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,19 +42,41 @@ func answers(t *testing.T, output string) []map[string]any {
 	return out
 }
 
+// fixture is one recorded game (fixtures/<game>.json, written by kits/fixtures.py): the
+// lines seat 0 was sent, and the seed of its start as text.
+type fixture struct {
+	Game  string   `json:"game"`
+	Seed  string   `json:"seed"`
+	Lines []string `json:"lines"`
+}
+
+func readFixture(t *testing.T, path string) fixture {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded fixture
+	if err := json.Unmarshal(data, &recorded); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recorded
+}
+
+func (f fixture) input() io.Reader {
+	return strings.NewReader(strings.Join(f.Lines, "\n") + "\n")
+}
+
 func TestRecordedGamesAreAnsweredLineForLine(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/*.jsonl")
+	files, _ := filepath.Glob("../fixtures/*.json")
 	if len(files) != 4 {
 		t.Fatalf("expected the 4 recorded games, found %v", files)
 	}
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		recorded := readFixture(t, file)
 		bot := &firstBot{}
 		var out bytes.Buffer
-		if err := Serve(bot, bytes.NewReader(data), &out); err != nil {
+		if err := Serve(bot, recorded.input(), &out); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
 		got := answers(t, out.String())
@@ -72,8 +96,9 @@ func TestRecordedGamesAreAnsweredLineForLine(t *testing.T) {
 				t.Fatalf("%s: decision %d lost its time or observation", file, request.Decision)
 			}
 		}
-		game := strings.TrimSuffix(filepath.Base(file), ".jsonl")
-		if len(bot.starts) != 1 || bot.starts[0].Game != game || len(bot.starts[0].Players) != 2 {
+		game := strings.TrimSuffix(filepath.Base(file), ".json")
+		if len(bot.starts) != 1 || bot.starts[0].Game != game || len(bot.starts[0].Players) != 2 ||
+			strconv.FormatUint(bot.starts[0].Seed, 10) != recorded.Seed {
 			t.Fatalf("%s: start not read: %+v", file, bot.starts)
 		}
 		if len(bot.ends) != 1 || len(bot.ends[0].Scores) != 2 || len(bot.ends[0].Ranks) != 2 {
@@ -85,12 +110,8 @@ func TestRecordedGamesAreAnsweredLineForLine(t *testing.T) {
 // recorded plays a recorded game and returns what the bot was told.
 func recorded(t *testing.T, game string) *firstBot {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/" + game + ".jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
 	bot := &firstBot{}
-	if err := Serve(bot, bytes.NewReader(data), &bytes.Buffer{}); err != nil {
+	if err := Serve(bot, readFixture(t, "../fixtures/"+game+".json").input(), &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	return bot

@@ -158,6 +158,14 @@ mod tests {
         }
     }
 
+    /// One recorded game (fixtures/<game>.json, written by kits/fixtures.py): the lines
+    /// seat 0 was sent, joined as the referee wrote them, and the seed of its start as text.
+    pub fn fixture(path: &Path) -> (String, String) {
+        let recorded: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+        let lines: Vec<&str> = recorded["lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        (lines.join("\n") + "\n", recorded["seed"].as_str().unwrap().to_string())
+    }
+
     fn play(input: &str) -> (LastBot, String) {
         let mut bot = LastBot::default();
         let mut out = Vec::new();
@@ -167,12 +175,16 @@ mod tests {
 
     #[test]
     fn recorded_games_are_answered_line_for_line() {
-        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut files = 0;
         for entry in fs::read_dir(folder).unwrap() {
             let path = entry.unwrap().path();
+            if path.extension().map_or(true, |e| e != "json") {
+                continue;
+            }
             files += 1;
-            let (bot, out) = play(&fs::read_to_string(&path).unwrap());
+            let (input, seed) = fixture(&path);
+            let (bot, out) = play(&input);
             let answers: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
             let file = path.display();
             assert_eq!(answers[0]["type"], "hello", "{}", file);
@@ -191,16 +203,17 @@ mod tests {
             assert_eq!(bot.starts.len(), 1);
             assert_eq!(bot.starts[0].game, game);
             assert_eq!(bot.starts[0].players.len(), 2);
+            assert_eq!(bot.starts[0].seed.to_string(), seed, "{}: the seed exactly", file);
             assert_eq!(bot.ends.len(), 1);
             assert_eq!(bot.ends[0].scores.len(), 2);
             assert_eq!(bot.ends[0].ranks.len(), 2);
         }
-        assert_eq!(files, 4, "the 4 recorded games are in testdata/");
+        assert_eq!(files, 4, "the 4 recorded games are in fixtures/");
     }
 
     fn recorded(game: &str) -> LastBot {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(format!("{}.jsonl", game));
-        play(&fs::read_to_string(path).unwrap()).0
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(format!("{}.json", game));
+        play(&fixture(&path).0).0
     }
 
     #[test]

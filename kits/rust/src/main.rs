@@ -114,10 +114,13 @@ mod tests {
     use std::path::Path;
 
     fn recorded_decides() -> Vec<MountainGoatsDecide> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/mountain-goats.jsonl");
-        fs::read_to_string(path)
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mountain-goats.json");
+        let recorded: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+        recorded["lines"]
+            .as_array()
             .unwrap()
-            .lines()
+            .iter()
+            .map(|line| line.as_str().unwrap())
             .filter(|line| line.starts_with(r#"{"type":"decide""#))
             .map(|line| serde_json::from_str(line).unwrap())
             .collect()

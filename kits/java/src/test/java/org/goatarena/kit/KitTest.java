@@ -23,7 +23,7 @@ import org.goatarena.protocol.MountainGoatsDecide;
 import org.goatarena.protocol.MountainGoatsObservation;
 import org.goatarena.protocol.Start;
 
-/** The kit's unit tests, on the lines recorded from real games in testdata/. */
+/** The kit's unit tests, on the lines recorded from real games in fixtures/. */
 public final class KitTest {
     private static int failures = 0;
 
@@ -68,19 +68,29 @@ public final class KitTest {
         return out.toString();
     }
 
+    /** The lines seat 0 was sent in a recorded game (fixtures/GAME.json, from kits/fixtures.py). */
+    private static String input(Path fixture) throws IOException {
+        StringBuilder lines = new StringBuilder();
+        for (JsonNode line : Agent.JSON.readTree(fixture.toFile()).path("lines")) {
+            lines.append(line.asText()).append('\n');
+        }
+        return lines.toString();
+    }
+
     private static LastBot recorded(String game) throws IOException {
         LastBot bot = new LastBot();
-        play(bot, Files.readString(Path.of("testdata", game + ".jsonl")));
+        play(bot, input(Path.of("fixtures", game + ".json")));
         return bot;
     }
 
     static void recordedGamesAreAnsweredLineForLine() throws IOException {
         int files = 0;
-        try (DirectoryStream<Path> paths = Files.newDirectoryStream(Path.of("testdata"), "*.jsonl")) {
+        try (DirectoryStream<Path> paths = Files.newDirectoryStream(Path.of("fixtures"), "*.json")) {
             for (Path path : paths) {
                 files++;
                 LastBot bot = new LastBot();
-                String[] answers = play(bot, Files.readString(path)).split("\n");
+                String[] answers = play(bot, input(path)).split("\n");
+                String seed = Agent.JSON.readTree(path.toFile()).path("seed").asText();
                 String file = path.getFileName().toString();
                 JsonNode hello = Agent.JSON.readTree(answers[0]);
                 expect(hello.path("type").asText().equals("hello") && hello.path("name").asText().equals("fixture"),
@@ -99,14 +109,15 @@ public final class KitTest {
                             && !message.getObservation().isEmpty(),
                             file + ": time and observation of decision " + message.getDecision());
                 }
-                String game = file.replace(".jsonl", "");
+                String game = file.replace(".json", "");
                 expect(bot.starts.size() == 1 && bot.starts.get(0).getGame().equals(game)
-                        && bot.starts.get(0).getPlayers().length == 2, file + ": start read");
+                        && bot.starts.get(0).getPlayers().length == 2
+                        && bot.starts.get(0).getSeed().toString().equals(seed), file + ": start read, its seed exactly");
                 expect(bot.ends.size() == 1 && bot.ends.get(0).getScores().length == 2
                         && bot.ends.get(0).getRanks().length == 2, file + ": end read");
             }
         }
-        expect(files == 4, "the 4 recorded games are in testdata/");
+        expect(files == 4, "the 4 recorded games are in fixtures/");
     }
 
     static void everyGameDecidesWithItsGeneratedTypes() throws IOException {
