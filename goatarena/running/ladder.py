@@ -32,7 +32,7 @@ from goatarena.errors import GoatArenaError
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.growth import incomparable_changes
 from goatarena.formats.ladder.deals import deal_games, deal_key, parse_deal
-from goatarena.formats.ladder.matchmaking import MatchRules, TableChoice
+from goatarena.formats.ladder.matchmaking import MatchRules, TableChoice, plan_pairs
 from goatarena.formats.ladder.roster import SUSPENDED, ErrorWatch, active_bots
 from goatarena.formats.ladder.state import Matchmaker
 from goatarena.formats.schedule import ScheduledGame, deal_seed, entry_label, match_id
@@ -108,6 +108,7 @@ class LadderRun:
         self._validating: set[str] = set()
         self._redo: list[tuple[int, int, tuple[str, ...]]] = []
         self._changed = trio.Event()
+        self._planning = trio.Lock()
         self._turn = 0
         self._mtime: float | None = None
         self._started = time.monotonic()
@@ -248,11 +249,23 @@ class LadderRun:
             if self.stopped is not None:
                 nursery.cancel_scope.cancel()
                 return
+            await self._replan()
             chosen = self._next_deal()
             if chosen is None:
                 await self._changed.wait()
                 continue
             await self._play_deal(*chosen)
+
+    async def _replan(self) -> None:
+        """Remake the plans of open pairs that are due, in a worker thread: at a thousand
+        bots a plan takes a tenth of a second, which must not hold up the games' clocks."""
+        for matchmaker in self.matchmakers:
+            if matchmaker.plan_due():
+                async with self._planning:
+                    if matchmaker.plan_due():
+                        snapshot = matchmaker.contenders()
+                        plan = await trio.to_thread.run_sync(plan_pairs, snapshot, matchmaker.rules)
+                        matchmaker.set_plan(plan)
 
     def _next_deal(
         self,

@@ -37,6 +37,7 @@ class QuickRatings:
         self._theta: dict[str, float] = {}
         self._info: dict[str, float] = {}
         self._against: dict[str, dict[str, _Pair]] = {}
+        self._sorted: list[str] = []
         self.games: dict[str, int] = {}
         """Games each bot played (as recorded)."""
 
@@ -47,6 +48,7 @@ class QuickRatings:
             self._info[name] = self.prior_draws / 4.0
             self._against[name] = {}
             self.games[name] = 0
+            self._sorted = sorted(self._theta)
 
     def add_game(self, ranks: Mapping[str, int]) -> None:
         """Count one finishing order: bot name -> rank (1 is best, equal ranks tie)."""
@@ -68,7 +70,7 @@ class QuickRatings:
 
     def refresh(self, sweeps: int = 2, names: Iterable[str] | None = None) -> None:
         """Refine the ratings by ``sweeps`` coordinate Newton steps over ``names`` (all)."""
-        order = sorted(self._theta if names is None else names)
+        order = self._sorted if names is None else names
         theta = self._theta
         prior = self.prior_draws
         for _ in range(sweeps):
@@ -96,8 +98,8 @@ class QuickRatings:
         return ELO_PER_NATURAL_LOG / math.sqrt(information) if information > 0 else math.inf
 
     def names(self) -> list[str]:
-        """Every bot known, sorted."""
-        return sorted(self._theta)
+        """Every bot known, sorted (the list is shared: do not change it)."""
+        return self._sorted
 
     def opponents(self, name: str) -> dict[str, float]:
         """The weighted games ``name`` played against each opponent."""

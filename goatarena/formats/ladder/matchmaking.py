@@ -3,7 +3,7 @@
 The rule, in order (the first that applies chooses the table):
 
 1. **Newcomers first.** An active bot with fewer than ``min_games`` games seeds the
-   table (the one with fewest games; ties drawn); its opponents are drawn from the
+   table (the one with fewest games; the first name among equals); its opponents are drawn from the
    ``near`` bots rated nearest to it, closer ones likelier. Its estimate moves with each
    result, so its opponents close in on its level, a binary search by games.
 2. **No bot starved.** A bot with fewer than ``floor`` times the mean games of the
@@ -26,7 +26,9 @@ estimate alive. A table's seat rotations are played as one deal, so a choice is 
 bots; the runner seats it in every rotation. Each choice is a function of the contenders
 (their games so far, counting tables in flight, and their estimates), the plan of pairs
 made from the last refresh, the seed and the table's index: the same inputs give the
-same table and the same reason.
+same table and the same reason. A choice reads only the few bots it considers and a
+few summaries (fewest games, mean games, newcomers), so that its cost does not grow
+with the ladder.
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
+from statistics import NormalDist, fmean
+from typing import Protocol
 
 _NORMAL = NormalDist()
+_SQRT2 = math.sqrt(2.0)
 NEAR_SPREAD_ELO = 50.0
 """The width added to an opponent draw's uncertainty: even a settled bot meets a spread."""
 
@@ -51,6 +55,59 @@ class Contender:
     games: int
     elo: float
     stderr: float
+
+
+class Field(Protocol):
+    """The active bots as the rule reads them: each on demand, and the few summaries it
+    needs (a long-running ladder keeps these up to date as games come in, instead of
+    listing a thousand bots before every table)."""
+
+    def __len__(self) -> int:
+        """How many bots are active."""
+        ...
+
+    def names(self) -> Sequence[str]:
+        """The active bots' names, sorted."""
+        ...
+
+    def contender(self, name: str) -> Contender:
+        """One active bot."""
+        ...
+
+    def fewest(self) -> Contender:
+        """The active bot with the fewest games (the first name among equals)."""
+        ...
+
+    def mean_games(self) -> float:
+        """The mean games of the active bots."""
+        ...
+
+
+class ContenderList:
+    """A :class:`Field` from a list of contenders (each summary computed when asked)."""
+
+    def __init__(self, contenders: Sequence[Contender]) -> None:
+        self._by_name = {bot.name: bot for bot in contenders}
+        self._names = sorted(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def names(self) -> Sequence[str]:
+        """The bots' names, sorted."""
+        return self._names
+
+    def contender(self, name: str) -> Contender:
+        """One bot."""
+        return self._by_name[name]
+
+    def fewest(self) -> Contender:
+        """The bot with the fewest games."""
+        return min(self._by_name.values(), key=lambda bot: (bot.games, bot.name))
+
+    def mean_games(self) -> float:
+        """The mean games of the bots."""
+        return fmean(bot.games for bot in self._by_name.values())
 
 
 @dataclass(frozen=True)
@@ -97,10 +154,14 @@ class PairPlan:
 
 def order_open(a: Contender, b: Contender) -> float:
     """The probability that the estimates order ``a`` and ``b`` wrongly (at most 0.5)."""
-    spread = math.hypot(a.stderr, b.stderr)
+    return _wrong_order(a.elo - b.elo, math.hypot(a.stderr, b.stderr))
+
+
+def _wrong_order(gap: float, spread: float) -> float:
+    """``Φ(−|gap| / spread)``: the chance that a gap this size has the wrong sign."""
     if spread == 0.0 or not math.isfinite(spread):
         return 0.5 if spread != 0.0 else 0.0
-    return _NORMAL.cdf(-abs(a.elo - b.elo) / spread)
+    return 0.5 * math.erfc(abs(gap) / (spread * _SQRT2))
 
 
 def rank_weight(rank: int, rules: MatchRules) -> float:
@@ -135,8 +196,10 @@ def plan_pairs(contenders: Sequence[Contender], rules: MatchRules = MatchRules()
     for i, upper in enumerate(ranked):
         weight = rank_weight(i, rules)
         for j in range(i + 1, min(len(ranked), i + 1 + rules.window)):
+            lower = ranked[j]
             at_boundary = rules.boundary_weight * max(crossing[i], crossing[j])
-            value = (weight + at_boundary) * order_open(upper, ranked[j])
+            wrong = _wrong_order(upper.elo - lower.elo, math.hypot(upper.stderr, lower.stderr))
+            value = (weight + at_boundary) * wrong
             total += value**rules.sharpness
             pairs.append((i, j))
             values.append(value)
@@ -158,8 +221,8 @@ def table_rng(seed: int, index: int) -> random.Random:
 
 
 def choose_table(
-    contenders: Sequence[Contender],
-    plan: PairPlan,
+    field: Field | Sequence[Contender],
+    plan: PairPlan | None,
     *,
     players: int,
     seed: int,
@@ -168,36 +231,35 @@ def choose_table(
 ) -> TableChoice | None:
     """The next table of ``players`` bots, with the rule that chose it and why.
 
-    ``contenders`` are the active bots now; ``plan`` comes from :func:`plan_pairs` over
-    the same bots at the last refresh (a plan naming other bots is made afresh). None
-    when fewer than ``players`` bots are active.
+    ``field`` holds the active bots now (a :class:`Field`, or a list of contenders);
+    ``plan`` comes from :func:`plan_pairs` over the same bots at the last refresh (None,
+    or a plan of another number of bots: one is made now). None when fewer than
+    ``players`` bots are active.
     """
-    if len(contenders) < players:
+    if not isinstance(field, ContenderList) and isinstance(field, Sequence):
+        field = ContenderList(field)
+    if len(field) < players:
         return None
-    by_name = {bot.name: bot for bot in contenders}
-    if set(plan.order) != set(by_name):
-        plan = plan_pairs(contenders, rules)
+    if plan is None or len(plan.order) != len(field):
+        plan = plan_pairs([field.contender(name) for name in field.names()], rules)
     rng = table_rng(seed, index)
-    newcomers = [bot for bot in contenders if bot.games < rules.min_games]
-    if newcomers:
-        fewest = min(bot.games for bot in newcomers)
-        first = rng.choice(sorted(bot.name for bot in newcomers if bot.games == fewest))
-        seated = _around(by_name, plan, by_name[first], players, rng, rules)
-        return TableChoice(seated, "newcomer", _newcomer_reason(by_name[first], rules))
-    mean = sum(bot.games for bot in contenders) / len(contenders)
-    starved = min(contenders, key=lambda bot: (bot.games, bot.name))
+    starved = field.fewest()
+    if starved.games < rules.min_games:
+        seated = _around(field, plan, starved, players, rng, rules)
+        return TableChoice(seated, "newcomer", _newcomer_reason(starved, rules))
+    mean = field.mean_games()
     if starved.games < rules.floor * mean:
-        seated = _around(by_name, plan, starved, players, rng, rules)
+        seated = _around(field, plan, starved, players, rng, rules)
         return TableChoice(seated, "floor", _floor_reason(starved, mean, rules))
     if rng.random() < rules.explore or not plan.pairs or plan.cumulative[-1] <= 0.0:
-        first = rng.choice(plan.order)
-        seated = _around(by_name, plan, by_name[first], players, rng, rules)
-        return TableChoice(seated, "explore", _explore_reason(by_name[first]))
-    return _informative(by_name, plan, players, rng, rules)
+        first = field.contender(rng.choice(plan.order))
+        seated = _around(field, plan, first, players, rng, rules)
+        return TableChoice(seated, "explore", _explore_reason(first))
+    return _informative(field, plan, players, rng, rules)
 
 
 def _informative(
-    by_name: dict[str, Contender],
+    field: Field,
     plan: PairPlan,
     players: int,
     rng: random.Random,
@@ -207,23 +269,23 @@ def _informative(
     draw = rng.random() * plan.cumulative[-1]
     chosen = min(bisect.bisect_right(plan.cumulative, draw), len(plan.pairs) - 1)
     i, j = plan.pairs[chosen]
-    upper, lower = by_name[plan.order[i]], by_name[plan.order[j]]
+    upper, lower = field.contender(plan.order[i]), field.contender(plan.order[j])
     seated = [upper.name, lower.name]
     if players > 2:
         spread = min(upper.stderr, lower.stderr)
         centre = Contender("", 0, (upper.elo + lower.elo) / 2, spread)
-        seated += _nearest_draw(by_name, plan, centre, players - 2, rng, set(seated), rules)
+        seated += _nearest_draw(field, plan, centre, players - 2, rng, set(seated), rules)
     rng.shuffle(seated)
     reason = (
         f"open order at rank {i + 1}: {upper.name} {upper.elo:+.0f} ± {upper.stderr:.0f}"
         f" and {lower.name} {lower.elo:+.0f} ± {lower.stderr:.0f}"
-        f" (P(order wrong) {order_open(upper, lower):.2f}, weight {rank_weight(i, rules):.2f})"
+        f" (P(order wrong) {order_open(upper, lower):.2f}, weight {plan.values[chosen]:.2f})"
     )
     return TableChoice(tuple(seated), "information", reason)
 
 
 def _around(
-    by_name: dict[str, Contender],
+    field: Field,
     plan: PairPlan,
     first: Contender,
     players: int,
@@ -231,14 +293,14 @@ def _around(
     rules: MatchRules,
 ) -> tuple[str, ...]:
     """``first`` and ``players − 1`` opponents drawn from those rated nearest to it."""
-    others = _nearest_draw(by_name, plan, first, players - 1, rng, {first.name}, rules)
+    others = _nearest_draw(field, plan, first, players - 1, rng, {first.name}, rules)
     seated = [first.name, *others]
     rng.shuffle(seated)
     return tuple(seated)
 
 
 def _nearest_draw(
-    by_name: dict[str, Contender],
+    field: Field,
     plan: PairPlan,
     target: Contender,
     count: int,
@@ -250,17 +312,17 @@ def _nearest_draw(
     distance Δ weighs ``exp(−Δ² / 2w²)``, ``w² = σ_target² + σ_bot² + 50²``."""
     near = max(count, rules.near)
     candidates = _nearest(plan, target.elo, near + len(exclude), exclude)
+    bots = [field.contender(name) for name in candidates]
     chosen: list[str] = []
     for _ in range(count):
         weights = []
-        for name in candidates:
-            bot = by_name[name]
+        for bot in bots:
             width = target.stderr**2 + bot.stderr**2 + NEAR_SPREAD_ELO**2
             if not math.isfinite(width):
                 width = 1e12
             weights.append(math.exp(-((bot.elo - target.elo) ** 2) / (2.0 * width)) + 1e-12)
-        pick = rng.choices(range(len(candidates)), weights=weights)[0]
-        chosen.append(candidates.pop(pick))
+        pick = rng.choices(range(len(bots)), weights=weights)[0]
+        chosen.append(bots.pop(pick).name)
     return chosen
 
 
