@@ -311,7 +311,7 @@ def _nearest_draw(
     """``count`` bots drawn from the ``near`` rated nearest to ``target``: a bot at
     distance Δ weighs ``exp(−Δ² / 2w²)``, ``w² = σ_target² + σ_bot² + 50²``."""
     near = max(count, rules.near)
-    candidates = _nearest(plan, target.elo, near + len(exclude), exclude)
+    candidates = _nearest(plan, target.elo, near, exclude)
     bots = [field.contender(name) for name in candidates]
     chosen: list[str] = []
     for _ in range(count):
