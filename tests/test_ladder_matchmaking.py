@@ -12,7 +12,6 @@ from goatarena.formats.ladder.estimate import QuickRatings
 from goatarena.formats.ladder.matchmaking import (
     Contender,
     ContenderList,
-    MatchRules,
     choose_table,
     plan_pairs,
 )
