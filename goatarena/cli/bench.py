@@ -31,8 +31,7 @@ def bench_command(quick: bool, as_json: bool, swiss: bool, ladder: bool = False)
     \b
     Example:
         goatarena bench --quick
-        goatarena bench --swiss
-        goatarena bench --ladder --quick
+        goatarena bench --ladder
     """
     if ladder:
         ladder_sizes = ladder_bench.QUICK if quick else ladder_bench.FULL

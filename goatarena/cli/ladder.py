@@ -22,10 +22,8 @@ def ladder_group() -> None:
 
     \b
     Example:
-        goatarena ladder add tournaments/ladder-demo.toml mine "python3 ../bots/python/mine.py"
-        goatarena ladder update tournaments/ladder-demo.toml mine "python3 ../bots/python/mine2.py"
-        goatarena ladder retire tournaments/ladder-demo.toml mine
-        goatarena ladder why 0.goat-n-goat.2p/t000012/greedy+mcts/r1
+        goatarena ladder add tournaments/ladder-demo.toml mine "python3 mine.py"
+        goatarena ladder why 12
     """
 
 
