@@ -417,8 +417,9 @@ class LadderRun:
             self.stopped = f"the top {settings.stop_separated} are separated at 95 %"
 
     def _everyone_has(self, games: int) -> bool:
+        """Whether every active bot has ``games`` games (none still being validated)."""
         active = [m for m in self.matchmakers if m.active]
-        return bool(active) and all(
+        return bool(active) and not self._validating and all(
             m.ratings.games[name] >= games for m in active for name in m.active
         )
 
