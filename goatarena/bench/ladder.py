@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from goatarena.bench import ladder_sim as sim
-from goatarena.bench import referee
+from goatarena.bench import sizes as referee_sizes
+from goatarena.bench import throughput
+from goatarena.bench.bots import BENCH_GAME
 from goatarena.formats.size import count_games
 
 
@@ -103,7 +105,7 @@ def cost_section(sizes: Sizes, say: Callable[[str], None]) -> list[str]:
     return [
         f"cost, {cost.bots} bots, {cost.games:,} games: matchmaking and refits"
         f" {cost.per_game_us:.0f} µs CPU per game = {share:.1%} of a real game's CPU"
-        f" ({game_ms:.0f} ms: {referee.BENCH_GAME}, two random bots, processes included):"
+        f" ({game_ms:.0f} ms: {BENCH_GAME}, two random bots, processes included):"
         f" {_verdict(share <= 0.05)} (the engine alone plays its cheapest game in"
         f" {engine_ms:.1f} ms)",
         f"cost: longest call on the event loop {cost.longest_call_ms:.1f} ms CPU (plans of open"
@@ -115,10 +117,10 @@ def cost_section(sizes: Sizes, say: Callable[[str], None]) -> list[str]:
 def real_game_cpu_ms() -> float:
     """The CPU time (referee and bots) of one game of a small round-robin of random
     subprocess bots, as the referee benchmark plays it: the cheapest real game."""
-    sizes = dataclasses.replace(referee.QUICK, tournament_bots=3, tournament_deals=3)
-    games = count_games(referee.tournament_config(sizes, 1))
+    sizes = dataclasses.replace(referee_sizes.QUICK, tournament_bots=3, tournament_deals=3)
+    games = count_games(throughput.tournament_config(sizes, 1))
     before = _cpu_s()
-    referee.tournament_rates(sizes, 1)
+    throughput.tournament_rates(sizes, 1)
     return (_cpu_s() - before) / games * 1000
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from goatarena import bench
 from goatarena.bench import ladder as ladder_bench
-from goatarena.bench import referee as bench
 from goatarena.bench import swiss as swiss_bench
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors, tell

@@ -28,7 +28,7 @@ from typing import Literal
 import msgspec
 
 from goatarena.formats.config import SprtSettings
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """A pair's points divided by 2: the five pentanomial outcomes, worst first."""

@@ -23,7 +23,7 @@ from tabulate import tabulate
 
 from goatarena.ratings.fit import RatingFit, fit
 from goatarena.ratings.tiebreaks import SwissScore, scores_per_game, sum_scores
-from goatarena.referee.match import MatchResult, Violation
+from goatarena.referee.records import MatchResult, Violation
 
 OVERALL = "overall"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from goatarena.ratings.fit import fit_ratings
 from goatarena.ratings.standings import OVERALL, Standings, compute_standings, cross_table
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.store.database import StoredGame
 
 CHECKPOINTS = 24

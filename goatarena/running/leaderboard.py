@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import msgspec
 
 from goatarena.ratings.fit import fit_ratings
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 
 OVERALL = "overall"
 

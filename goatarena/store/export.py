@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 from tabulate import tabulate
 
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.store.database import StoredGame
 
 CSV_FIELDS = [
