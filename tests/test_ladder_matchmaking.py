@@ -141,3 +141,28 @@ def test_the_ladder_finds_the_top_more_often_than_uniform_tables():
     ladder = sim.accuracy("ladder", bots=24, players=2, budget=20, trials=12, seed=100)
     uniform = sim.accuracy("uniform", bots=24, players=2, budget=20, trials=12, seed=100)
     assert ladder.top_right > uniform.top_right
+
+
+def test_the_top_is_separated_once_each_of_the_top_k_is_surely_ahead_of_the_next():
+    from goatarena.running.ladder import top_separated
+
+    matchmaker = Matchmaker(players=2, seed=0)
+    for name in ("a", "b", "c", "d"):
+        matchmaker.add(name)
+    assert not top_separated(matchmaker, 2)  # no games: nothing is known
+    order = ["a", "b", "c", "d"]
+    for _ in range(60):
+        for upper, lower in zip(order, order[1:]):
+            matchmaker.record({upper: 1, lower: 2}, chosen_here=False)
+            matchmaker.record({upper: 1, lower: 2}, chosen_here=False)
+    for _ in range(50):
+        matchmaker.ratings.refresh(sweeps=1)
+    assert top_separated(matchmaker, 2)
+    level = Matchmaker(players=2, seed=0)
+    for name in ("a", "b", "c"):
+        level.add(name)
+    for _ in range(40):
+        level.record({"a": 1, "b": 2}, chosen_here=False)
+        level.record({"b": 1, "a": 2}, chosen_here=False)
+        level.record({"a": 1, "c": 2}, chosen_here=False)
+    assert not top_separated(level, 1)  # a and b are level
