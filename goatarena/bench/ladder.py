@@ -8,15 +8,18 @@ standard error, so a goal met by less than that is within the noise.
 from __future__ import annotations
 
 import dataclasses
+import math
 import resource
 from collections.abc import Callable
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from goatarena.bench import ladder_sim as sim
 from goatarena.bench import sizes as referee_sizes
 from goatarena.bench import throughput
 from goatarena.bench.bots import BENCH_GAME
 from goatarena.formats.size import count_games
+from goatarena.ratings.fit import ELO_PER_NATURAL_LOG
 
 
 @dataclass(frozen=True)
@@ -83,11 +86,16 @@ def late_section(sizes: Sizes, say: Callable[[str], None]) -> list[str]:
     """The late-entry goal."""
     say("ladder simulation: a late entry to a settled 64-bot ladder")
     late = sim.late_entry(trials=sizes.late_trials)
+    # The best any matchmaking can do: every game against an equal opponent gives the
+    # most information, p(1 − p) = 1/4, so the standard error is 173.7 / sqrt(games / 4).
+    best_error = ELO_PER_NATURAL_LOG / math.sqrt(late.games / 4)
+    best_share = 2 * NormalDist().cdf(50 / best_error) - 1
     return [
         f"late entry (2 seats), after {late.games} of its games: within ±50 Elo of its final"
         f" rating in {late.within_50:.0%} of {late.trials} trials (median error"
-        f" {late.median_error:.0f} Elo): {_verdict(late.within_50 >= 0.5)} for the median,"
-        f" {_verdict(late.within_50 >= 0.95)} for 95 % of entries",
+        f" {late.median_error:.0f} Elo): {_verdict(late.within_50 >= 0.5)} for the median;"
+        f" no rule can do better than {best_share:.0%} (standard error ≥ {best_error:.0f} Elo"
+        f" after {late.games} games)",
         f"late entry: its opponents' mean distance in true rating {late.opponent_distance:.0f}"
         f" Elo, random opponents' {late.random_distance:.0f}:"
         f" {_verdict(late.opponent_distance < late.random_distance)}",

@@ -419,8 +419,10 @@ class LadderRun:
     def _everyone_has(self, games: int) -> bool:
         """Whether every active bot has ``games`` games (none still being validated)."""
         active = [m for m in self.matchmakers if m.active]
-        return bool(active) and not self._validating and all(
-            m.ratings.games[name] >= games for m in active for name in m.active
+        return (
+            bool(active)
+            and not self._validating
+            and all(m.ratings.games[name] >= games for m in active for name in m.active)
         )
 
 
