@@ -68,7 +68,9 @@ def board_lines(ladder: LadderRun, limit: int = ROWS) -> list[str]:
         lines += rows[: limit + 1]
         if len(rows) > limit + 1:
             lines.append(f"     ... {len(rows) - limit - 1} more")
-    waiting = sorted(set(config.bots) - ladder.validated - set(ladder.put_out))
+    waiting = sorted(
+        set(config.bots) - ladder.validated - set(ladder.put_out) - set(config.ladder.retired)
+    )
     retired = [name for name in config.ladder.retired if name not in ladder.put_out]
     if waiting:
         lines.append(f"validating: {', '.join(waiting)}")
