@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from goatarena.bench.swiss_sim import SPREAD, kendall_tau, plackett_luce
 from goatarena.formats.ladder.estimate import QuickRatings
-from goatarena.formats.ladder.matchmaking import MatchRules, plan_pairs
+from goatarena.formats.ladder.matchmaking import MatchRules, default_rules, plan_pairs
 from goatarena.formats.ladder.state import Matchmaker
 from goatarena.games import GAMES
 from goatarena.testing import random_playout
@@ -108,7 +108,9 @@ class Ladder(Chooser):
         self, names: Sequence[str], players: int, seed: int, rules: MatchRules | None = None
     ) -> None:
         super().__init__(names, players, seed)
-        self.matchmaker = Matchmaker(players=players, seed=seed, rules=rules)
+        self.matchmaker = Matchmaker(
+            players=players, seed=seed, rules=rules or default_rules(players)
+        )
         for name in self.names:
             self.matchmaker.add(name)
 

@@ -51,14 +51,15 @@ class SprtSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 class LadderSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A ladder's settings (``[ladder]``): who has left, how tables are chosen, when to stop.
 
-    ``retired`` names the versions that no longer play (their games stay). The ladder
-    runs until stopped, or until every active bot has ``stop_games`` games, ``stop_minutes``
-    have passed in this run, or the top ``stop_separated`` are each ahead of the next at
-    95 % (0: no such rule). A version whose last ``suspend_games`` games hold more than
-    ``suspend_share`` games with a violation is suspended. ``min_games``, ``floor``,
-    ``explore`` and ``top_k`` tune the matchmaking (docs/tournaments.md); the file is
-    read again every ``poll_s`` seconds while the ladder runs; the live board's trend
-    covers each bot's last ``trend_games`` games.
+        ``retired`` names the versions that no longer play (their games stay). The ladder
+        runs until stopped, or until every active bot has ``stop_games`` games, ``stop_minutes``
+        have passed in this run, or the top ``stop_separated`` are each ahead of the next at
+        95 % (0: no such rule). A version whose last ``suspend_games`` games hold more than
+        ``suspend_share`` games with a violation is suspended. ``min_games``, ``floor``,
+        ``explore`` and ``top_k`` tune the matchmaking (docs/tournaments.md; unset: the
+    defaults for the game's table size); the file is
+        read again every ``poll_s`` seconds while the ladder runs; the live board's trend
+        covers each bot's last ``trend_games`` games.
     """
 
     retired: list[str] = []
@@ -67,9 +68,9 @@ class LadderSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     stop_separated: int = 0
     suspend_games: int = 50
     suspend_share: float = 0.10
-    min_games: int = 5
-    floor: float = 0.7
-    explore: float = 0.15
+    min_games: int | None = None
+    floor: float | None = None
+    explore: float | None = None
     top_k: int = 3
     poll_s: float = 3.0
     trend_games: int = 20

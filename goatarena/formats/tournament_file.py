@@ -221,6 +221,8 @@ def _check_ladder(config: TournamentConfig) -> None:
         return
     for field, least, most in _LADDER_RANGES:
         value = getattr(settings, field)
+        if value is None:
+            continue
         if not least <= value or (most is not None and value > most) or value != value:
             bound = f"between {least} and {most}" if most is not None else f"at least {least}"
             raise ConfigError(f"ladder.{field}: must be {bound}, not {value}")

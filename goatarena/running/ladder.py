@@ -17,6 +17,7 @@ Ctrl-C or SIGTERM (rerun to resume) or when its stop rule is met.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections import Counter
@@ -32,7 +33,12 @@ from goatarena.errors import GoatArenaError
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.growth import incomparable_changes
 from goatarena.formats.ladder.deals import deal_games, deal_key, parse_deal
-from goatarena.formats.ladder.matchmaking import MatchRules, TableChoice, plan_pairs
+from goatarena.formats.ladder.matchmaking import (
+    MatchRules,
+    TableChoice,
+    default_rules,
+    plan_pairs,
+)
 from goatarena.formats.ladder.roster import SUSPENDED, ErrorWatch, active_bots
 from goatarena.formats.ladder.state import Matchmaker
 from goatarena.formats.schedule import ScheduledGame, deal_seed, entry_label, match_id
@@ -76,15 +82,16 @@ LOS_SEPARATED = 0.95
 """How sure the order of two neighbours must be for the stop rule "top k separated"."""
 
 
-def rules_of(config: TournamentConfig) -> MatchRules:
-    """The matchmaking rule's settings from a ladder's ``[ladder]`` table."""
+def rules_of(config: TournamentConfig, players: int) -> MatchRules:
+    """The matchmaking rule's settings for tables of ``players``: the ``[ladder]``
+    table's where it sets them, else the defaults for that table size."""
     settings = config.ladder
-    return MatchRules(
-        min_games=settings.min_games,
-        floor=settings.floor,
-        explore=settings.explore,
-        top_k=settings.top_k,
-    )
+    chosen = {
+        name: getattr(settings, name)
+        for name in ("min_games", "floor", "explore")
+        if getattr(settings, name) is not None
+    }
+    return dataclasses.replace(default_rules(players), top_k=settings.top_k, **chosen)
 
 
 class LadderRun:
@@ -96,7 +103,9 @@ class LadderRun:
         """The tournament file, read again while the ladder runs (None: never)."""
         config = runner.config
         self.matchmakers = [
-            Matchmaker(players=entry.players, seed=config.seed, rules=rules_of(config))
+            Matchmaker(
+                players=entry.players, seed=config.seed, rules=rules_of(config, entry.players)
+            )
             for entry in config.games
         ]
         self._labels = {entry_label(i, e): i for i, e in enumerate(config.games)}

@@ -152,6 +152,15 @@ class PairPlan:
     cumulative: tuple[float, ...]
 
 
+def default_rules(players: int) -> MatchRules:
+    """The rule's settings for tables of ``players``: at more than two seats a deal is
+    ``players`` games for each bot seated, so newcomers need fewer of them and the floor
+    and the exploration can leave more to the open pairs (tuned in simulation)."""
+    if players <= 2:
+        return MatchRules()
+    return MatchRules(min_games=3, floor=0.6, explore=0.1)
+
+
 def order_open(a: Contender, b: Contender) -> float:
     """The probability that the estimates order ``a`` and ``b`` wrongly (at most 0.5)."""
     return _wrong_order(a.elo - b.elo, math.hypot(a.stderr, b.stderr))
