@@ -166,3 +166,46 @@ def test_the_top_is_separated_once_each_of_the_top_k_is_surely_ahead_of_the_next
         level.record({"b": 1, "a": 2}, chosen_here=False)
         level.record({"a": 1, "c": 2}, chosen_here=False)
     assert not top_separated(level, 1)  # a and b are level
+
+
+def test_the_live_board_lists_the_active_bots_best_first_and_who_is_out():
+    import io
+    from types import SimpleNamespace
+
+    from goatarena.formats.config import LadderSettings
+    from goatarena.formats.ladder.state import Matchmaker
+    from goatarena.running.ladder_board import LadderBoard, board_lines
+
+    matchmaker = Matchmaker(players=2, seed=0)
+    for name in ("strong", "weak", "new"):
+        matchmaker.add(name)
+    for _ in range(30):
+        matchmaker.record({"strong": 1, "weak": 2}, chosen_here=False)
+    for _ in range(30):
+        matchmaker.ratings.refresh(sweeps=1)
+    config = SimpleNamespace(
+        name="lad",
+        games=[SimpleNamespace(name="mountain-goats", players=2)],
+        bots={"strong": "", "weak": "", "new": "", "old": "", "flaky": ""},
+        ladder=LadderSettings(retired=["old"]),
+    )
+    ladder = SimpleNamespace(
+        runner=SimpleNamespace(config=config),
+        matchmakers=[matchmaker],
+        validated={"strong", "weak", "new"},
+        put_out={"flaky": "suspended: 9 of its last 50 games had a violation"},
+        history={"strong": [10.0, 40.0]},
+        last_game={},
+    )
+    lines = board_lines(ladder)  # type: ignore[arg-type]
+    assert lines[0] == "mountain-goats (2 seats): 3 active"
+    ranked = [line.split()[1] for line in lines[2:5]]
+    assert ranked[0] == "strong" and ranked[-1] == "weak"
+    assert "+30" in lines[2]  # the trend over its recent games
+    assert "retired: old" in lines and any(
+        line.startswith("out: flaky (suspended") for line in lines
+    )
+    stream = io.StringIO()
+    board = LadderBoard(SimpleNamespace(config=config, ladder=ladder), stream=stream)  # type: ignore[arg-type]
+    board.advance()
+    assert "ladder lad: 1 games" in stream.getvalue() and "strong" in stream.getvalue()
