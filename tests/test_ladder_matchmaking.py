@@ -144,7 +144,7 @@ def test_the_ladder_finds_the_top_more_often_than_uniform_tables():
 
 
 def test_the_top_is_separated_once_each_of_the_top_k_is_surely_ahead_of_the_next():
-    from goatarena.running.ladder import top_separated
+    from goatarena.formats.ladder.stop import top_separated
 
     matchmaker = Matchmaker(players=2, seed=0)
     for name in ("a", "b", "c", "d"):

@@ -18,7 +18,6 @@ Ctrl-C or SIGTERM (rerun to resume) or when its stop rule is met.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from goatarena.formats.ladder.matchmaking import (
 )
 from goatarena.formats.ladder.roster import SUSPENDED, ErrorWatch, active_bots
 from goatarena.formats.ladder.state import Matchmaker
+from goatarena.formats.ladder.stop import stop_reason
 from goatarena.formats.schedule import ScheduledGame, deal_seed, entry_label, match_id
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.match import MatchResult
@@ -76,10 +76,6 @@ class Runner(Protocol):
 
     async def _take(self, scheduled: ScheduledGame, outcome: JobOutcome) -> None:
         """Store one outcome."""
-
-
-LOS_SEPARATED = 0.95
-"""How sure the order of two neighbours must be for the stop rule "top k separated"."""
 
 
 def rules_of(config: TournamentConfig, players: int) -> MatchRules:
@@ -325,6 +321,10 @@ class LadderRun:
             outcomes = await runner._executor.play(jobs)
         for scheduled, outcome in zip(games, outcomes, strict=True):
             await runner._take(scheduled, outcome)
+            for name in bots:  # put out by the runner (it failed to start, again and again)
+                if name in runner.disqualified and name not in self.put_out:
+                    self.put_out[name] = runner.disqualified[name]
+                    self.apply_roster()
             if outcome.result is not None:
                 for name, reason in self._heard(
                     entry, outcome.result, chosen_here=choice is not None
@@ -412,46 +412,13 @@ class LadderRun:
 
     def _check_stop(self) -> None:
         """Set :attr:`stopped` when the stop rule is met."""
-        settings = self.runner.config.ladder
-        if self.stopped is not None:
-            return
-        elapsed = time.monotonic() - self._started
-        if settings.stop_minutes and elapsed >= settings.stop_minutes * 60:
-            self.stopped = f"{settings.stop_minutes:g} minutes have passed"
-        elif settings.stop_games and self._everyone_has(settings.stop_games):
-            self.stopped = f"every active bot has {settings.stop_games} games"
-        elif settings.stop_separated and all(
-            top_separated(m, settings.stop_separated) for m in self.matchmakers
-        ):
-            self.stopped = f"the top {settings.stop_separated} are separated at 95 %"
-
-    def _everyone_has(self, games: int) -> bool:
-        """Whether every active bot has ``games`` games (none still being validated)."""
-        active = [m for m in self.matchmakers if m.active]
-        return (
-            bool(active)
-            and not self._validating
-            and all(m.ratings.games[name] >= games for m in active for name in m.active)
-        )
-
-
-def top_separated(matchmaker: Matchmaker, k: int) -> bool:
-    """Whether each of the top ``k`` is ahead of the next at 95 % (quick estimates)."""
-    ranked = sorted(matchmaker.active, key=lambda name: -matchmaker.ratings.elo(name))
-    if len(ranked) <= k:
-        return False
-    ratings = matchmaker.ratings
-    ratings.refresh(sweeps=1)
-    for upper, lower in zip(ranked[:k], ranked[1 : k + 1], strict=True):
-        spread = math.hypot(ratings.stderr(upper), ratings.stderr(lower))
-        gap = ratings.elo(upper) - ratings.elo(lower)
-        if not math.isfinite(spread) or gap <= 0 or _phi(gap / spread) < LOS_SEPARATED:
-            return False
-    return True
-
-
-def _phi(x: float) -> float:
-    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+        if self.stopped is None:
+            self.stopped = stop_reason(
+                self.runner.config.ladder,
+                self.matchmakers,
+                elapsed_s=time.monotonic() - self._started,
+                validating=bool(self._validating),
+            )
 
 
 def _keep_run_settings(new: TournamentConfig, old: TournamentConfig) -> TournamentConfig:
