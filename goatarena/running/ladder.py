@@ -65,6 +65,7 @@ class Runner(Protocol):
     secret: str
     finished: set[str]
     hidden: list[Path]
+    cluster: str | None
     _sandboxes: dict[str, SandboxPolicy]
     _tournament: str
     _executor: Executor | None
@@ -181,12 +182,14 @@ class LadderRun:
     async def _validate(self, name: str) -> None:
         """Pre-flight and a validation game of ``name`` against itself, then seat it."""
         runner, config = self.runner, self.runner.config
-        reason = await start_failure(
-            config.bots[name],
-            startup_s=config.time.startup_ms / 1000,
-            limits=config.limits,
-            sandbox=runner._sandboxes.get(name),
-        )
+        reason = None
+        if runner.cluster is None:  # on a cluster the bots start on the workers, not here
+            reason = await start_failure(
+                config.bots[name],
+                startup_s=config.time.startup_ms / 1000,
+                limits=config.limits,
+                sandbox=runner._sandboxes.get(name),
+            )
         if reason is None:
             reason = await self._self_play(name)
         self._validating.discard(name)

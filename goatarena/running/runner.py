@@ -5,7 +5,8 @@ any game that was interrupted is played again from its start (it was never store
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
 the interrupted one did. A file that grew keeps the games of its earlier version (see
 :mod:`goatarena.formats.growth`); a gauntlet with an SPRT stops as soon as the test
-decides.
+decides; a ladder (:mod:`goatarena.running.ladder`) chooses its tables as the games
+come in, until it is stopped.
 
 The store is used from one worker thread at a time, never from the event loop: a disk
 that is slow, full or locked by another process must not hold up the games being played.
