@@ -5,7 +5,8 @@
 - :mod:`.split` — where a decision's CPU time goes (engine, encoding, pipe, bot, other);
 - :mod:`.sandbox` — the sandbox's cost (round trip and start-up, sandboxed and not);
 - :mod:`.isolation` — an honest game's slowest decision beside a hostile one;
-- :mod:`.swiss_sim` and :mod:`.swiss` — simulated Swiss events and their accuracy table.
+- :mod:`.swiss_sim` and :mod:`.swiss` — simulated Swiss events and their accuracy table;
+- :mod:`.ladder_sim` and :mod:`.ladder` — simulated ladders and the ladder's goals.
 
 May import everything below the command line; nothing imports a benchmark but ``cli``.
 """

@@ -19,6 +19,7 @@ from goatarena.interrupt import Interrupted, run_trio
 from goatarena.ratings.standings import render_tables
 from goatarena.referee.sandbox import require_sandbox
 from goatarena.running.cluster import check_cluster_settings
+from goatarena.running.ladder_board import LadderBoard
 from goatarena.running.leaderboard import Leaderboard
 from goatarena.running.preflight import preflight
 from goatarena.running.progress import Progress
@@ -90,9 +91,10 @@ def run_command(
         config = msgspec.structs.replace(config, sandbox=sandbox)
     db = db or Path("results") / f"{config.name}.sqlite"
     announced: dict[str, str] = {}  # the names the bots give (not asked on a cluster)
+    ladder = config.format == "ladder"
     if cluster:
         check_cluster_settings(cluster)
-    else:
+    elif not ladder:  # a ladder checks each bot as it joins, and runs on without it
         # Started in the sandboxes the games will use: a stranger's bot never runs
         # unprotected, not even for its pre-flight hello.
         sandboxes = config.sandboxes([file, db.parent])
@@ -125,18 +127,25 @@ def run_command(
         store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
         runner = Runner(config, store, log_dir=log_dir, cluster=cluster or None, hidden=[file])
+        runner.source = file
         runner.claim()
         if announced:
             # For the report's header: who each bot says it is (a version, an author).
             store.remember("bot_hellos", json.dumps(announced))
         make_log_dir(log_dir)
         total, stored = runner.expected_games(), runner.stored_of_schedule()
-        progress = Progress(total, done=stored)
+        progress = LadderBoard(runner, done=stored) if ladder else Progress(total, done=stored)
         progress.enabled = not quiet
-        if not quiet:
+        if not quiet and not ladder:
             progress.leaderboard = Leaderboard(game.result for game in store.games())
         runner.progress = progress
-        if not quiet:
+        if not quiet and ladder:
+            resumed = f", resuming after {stored} stored games" if stored else ""
+            tell(
+                f"{config.name}: a ladder, {config.workers} games at once{resumed}; results"
+                f" in {db}; Ctrl-C stops it (run again to resume)"
+            )
+        elif not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""
             # An SPRT stops as soon as it decides: its count is the most it may play.
             games = f"up to {total} games (SPRT)" if config.sprt else f"{total} games"
@@ -153,6 +162,8 @@ def run_command(
             sys.exit(interrupted.exit_status)
         progress.finish()
         standings = standings_from_store(store)
+        if runner.ladder is not None and runner.ladder.stopped is not None:
+            tell(f"{config.name}: stopped: {runner.ladder.stopped}")
         click.echo(render_tables(standings))
         status = runner.sprt_status()
         if status is not None:

@@ -22,7 +22,7 @@ from goatarena.ratings.standings import (
     render_tables,
 )
 from goatarena.store.database import StoredGame
-from goatarena.store.standings import standings_from_store
+from goatarena.store.standings import retired_bots, standings_from_store, without_bots
 
 
 @main.command("standings")
@@ -45,9 +45,20 @@ from goatarena.store.standings import standings_from_store
     is_flag=True,
     help='Add the likelihood-of-superiority matrix (in JSON: the "los" field).',
 )
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="A ladder: show its retired versions too (they keep their games).",
+)
 @reports_errors
 def standings_command(
-    db: Path | None, game: str | None, output_format: str, cross: bool, los: bool
+    db: Path | None,
+    game: str | None,
+    output_format: str,
+    cross: bool,
+    los: bool,
+    show_all: bool = False,
 ) -> None:
     """Print the standings of a stored tournament (and its SPRT, if it has one).
 
@@ -66,8 +77,11 @@ def standings_command(
         results = [game.result for game in stored]
         standings = standings_from_store(store, game=game, los=los, stored=stored)
         status = stored_sprt(store.meta("config"), stored)
+        retired = [] if show_all else retired_bots(store)
     finally:
         store.close()
+    if retired:
+        standings = without_bots(standings, retired)
     if output_format == "json":
         data = msgspec.to_builtins(standings)
         if status is not None:
@@ -83,6 +97,8 @@ def standings_command(
         click.echo(f"{standings.tournament}: no {what} stored")
     else:
         click.echo(render_tables(standings, game=game))
+        if retired:
+            click.echo(f"\nretired (shown with --all): {', '.join(retired)}")
         if cross:
             click.echo("\nhead to head (points of the row bot against the column bot / games)")
             click.echo(render_cross(results))

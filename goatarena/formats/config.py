@@ -48,6 +48,34 @@ class SprtSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     beta: float = 0.05
 
 
+class LadderSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A ladder's settings (``[ladder]``): who has left, how tables are chosen, when to stop.
+
+        ``retired`` names the versions that no longer play (their games stay). The ladder
+        runs until stopped, or until every active bot has ``stop_games`` games, ``stop_minutes``
+        have passed in this run, or the top ``stop_separated`` are each ahead of the next at
+        95 % (0: no such rule). A version whose last ``suspend_games`` games hold more than
+        ``suspend_share`` games with a violation is suspended. ``min_games``, ``floor``,
+        ``explore`` and ``top_k`` tune the matchmaking (docs/tournaments.md; unset: the
+    defaults for the game's table size); the file is
+        read again every ``poll_s`` seconds while the ladder runs; the live board's trend
+        covers each bot's last ``trend_games`` games.
+    """
+
+    retired: list[str] = []
+    stop_games: int = 0
+    stop_minutes: float = 0.0
+    stop_separated: int = 0
+    suspend_games: int = 50
+    suspend_share: float = 0.10
+    min_games: int | None = None
+    floor: float | None = None
+    explore: float | None = None
+    top_k: int = 3
+    poll_s: float = 3.0
+    trend_games: int = 20
+
+
 class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A whole tournament: bots, games, format, clock, concurrency and master seed.
 
@@ -59,6 +87,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     docs/referee.md); ``policy`` says what each kind of violation costs. A gauntlet
     plays only the round-robin tables that seat one of the ``challengers``; ``sprt`` (a
     gauntlet of one challenger against one baseline) stops it as soon as the test decides.
+    A ``ladder`` (format ``"ladder"``) plays tables chosen as it goes until stopped, while
+    bots come and go; its settings are ``ladder`` (:class:`LadderSettings`).
 
     ``sandbox`` is ``"bwrap"`` (every bot isolated; the run refuses where that cannot be
     done) or ``"none"`` (unprotected: for bots you trust). ``ponder`` lets sandboxed bots
@@ -72,7 +102,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     name: str
     bots: dict[str, str]
     games: list[GameEntry]
-    format: Literal["round-robin", "swiss", "gauntlet"] = "round-robin"
+    format: Literal["round-robin", "swiss", "gauntlet", "ladder"] = "round-robin"
     deals: int = 1
     rounds: int = 0
     seed: int = 0
@@ -89,6 +119,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     secret_deals: bool = True
     challengers: list[str] = []
     sprt: SprtSettings | None = None
+    ladder: LadderSettings = LadderSettings()
 
     @property
     def limits(self) -> BotLimits:

@@ -102,9 +102,10 @@ def _readable(message: str) -> str:
     return message
 
 
-BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(@[0-9]{1,6})?")
 """A bot's name in a tournament file: letters, digits, ``-``, ``_`` and ``.``, starting
-with a letter or digit, at most 64 characters. It appears in game keys (whose separators
+with a letter or digit, at most 64 characters; a ladder's later versions of a bot add
+``@2``, ``@3``, ... to its name It appears in game keys (whose separators
 ``/`` and ``+`` it cannot hold, so every key names its table unambiguously), in log file
 names and in printed tables."""
 MAX_NAME_CHARS = 64
@@ -146,6 +147,7 @@ def check_config(config: TournamentConfig) -> None:
     if config.rounds and config.format != "swiss":
         raise ConfigError(f"rounds: only a Swiss tournament has rounds, not a {config.format}")
     _check_gauntlet(config)
+    _check_ladder(config)
     if len(config.bots) < 2:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
@@ -192,6 +194,41 @@ def check_config(config: TournamentConfig) -> None:
     for name in config.paths:
         if name not in config.bots:
             raise ConfigError(f"paths.{name}: no bot of that name")
+
+
+_LADDER_RANGES = (
+    ("stop_games", 0, None),
+    ("stop_minutes", 0, None),
+    ("stop_separated", 0, None),
+    ("suspend_games", 1, None),
+    ("suspend_share", 0, 1),
+    ("min_games", 0, None),
+    ("floor", 0, 0.99),
+    ("explore", 0, 1),
+    ("top_k", 1, None),
+    ("poll_s", 0.1, 3600),
+    ("trend_games", 1, None),
+)
+"""Each ``[ladder]`` number's least and greatest value (None: no bound)."""
+
+
+def _check_ladder(config: TournamentConfig) -> None:
+    """A ``[ladder]`` table only in a ladder; its numbers in range, its retired bots known."""
+    settings = config.ladder
+    if config.format != "ladder":
+        if msgspec.to_builtins(settings) != msgspec.to_builtins(type(settings)()):
+            raise ConfigError('ladder: only a ladder has these settings (format = "ladder")')
+        return
+    for field, least, most in _LADDER_RANGES:
+        value = getattr(settings, field)
+        if value is None:
+            continue
+        if not least <= value or (most is not None and value > most) or value != value:
+            bound = f"between {least} and {most}" if most is not None else f"at least {least}"
+            raise ConfigError(f"ladder.{field}: must be {bound}, not {value}")
+    for name in settings.retired:
+        if name not in config.bots:
+            raise ConfigError(f"ladder.retired: {name!r} is not one of the bots")
 
 
 def _check_gauntlet(config: TournamentConfig) -> None:

@@ -5,7 +5,8 @@ any game that was interrupted is played again from its start (it was never store
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
 the interrupted one did. A file that grew keeps the games of its earlier version (see
 :mod:`goatarena.formats.growth`); a gauntlet with an SPRT stops as soon as the test
-decides.
+decides; a ladder (:mod:`goatarena.running.ladder`) chooses its tables as the games
+come in, until it is stopped.
 
 The store is used from one worker thread at a time, never from the event loop: a disk
 that is slow, full or locked by another process must not hold up the games being played.
@@ -45,6 +46,7 @@ from goatarena.referee.records import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.running.executors import Executor, open_executor
 from goatarena.running.job import JobOutcome, deal_of, job_for
+from goatarena.running.ladder import LadderRun
 from goatarena.running.pool import MAX_START_FAILURES
 from goatarena.running.progress import Progress
 from goatarena.store.database import Store, database_files
@@ -95,9 +97,14 @@ class Runner:
         self._claimed = False
         self._sprt: SprtTally | None = None
         self._sprt_scope: trio.CancelScope | None = None
+        self.source: Path | None = None
+        """The tournament file: a ladder reads it again as it runs, for bots that come and go."""
+        self.ladder: LadderRun | None = None
 
     def schedule(self) -> list[ScheduledGame]:
-        """The games of a round-robin or gauntlet (a Swiss is paired as it goes)."""
+        """The games of a round-robin or gauntlet (a Swiss or a ladder: as it goes)."""
+        if self.config.format == "ladder":
+            return []
         if self.config.format == "gauntlet":
             return gauntlet_schedule(self.config, secret=self.secret)
         return round_robin_schedule(self.config, secret=self.secret)
@@ -114,7 +121,7 @@ class Runner:
 
     def stored_of_schedule(self) -> int:
         """How many of the scheduled games are stored already (all stored ones for a Swiss)."""
-        if self.config.format == "swiss":
+        if self.config.format in ("swiss", "ladder"):
             return len(self.finished)
         return sum(1 for game in self.schedule() if game.key in self.finished)
 
@@ -149,7 +156,10 @@ class Runner:
         ) as executor:
             self._executor = executor
             self._limiter = trio.CapacityLimiter(executor.capacity)
-            if self.config.sprt is not None:
+            if self.config.format == "ladder":
+                self.ladder = LadderRun(self, source=self.source)
+                await self.ladder.run()
+            elif self.config.sprt is not None:
                 await self._play_sprt()
             elif self.config.format != "swiss":
                 await self._play_all(self.schedule())

@@ -339,6 +339,32 @@ class Store:
         with self._errors():
             return dict(self._db.execute("SELECT bot, reason FROM disqualified").fetchall())
 
+    # A ladder's choices: why each deal was played, for ``goatarena ladder why``. A side
+    # table made on first use, so databases of other formats are unchanged.
+
+    def add_ladder_choice(self, deal: str, rule: str, reason: str) -> None:
+        """Record why the ladder chose deal ``deal`` (before its games are played)."""
+        with self._errors(f"recording the choice of {deal}"), self._db:
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS ladder_choices"
+                " (deal TEXT PRIMARY KEY, rule TEXT NOT NULL, reason TEXT NOT NULL,"
+                " chosen_at REAL NOT NULL)"
+            )
+            self._db.execute(
+                "INSERT OR REPLACE INTO ladder_choices (deal, rule, reason, chosen_at)"
+                " VALUES (?, ?, ?, ?)",
+                (deal, rule, reason, time.time()),
+            )
+
+    def ladder_choices(self) -> dict[str, tuple[str, str]]:
+        """Every recorded ladder choice: deal -> (rule, reason); empty for other formats."""
+        with self._errors():
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+            if "ladder_choices" not in tables:
+                return {}
+            rows = self._db.execute("SELECT deal, rule, reason FROM ladder_choices").fetchall()
+        return {deal: (rule, reason) for deal, rule, reason in rows}
+
 
 def goatarena_version() -> str:
     """The installed goatarena's version ("0.1.0"), or "unknown" when run from a tree
