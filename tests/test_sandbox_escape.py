@@ -245,8 +245,8 @@ def test_a_bots_last_words_reach_the_terminal_without_control_sequences(sandbox)
         ["play", "mountain-goats", "--seed", "1", "--sandbox", sandbox]
         + ["--bot", escape("terminal", token), "--bot", HONEST],
     )
-    assert result.exit_code == 0, result.output
-    assert "did not start: exited with code 3" in result.output
+    assert result.exit_code == 2, result.output
+    assert "did not start: crash: exited with code 3" in result.output
     assert "tried terminal" in result.output  # its stderr is shown, but only printable
     assert all(char.isprintable() for char in result.output.replace("\n", ""))
     assert not any(line.startswith("goatarena: all bots") for line in result.output.splitlines())

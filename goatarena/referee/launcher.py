@@ -270,7 +270,9 @@ async def launch(
         program = argv[0]
         found = os.path.exists(program) if "/" in program else shutil.which(program)
         if not found:
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory", program)
+            # Not "No such file or directory": that would read as the sandbox hiding it.
+            missing = "file not found" if "/" in program else "program not found on PATH"
+            raise FileNotFoundError(errno.ENOENT, missing, program)
         bwrap = find_bwrap()
         assert bwrap is not None, "require_sandbox found it"
         seccomp = open_filter()
