@@ -111,6 +111,11 @@ class BotProcess(BotPipes):
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._broken: BotViolation | None = None
+        self.confinement.on_escape = self._escaped
+
+    def _escaped(self, detail: str) -> None:
+        """The confinement killed the bot for waking itself from its pauses."""
+        self.mark_broken(BotViolation(Cause.ESCAPE, detail))
 
     @property
     def pid(self) -> int:
