@@ -147,6 +147,8 @@ def run_command(
             )
             sys.exit(interrupted.exit_status)
         progress.finish()
+        for bot, reason in runner.suspended.items():
+            tell(f"goatarena: bot {bot!r} was put out of the tournament: {reason}")
         standings = standings_from_store(store)
         click.echo(render_tables(standings))
         status = runner.sprt_status()

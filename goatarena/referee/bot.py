@@ -197,12 +197,22 @@ class BotProcess(BotPipes):
     async def greet(self, startup_s: float) -> str | None:
         """Handshake within ``startup_s`` seconds; None (and the process broken) on failure.
 
-        Once greeted, the bot is paused until the referee asks it for a decision.
+        The CPU time a sandboxed bot uses before its hello counts too (where its cgroup
+        counts it): more than ``startup_s`` of it, in many threads, fails like a slow
+        start. Once greeted, the bot is paused until the referee asks it for a decision.
         """
         try:
             with trio.fail_after(startup_s):
                 name = await self.handshake()
             self.pause()
+            used_ms = self.confinement.cpu_ms()
+            if used_ms is not None and used_ms > startup_s * 1000:
+                # Many busy threads start within the time but take more than their share.
+                raise BotViolation(
+                    Cause.TIMEOUT,
+                    f"used {used_ms:.0f} ms of CPU before its hello, more than the"
+                    f" {startup_s * 1000:.0f} ms it has to start",
+                )
             return name
         except trio.TooSlowError:
             self.mark_broken(

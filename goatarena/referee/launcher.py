@@ -204,6 +204,11 @@ class Confinement:
     def _cpu_ns(self) -> int | None:
         return self.cgroup.cpu_ns() if self.cgroup is not None else None
 
+    def cpu_ms(self) -> float | None:
+        """The CPU time all of the bot has used so far, where its cgroup counts it."""
+        used = self._cpu_ns()
+        return None if used is None else used / 1e6
+
     def _ran_in_pause(self) -> bool:
         """Whether the bot has used more CPU in this pause than stopping takes (by its
         cgroup's count: one read)."""
