@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
+from goatarena.formats.tournament_file import load_config, resolve_command
 from goatarena.referee.sandbox import explain_denial, probe
-from goatarena.tournament.config import load_config, resolve_command
 from tests.helpers import RANDOM_BOT, ROOT
 from tests.test_tournament import write_config
 
