@@ -104,9 +104,9 @@ def play_json(*args: str) -> tuple[dict, float, str]:
         (misbehaving("endless-line", 2), [], "malformed"),
         (misbehaving("no-read"), [], "timeout"),
         (misbehaving("orphan", 2), [], "crash"),
-        # In its sandbox bubblewrap holds the pipe too: a bot that closes its stdout but
-        # runs on is a silent bot; unsandboxed, the closed pipe is a crash at once.
-        (misbehaving("close-stdout", 2), [], "timeout"),
+        # In its sandbox bubblewrap holds the pipe too, but no process of the bot's own
+        # does: a crash as soon as the referee looks, as unsandboxed.
+        (misbehaving("close-stdout", 2), [], "crash"),
         (misbehaving("close-stdout", 2), ["--sandbox", "none"], "crash"),
         (misbehaving("memory", 2), ["--memory-mb", "64", "--move-ms", "2000"], "crash"),
     ],

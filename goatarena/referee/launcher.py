@@ -230,6 +230,10 @@ class Confinement:
             return self.cgroup.pids()
         return process_tree(self.pid)
 
+    def members(self) -> list[int]:
+        """Every process of the bot now, bubblewrap's monitor (``pid``) included."""
+        return self._members() if self.pid else []
+
     def resume(self) -> None:
         """Let the bot run again."""
         if not self.paused:
