@@ -73,7 +73,9 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
         )
     )
     if "freezer" in usable:
-        pause = f"cgroup v{support.version} freezer (no signal or timer of the bot can wake it)"
+        v2 = (support.bases["freezer"] / "cgroup.freeze").exists()
+        which = "v2" if support.version == 2 else "v2 (unified hierarchy)" if v2 else "v1"
+        pause = f"cgroup {which} freezer (no signal or timer of the bot can wake it)"
     elif usable:
         pause = "SIGSTOP of every process in the bot's cgroup; a bot that wakes itself forfeits"
     else:
