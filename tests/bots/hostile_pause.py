@@ -115,13 +115,15 @@ def spin(milliseconds: int) -> float:
 
 if role == "timers":
     print(ask_sigcont_as_stdin_signal(), file=sys.stderr, flush=True)
-    for _ in range(number):
-        start_worker()
+workers = 0
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "hello":
         send({"type": "hello", "name": role})
     elif message["type"] == "decide":
+        while role == "timers" and workers < number:  # in its first turn
+            start_worker()
+            workers += 1
         # In its own turn, the timers' workers run (and arm their timers) for 10 ms.
         work = spin(number) if role == "honest" else time.sleep(0.01) or 0.0
         send({"type": "action", "index": 0, "decision": message["decision"]})
