@@ -91,8 +91,8 @@ def test_where_pausing_is_by_signal_a_bot_that_wakes_itself_forfeits(tmp_path, m
     violation = attacked.violations[1]
     assert violation is not None and violation.cause == "escape", attacked.all_violations
     assert violation.detail.startswith("woke itself 3 times while paused between its turns")
-    # Found in its first few pauses (one wake each at most is forgiven), not tolerated.
-    assert violation.decision <= 12
+    # Found within its first pauses (two wakes are forgiven), not tolerated to the end.
+    assert violation.decision <= 40 < len(attacked.decisions)
     assert attacked.all_violations[0] == [] and attacked.ranks == [1, 2]
 
 

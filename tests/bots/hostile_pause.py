@@ -124,8 +124,8 @@ for line in sys.stdin:
         while role == "timers" and workers < number:  # in its first turn
             start_worker()
             workers += 1
-        # In its own turn, the timers' workers run (and arm their timers) for 10 ms.
-        work = spin(number) if role == "honest" else time.sleep(0.01) or 0.0
+        # In its own turn, the timers' workers run (and arm their timers) for 20 ms.
+        work = spin(number) if role == "honest" else time.sleep(0.02) or 0.0
         send({"type": "action", "index": 0, "decision": message["decision"]})
         if role == "honest":
             print(f"share {work:.3f}", file=sys.stderr, flush=True)
