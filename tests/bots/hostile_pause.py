@@ -1,12 +1,13 @@
 """A bot that tries to run while it is paused between its turns: ``hostile_pause.py ROLE [N]``.
 
-timers   forks N worker processes (default 2). In each, a thread arms one-shot POSIX
-         timers that send the process SIGCONT 2, 4, ... 50 ms from now (which wakes a
-         process stopped by SIGSTOP), re-arms them every millisecond and spins for ever; then the worker's leader thread exits, so that the
-         process shows as a zombie while its thread runs on. The bot itself asks the
-         kernel for SIGCONT as its stdin's signal (``F_SETSIG``), says on stderr whether
-         it got it ("setsig allowed" or "setsig refused"), and answers every request at
-         once with the first legal action.
+timers   forks N worker processes (default 2) in its first turn. In each, a thread
+         arms one-shot POSIX timers that send the process SIGCONT 2, 4, ... 50 ms from
+         now (which wakes a process stopped by SIGSTOP), re-arms them every millisecond
+         and spins for ever; then the worker's leader thread exits, so that the process
+         shows as a zombie while its thread runs on. The bot itself asks the kernel for
+         SIGCONT as its stdin's signal (``F_SETSIG``), says on stderr whether it got it
+         ("setsig allowed" or "setsig refused"), and answers every request 20 ms after
+         it with the first legal action (its workers arm their timers meanwhile).
 honest   spins for N ms (default 20) of each decision, then answers the first legal
          action; after each decision it writes "share S" to stderr, the part of those N ms
          it had the CPU. Beside a bot that steals CPU from it on its CPU, that is less.
