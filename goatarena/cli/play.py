@@ -12,7 +12,7 @@ import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options, tell
-from goatarena.errors import ConfigError
+from goatarena.errors import BotError, ConfigError
 from goatarena.formats.tournament_file import MAX_MB
 from goatarena.games import GAMES, find_game
 from goatarena.interrupt import run_trio
@@ -232,11 +232,12 @@ def play_command(
         ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:
-                    # Recorded as the seat's forfeit at decision 0; said here at once too,
-                    # with the end of its stderr (a traceback, say).
-                    words = "".join(f"\n    | {line}" for line in bot.last_words(STDERR_LINES))
-                    tell(
-                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}" + words
+                    # A game with a seat that never started is no game: like a command
+                    # that does not exist, this ends the run, with the end of its stderr.
+                    for line in bot.last_words(STDERR_LINES):
+                        tell(f"    | {line}")
+                    raise BotError(
+                        f"bot {bot.command!r} did not start: {bot.broken}; nothing was played"
                     )
             for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
                 bot.name = name

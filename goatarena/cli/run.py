@@ -161,6 +161,8 @@ def run_command(
             )
             sys.exit(interrupted.exit_status)
         progress.finish()
+        for bot, reason in runner.suspended.items():
+            tell(f"goatarena: bot {bot!r} was put out of the tournament: {reason}")
         standings = standings_from_store(store)
         if runner.ladder is not None and runner.ladder.stopped is not None:
             tell(f"{config.name}: stopped: {runner.ladder.stopped}")

@@ -93,7 +93,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     ``sandbox`` is ``"bwrap"`` (every bot isolated; the run refuses where that cannot be
     done) or ``"none"`` (unprotected: for bots you trust). ``ponder`` lets sandboxed bots
     compute between their turns (trusted setups only). ``tmp_mb`` caps each bot's private
-    ``/tmp``; ``paths`` gives named bots extra ``read`` / ``write`` paths. With
+    ``/tmp``; ``paths`` gives named bots extra ``read`` / ``write`` paths. A bot that
+    crashes in ``crash_limit`` games in a row is suspended for the rest of the run (0:
+    never), so that a bot that dies in every game costs no more start-ups. With
     ``secret_deals`` (the default) every deal also depends on a random secret kept in the
     results database; ``secret_deals = false`` makes deals reproducible from this file
     alone, which is unsafe for competitions: anyone who has it can rebuild every deal.
@@ -115,6 +117,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     sandbox: Literal["bwrap", "none"] = "bwrap"
     ponder: bool = False
     tmp_mb: int = 64
+    crash_limit: int = 5
     paths: dict[str, BotPaths] = {}
     secret_deals: bool = True
     challengers: list[str] = []
@@ -153,14 +156,14 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how.
 
-        Concurrency, the log cap and the sandbox settings are left out: running the same
-        tournament with more or fewer games at once, a longer log, or on a machine that
-        isolates bots differently, is still the same tournament. A line cap at its default
-        is left out too, so files written before it existed still match. ``secret_deals``
-        counts: it changes every deal.
+        Concurrency, the log cap, the crash limit and the sandbox settings are left out:
+        running the same tournament with more or fewer games at once, a longer log, or on
+        a machine that isolates bots differently, is still the same tournament. A line
+        cap at its default is left out too, so files written before it existed still
+        match. ``secret_deals`` counts: it changes every deal.
         """
         fields = msgspec.to_builtins(msgspec.structs.replace(self, concurrency=0))
-        for how in ("log_kb", "sandbox", "ponder", "tmp_mb", "paths"):
+        for how in ("log_kb", "sandbox", "ponder", "tmp_mb", "paths", "crash_limit"):
             del fields[how]
         if self.line_kb == DEFAULT_LINE_KB:
             del fields["line_kb"]

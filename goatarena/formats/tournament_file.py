@@ -160,6 +160,7 @@ def check_config(config: TournamentConfig) -> None:
         ("line_kb", config.line_kb, 1, MAX_KB),
         ("log_kb", config.log_kb, 0, MAX_KB),
         ("tmp_mb", config.tmp_mb, 1, MAX_MB),
+        ("crash_limit", config.crash_limit, 0, None),
     ):
         if value < least:
             raise ConfigError(f"{field}: must be at least {least}, not {value}")

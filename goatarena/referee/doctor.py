@@ -72,10 +72,12 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
             else "none while the bot runs (its pid namespace still ends them all with it)",
         )
     )
-    if support.version == 2 and "freezer" in usable:
-        pause = "cgroup freezer"
+    if "freezer" in usable:
+        v2 = (support.bases["freezer"] / "cgroup.freeze").exists()
+        which = "v2" if support.version == 2 else "v2 (unified hierarchy)" if v2 else "v1"
+        pause = f"cgroup {which} freezer (no signal or timer of the bot can wake it)"
     elif usable:
-        pause = "SIGSTOP of every process in the bot's cgroup"
+        pause = "SIGSTOP of every process in the bot's cgroup; a bot that wakes itself forfeits"
     else:
         pause = "SIGSTOP of the bot's process tree, found in /proc (slower, weaker)"
     rows.append(("between turns", pause))

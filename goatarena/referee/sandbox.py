@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -140,7 +141,6 @@ DENIALS = (
     ("No space left on device", "more than its size-capped /tmp"),
     ("File too large", "files this large"),
     ("Permission denied", "this file"),
-    ("No such file or directory", "files outside the bot's own folder (they are absent)"),
     ("Resource temporarily unavailable", "more processes or threads"),
     ("Cannot allocate memory", "more memory"),
     ("memory limit", "more memory"),
@@ -153,12 +153,38 @@ SANDBOX_HINT = (
 )
 
 
-def explain_denial(detail: str) -> str | None:
-    """What the sandbox most likely denied, read from a failure's detail (its last words)."""
+MISSING = ("No such file", "no such file")
+"""How a missing file is reported (Python, C and bubblewrap; Node)."""
+_NAMED_PATHS = re.compile(r"""'([^']+)'|"([^"]+)"|(\S+): No such file""")
+
+
+def explain_denial(detail: str, *, cwd: Path | None = None) -> str | None:
+    """What the sandbox most likely denied, read from a failure's detail (its last words).
+
+    A missing file is the sandbox's doing only if it exists outside: the paths the detail
+    names are looked up here (relative ones from ``cwd``, the bot's folder), and a file
+    that is nowhere is said to be missing, not blamed on the sandbox.
+    """
+    if any(marker in detail for marker in MISSING):
+        return _explain_missing(detail, cwd or Path.cwd())
     for marker, meaning in DENIALS:
         if marker in detail:
             return f"the sandbox denies {meaning}; {SANDBOX_HINT}"
     return None
+
+
+def _explain_missing(detail: str, cwd: Path) -> str:
+    # Only the lines that say a file is missing: a traceback names the bot's own files too.
+    said = [line for line in detail.splitlines() if any(marker in line for marker in MISSING)]
+    found = _NAMED_PATHS.findall("\n".join(said))
+    named = [next(group for group in groups if group) for groups in found]
+    paths = [cwd / name for name in named if "/" in name or "." in name]
+    hidden = [path for path in paths if os.path.lexists(path)]
+    if hidden:
+        return f"{hidden[0]} exists but the sandbox hides it; {SANDBOX_HINT}"
+    if paths:
+        return f"{paths[-1]} does not exist outside the sandbox either"
+    return f"if that file exists, the sandbox hides it; {SANDBOX_HINT}"
 
 
 def sandbox_argv(

@@ -10,7 +10,9 @@ it game the referee or reach parts of the kernel no bot needs:
 - the kernel keyring (``add_key``, ``request_key``, ``keyctl``): its quota is the
   runner's user's, for the whole machine;
 - ``perf_event_open``, ``bpf``, ``userfaultfd`` and io_uring: large kernel interfaces,
-  timing side channels, and a frequent way into kernel bugs.
+  timing side channels, and a frequent way into kernel bugs;
+- ``fcntl(F_SETSIG, SIGCONT)``: the kernel would wake a bot paused by SIGSTOP whenever
+  a descriptor of its turns ready (where there is no freezer to pause it).
 
 Each is answered with an error (``EPERM``, or ``ENOSYS`` where a runtime then falls back,
 as libuv does for io_uring), never a kill, so a runtime that merely probes one carries
@@ -42,7 +44,17 @@ DENIED = {
     "io_uring_register": errno.ENOSYS,
 }
 """Refused system calls, and the error each gets."""
-SUMMARY = "ptrace, process_vm_*, sched_setaffinity, keyring, perf, bpf, userfaultfd, io_uring"
+F_SETSIG, SIGCONT = 10, 18
+REFUSED_ARGUMENTS = (("fcntl", ((1, F_SETSIG), (2, SIGCONT)), errno.EPERM),)
+"""Calls refused only with these arguments (by index, low 32 bits), and the error:
+``fcntl(fd, F_SETSIG, SIGCONT)`` would have the kernel wake a bot paused by SIGSTOP
+whenever its input turns readable."""
+ARGUMENT_NUMBERS = {"x86_64": {"fcntl": 72}, "aarch64": {"fcntl": 25}}
+"""The numbers of the calls of :data:`REFUSED_ARGUMENTS` on each machine."""
+SUMMARY = (
+    "ptrace, process_vm_*, sched_setaffinity, keyring, perf, bpf, userfaultfd, io_uring,"
+    " SIGCONT as an fd's signal"
+)
 """The refused calls in a few words, for ``goatarena doctor``."""
 
 SYSCALL_NUMBERS = {
@@ -86,7 +98,7 @@ _LOAD_WORD = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JUMP_EQUAL = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JUMP_AT_LEAST = 0x35  # BPF_JMP | BPF_JGE | BPF_K
 _RETURN = 0x06  # BPF_RET | BPF_K
-_NR_OFFSET, _ARCH_OFFSET = 0, 4
+_NR_OFFSET, _ARCH_OFFSET, _ARGS_OFFSET = 0, 4, 16
 _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
 
@@ -112,8 +124,22 @@ def filter_program(machine: str | None = None) -> bytes | None:
         program += [_op(_JUMP_AT_LEAST, X32_SYSCALL_BIT, jump_false=1), refuse_all]
     for name, error in DENIED.items():
         program += [_op(_JUMP_EQUAL, numbers[name], jump_false=1), _op(_RETURN, _ERRNO | error)]
+    for name, arguments, error in REFUSED_ARGUMENTS:
+        program += _argument_rule(ARGUMENT_NUMBERS[machine][name], arguments, error)
     program.append(_op(_RETURN, _ALLOW))
     return b"".join(program)
+
+
+def _argument_rule(number: int, arguments: tuple[tuple[int, int], ...], error: int) -> list[bytes]:
+    """Refuse call ``number`` with ``error`` if every (index, value) of ``arguments`` holds
+    (the low 32 bits of the argument, little-endian); the call number is loaded again
+    after, for the rules that follow."""
+    count = len(arguments)
+    rule = [_op(_JUMP_EQUAL, number, jump_false=2 * count + 1)]
+    for place, (index, value) in enumerate(arguments):
+        rule.append(_op(_LOAD_WORD, _ARGS_OFFSET + 8 * index))
+        rule.append(_op(_JUMP_EQUAL, value, jump_false=2 * (count - 1 - place) + 1))
+    return [*rule, _op(_RETURN, _ERRNO | error), _op(_LOAD_WORD, _NR_OFFSET)]
 
 
 def open_filter(machine: str | None = None) -> int | None:

@@ -16,7 +16,7 @@ import trio
 
 from goatarena.errors import BotError, user_error_in
 from goatarena.referee.bot import BotLimits, open_bot
-from goatarena.referee.sandbox import SandboxPolicy
+from goatarena.referee.sandbox import SandboxPolicy, explain_denial
 
 STDERR_LINES = 10
 """How many of the last lines of a failed bot's stderr are shown."""
@@ -59,8 +59,12 @@ async def start_and_greet(
         if found is None:
             raise
         return str(found), ""
+    sandboxed = sandbox is not None and sandbox.enabled
+    denied = explain_denial("\n".join([reason, *lines])) if sandboxed else None
     if lines and reason.endswith(": " + lines[-1]):
         reason = reason[: -len(lines[-1]) - 2]  # shown below with the lines before it
+    if denied is not None:
+        reason = f"{reason} ({denied})"
     if not lines:
         return f"{reason} (nothing on stderr)", ""
     tail = "\n".join(f"    | {line}" for line in lines)

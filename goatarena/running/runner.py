@@ -44,6 +44,7 @@ from goatarena.formats.sprt import SprtStatus, SprtTally, progress_note, tally_o
 from goatarena.formats.swiss_rounds import SwissEvent, pair_round, round_games
 from goatarena.referee.records import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
+from goatarena.referee.violations import Cause
 from goatarena.running.executors import Executor, open_executor
 from goatarena.running.job import JobOutcome, deal_of, job_for
 from goatarena.running.ladder import LadderRun
@@ -52,6 +53,9 @@ from goatarena.running.progress import Progress
 from goatarena.store.database import Store, database_files
 
 T = TypeVar("T")
+
+GONE = frozenset({Cause.CRASH.value, Cause.ESCAPE.value})
+"""Causes of a violation that end the bot's process."""
 
 
 class Runner:
@@ -89,6 +93,9 @@ class Runner:
         """Games that could not be played (they kept killing workers), with the reason."""
         self.disqualified = store.disqualified()
         self._start_failures: dict[str, int] = defaultdict(int)
+        self._crashes: dict[str, int] = defaultdict(int)
+        self.suspended: dict[str, str] = {}
+        """Bots put out during this run (start-up failures, crashes), with the reason."""
         # Bot pools are per run: a rerun starts fresh processes everywhere.
         self._tournament = f"{config.name}-{config.fingerprint()}-{uuid.uuid4().hex[:8]}"
         self._limiter = trio.CapacityLimiter(config.workers)
@@ -220,9 +227,12 @@ class Runner:
                     )
             elif bot not in self.disqualified:
                 self._start_failures[bot] = 0
+        if outcome.result is not None:
+            self._count_crashes(scheduled, outcome, out)
         for bot, reason in out.items():
             if bot not in self.disqualified:
                 self.disqualified[bot] = reason
+                self.suspended[bot] = reason
                 await self._in_store(partial(self.store.disqualify, bot, reason))
         if outcome.result is not None:
             result = outcome.result
@@ -245,6 +255,27 @@ class Runner:
             await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
             self.progress.advance(result=outcome.result)
+
+    def _count_crashes(
+        self, scheduled: ScheduledGame, outcome: JobOutcome, out: dict[str, str]
+    ) -> None:
+        """Count the games each bot's process crashed in, in a row; add a bot that
+        reached the crash limit to ``out`` (a bot that dies at every game would otherwise
+        be started again for every game, its start-up burning CPU each time)."""
+        assert outcome.result is not None
+        limit = self.config.crash_limit
+        for bot, violation in zip(scheduled.seating, outcome.result.violations, strict=True):
+            if bot in self.disqualified or bot in out or bot in outcome.start_failures:
+                continue  # not its process's doing in this game, or counted as a start
+            if violation is None or violation.cause not in GONE:
+                self._crashes[bot] = 0
+                continue
+            self._crashes[bot] += 1
+            if limit and self._crashes[bot] >= limit:
+                out[bot] = (
+                    f"suspended after crashing in {self._crashes[bot]} games in a row"
+                    f" (last: {violation.cause}: {violation.detail})"
+                )
 
     async def _play_sprt(self) -> None:
         """Play deal after deal until the test decides (or the deals run out)."""
