@@ -35,6 +35,9 @@ def test_words_naming_files_beside_the_tournament_file_become_absolute(tmp_path)
     assert resolve_command("/usr/bin/env -S bots/mine.py", tmp_path).endswith(
         str(tmp_path / "bots" / "mine.py")
     )
+    # Written as a relative path, a program not built yet is resolved all the same.
+    assert resolve_command("../kits/go/bot", tmp_path / "t") == str(tmp_path / "kits/go/bot")
+    assert resolve_command("./bot --fast", tmp_path) == f"{tmp_path / 'bot'} --fast"
 
 
 def test_a_tournament_runs_the_same_from_another_folder(tmp_path, monkeypatch):
@@ -109,7 +112,7 @@ def test_play_shows_the_end_of_a_broken_bots_stderr(tmp_path):
 def test_shipped_files_name_bots_relative_to_their_folder():
     for path in sorted((ROOT / "tournaments").glob("*.toml")):
         for command in load_config(path).bots.values():
-            assert str(ROOT / "bots") in command, (path, command)
+            assert str(ROOT / "bots") in command or str(ROOT / "kits") in command, (path, command)
 
 
 def test_check_bot_shows_the_end_of_the_stderr_of_a_bot_that_does_not_start(tmp_path):

@@ -71,9 +71,11 @@ def resolve_command(command: str, base: Path) -> str:
     ``base`` (the tournament file's folder) made absolute, so that a tournament runs the
     same from any working directory.
 
-    Options (words starting with ``-``) and absolute paths are left alone, as is every
-    word that names nothing under ``base``: it keeps its meaning relative to the working
-    directory. A command with nothing to resolve is returned unchanged, quoting and all.
+    A word written as a relative path (``./bot``, ``../kits/go/bot``) is resolved even
+    when it names nothing yet: a program its kit's ``make`` will build. Options (words
+    starting with ``-``) and absolute paths are left alone, as is every other word that
+    names nothing under ``base``: it keeps its meaning relative to the working directory.
+    A command with nothing to resolve is returned unchanged, quoting and all.
     """
     try:
         words = shlex.split(command)
@@ -88,6 +90,8 @@ def resolve_command(command: str, base: Path) -> str:
 def _names_a_path(base: Path, word: str) -> bool:
     if not word or word.startswith("-") or os.path.isabs(word):
         return False
+    if word.startswith(("./", "../")):
+        return True
     try:
         return (base / word).exists()
     except (OSError, ValueError):  # too long, or a NUL: not a path
