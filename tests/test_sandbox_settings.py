@@ -4,6 +4,7 @@ cgroups, and what the settings do to a tournament's identity."""
 from __future__ import annotations
 
 import contextlib
+import os
 import json
 import time
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from goatarena.cli import main
 from goatarena.errors import ConfigError
 from goatarena.referee import cgroups, launcher, sandbox, seccomp
 from goatarena.referee.bot import open_bot
-from goatarena.referee.sandbox import SandboxPolicy, probe, sandbox_argv
+from goatarena.referee.sandbox import BOT_ID, SandboxPolicy, probe, sandbox_argv
 from goatarena.tournament.config import load_config
 from tests.helpers import RANDOM_BOT, python_bot
 
@@ -70,6 +71,7 @@ def test_paths_must_name_a_bot(tmp_path):
 
 
 def test_runner_files_inside_a_given_folder_are_masked(tmp_path):
+    tmp_path.chmod(0o755)  # readable by a root runner's bots: shown as it is, not copied
     (tmp_path / "bot.py").write_text("")
     (tmp_path / "r.sqlite").write_text("")
     (tmp_path / "logs").mkdir()
@@ -190,9 +192,12 @@ def test_pausing_stops_processes_started_since_the_last_pause(turn, cgroup, monk
 def test_a_results_folder_inside_a_bots_folder_is_hidden_whole_but_never_the_bots_folder(
     tmp_path,
 ):
+    tmp_path.chmod(0o755)
     (tmp_path / "bot.py").write_text("")
     (tmp_path / "results").mkdir()
-    policy = SandboxPolicy(hidden=(str(tmp_path / "results"), str(tmp_path)))
+    policy = SandboxPolicy(
+        hidden=(str(tmp_path / "results"),), hidden_where_possible=(str(tmp_path),)
+    )
     argv = sandbox_argv(["python3", "bot.py"], policy, bwrap="bwrap", cwd=tmp_path)
     joined = " ".join(argv)
     assert f"--tmpfs {tmp_path / 'results'}" in joined
@@ -226,6 +231,8 @@ def test_paths_given_to_a_bot_can_be_read_or_written_as_given(tmp_path):
     scratch.mkdir()
     public.mkdir()
     (public / "model.txt").write_text("weights")
+    if os.geteuid() == 0:  # its bots run as nobody, to whom a path to write is given
+        os.chown(scratch, BOT_ID, BOT_ID)
     bot = f"{python_bot(WRITER)} {scratch} {public}"
     result = CliRunner().invoke(
         main,
