@@ -4,8 +4,8 @@ cgroups, and what the settings do to a tournament's identity."""
 from __future__ import annotations
 
 import contextlib
-import os
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path

@@ -46,8 +46,12 @@ def test_each_refused_call_gets_its_error_and_others_pass(machine):
         assert run_filter(program, arch=arch, nr=numbers[name]) == 0x00050000 | error, name
     channels = seccomp.CHANNEL_CALL_NUMBERS[machine]
     for name, error in seccomp.DENIED_CHANNELS.items():
+        if name not in channels:
+            continue  # not a call of this machine
         assert run_filter(program, arch=arch, nr=channels[name]) == 0x00050000 | error, name
-    refused = set(numbers.values()) | {channels[name] for name in seccomp.DENIED_CHANNELS}
+    refused = set(numbers.values()) | {
+        channels[name] for name in seccomp.DENIED_CHANNELS if name in channels
+    }
     for nr in range(0, 460):
         if nr not in refused:
             assert run_filter(program, arch=arch, nr=nr) == ALLOW, nr
@@ -65,7 +69,7 @@ def test_calls_are_refused_only_with_the_argument_that_opens_a_channel(machine):
         assert run_filter(program, arch=arch, nr=numbers[name], args=tuple(args)) == (
             0x00050000 | error
         ), name
-        args[index] = 0x11 if test == "has" else value + 1
+        args[index] = 0x11 if test == "has" else 1031  # another flag, another command
         assert run_filter(program, arch=arch, nr=numbers[name], args=tuple(args)) == ALLOW, name
     # A fork, a thread and a plain read pass: only a new user namespace is refused.
     clone_thread = 0x003D0F00

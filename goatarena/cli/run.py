@@ -13,9 +13,10 @@ from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, tell
 from goatarena.errors import BotError, user_error_in
 from goatarena.interrupt import Interrupted, run_trio
+from goatarena.referee.bot_folders import shared_folder_warnings
 from goatarena.referee.sandbox import require_sandbox
 from goatarena.standings import render_tables
-from goatarena.store import open_store, put_database_aside
+from goatarena.store import database_files, open_store, put_database_aside
 from goatarena.stored_standings import standings_from_store
 from goatarena.tournament.cluster import check_cluster_settings
 from goatarena.tournament.config import MAX_CONCURRENCY, load_config
@@ -88,12 +89,17 @@ def run_command(
     if sandbox is not None:
         config = msgspec.structs.replace(config, sandbox=sandbox)
     db = db or Path("results") / f"{config.name}.sqlite"
+    for warning in shared_folder_warnings(config.bots):
+        tell(warning)
     if cluster:
         check_cluster_settings(cluster)
     else:
         # Started in the sandboxes the games will use: a stranger's bot never runs
         # unprotected, not even for its pre-flight hello.
-        sandboxes = config.sandboxes([file, db.parent])
+        log_dir = db.with_name(f"{db.stem}-logs")
+        sandboxes = config.sandboxes(
+            [file, *database_files(db), log_dir], [file.parent, db.parent, Path.cwd()]
+        )
         for policy in sandboxes.values():
             require_sandbox(policy)
         try:
@@ -122,7 +128,14 @@ def run_command(
     try:
         store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
-        runner = Runner(config, store, log_dir=log_dir, cluster=cluster or None, hidden=[file])
+        runner = Runner(
+            config,
+            store,
+            log_dir=log_dir,
+            cluster=cluster or None,
+            hidden=[file],
+            hidden_where_possible=[file.parent],
+        )
         runner.claim()
         make_log_dir(log_dir)
         total, stored = runner.expected_games(), runner.stored_of_schedule()

@@ -12,12 +12,16 @@ exits. Folders the bot can read already are shown as they are, at no cost.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import errno
 import os
 import shutil
 import stat
 import tempfile
 from collections.abc import Sequence
 
+COPY_LIMIT_BYTES = 1 << 30
+"""The most a copy may hold: a larger folder must be made readable by all instead."""
 _copies: dict[tuple[str, tuple[str, ...]], str] = {}
 _root: list[str] = []
 """The folder of this process's copies, once made."""
@@ -33,6 +37,12 @@ def readable_folder(folder: str, uid: int, left_out: Sequence[str]) -> str:
     if _readable_by(folder, uid):
         _copies[key] = folder
         return folder
+    if _size(folder) > COPY_LIMIT_BYTES:
+        raise PermissionError(
+            errno.EACCES,
+            f"bots run as uid {uid}, who cannot read all of {folder}, too large to copy:"
+            f" make it readable by all (chmod -R a+rX {folder})",
+        )
     copy = os.path.join(_copy_root(), str(len(_copies)))
     shutil.copytree(
         folder,
@@ -48,6 +58,16 @@ def readable_folder(folder: str, uid: int, left_out: Sequence[str]) -> str:
                 os.chmod(path, os.stat(path).st_mode | 0o444)
     _copies[key] = copy
     return copy
+
+
+def _size(folder: str) -> int:
+    """The bytes of the files in ``folder``."""
+    total = 0
+    for where, _folders, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(where, name)).st_size
+    return total
 
 
 def _readable_by(folder: str, uid: int) -> bool:

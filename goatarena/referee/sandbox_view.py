@@ -20,7 +20,7 @@ import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -184,8 +184,10 @@ def _readable(
     out = []
     for mount in given:
         source = mount.args[1]
-        if source in own and mount.args[0] == "--ro-bind-try" and os.path.isdir(source):
-            copy = readable_folder(source, uid, left_out)
+        # A folder that holds the system (a word "/" in a command) is never copied.
+        holds_system = any(_inside(path, source) for path in (*SYSTEM_PATHS, *SCRATCH_PATHS))
+        if source in own and mount.args[0] == "--ro-bind-try" and not holds_system:
+            copy = readable_folder(source, uid, left_out) if os.path.isdir(source) else source
             mount = _Mount(mount.path, ("--ro-bind-try", copy, mount.path), copied=copy != source)
         out.append(mount)
     return out
@@ -331,12 +333,16 @@ def _masks(
     copies = {mount.path for mount in binds if mount.copied}
     masks: dict[str, _Mount] = {}
     wanted = [(path, True) for path in hidden] + [(path, False) for path in hidden_where_possible]
-    for path, must in wanted:
-        secret = os.path.realpath(Path(path) if os.path.isabs(path) else cwd / path)
+    real = [
+        (os.path.realpath(Path(p) if os.path.isabs(p) else cwd / p), must) for p, must in wanted
+    ]
+    # Shallow first: what lies in a folder already masked needs no mask of its own (its
+    # name would show, as the mount point of one).
+    for secret, must in sorted(real, key=lambda item: len(Path(item[0]).parts)):
         if not os.path.exists(secret):
             continue
         showing = [(shown, source) for shown, source in sources if _inside(secret, source)]
-        if not showing:
+        if not showing and all(source != secret for _, source in sources):
             continue  # no bind shows it
         clash = next((shown for shown, source in sources if source == secret), None) or next(
             (mount for mount in system if mount == secret or _inside(mount, secret)), None
@@ -349,11 +355,19 @@ def _masks(
                 )
             continue
         for shown, source in showing:
-            if shown in copies:
-                continue
             where = os.path.join(shown, os.path.relpath(secret, source))
-            masks.setdefault(where, _mask(secret, where))
+            if shown not in copies and _shown_at(where, binds, masks.values()):
+                masks.setdefault(where, _mask(secret, where))
     return list(masks.values())
+
+
+def _shown_at(where: str, binds: Sequence[_Mount], masks: Iterable[_Mount]) -> bool:
+    """Whether the deepest mount over ``where`` is a bind (not a folder's mask)."""
+    over = [
+        mount for mount in [*binds, *masks] if mount.path == where or _inside(where, mount.path)
+    ]
+    deepest = max(over, key=lambda mount: (mount.depth, mount.mask), default=None)
+    return deepest is not None and not (deepest.mask and "--tmpfs" in deepest.args)
 
 
 def _mask(source: str, where: str) -> _Mount:

@@ -58,13 +58,27 @@ DENIED_CHANNELS = {
     "cachestat": errno.ENOSYS,
     "io_setup": errno.ENOSYS,
     "clone3": errno.ENOSYS,  # glibc then falls back to clone, whose flags are checked
+    "inotify_init": errno.ENOSYS,  # x86-64 only
+    "inotify_init1": errno.ENOSYS,
+    "flock": 0,
 }
-"""Refused too: calls that read the page cache or hide their flags from the filter."""
+"""Refused too: calls that read the page cache or hide their flags from the filter;
+watching files (an ally at the table would see which files another bot opens); and file
+locks, which every process that can open a file shares (even ``/dev/null``): ``flock``
+succeeds without taking a lock (error 0), as do the ``fcntl`` locks below, so that a
+runtime that locks its own files carries on."""
 CLONE_NEWUSER = 0x10000000
 RWF_NOWAIT = 0x00000008
 POSIX_FADV_DONTNEED = 4
 MADV_PAGEOUT = 21
+F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 5, 6, 7, 36, 37, 38
 REFUSED_WITH_ARGUMENT = (
+    ("fcntl", 1, "is", F_GETLK, errno.EINVAL),
+    ("fcntl", 1, "is", F_OFD_GETLK, errno.EINVAL),
+    ("fcntl", 1, "is", F_SETLK, 0),
+    ("fcntl", 1, "is", F_SETLKW, 0),
+    ("fcntl", 1, "is", F_OFD_SETLK, 0),
+    ("fcntl", 1, "is", F_OFD_SETLKW, 0),
     ("clone", 0, "has", CLONE_NEWUSER, errno.EPERM),
     ("unshare", 0, "has", CLONE_NEWUSER, errno.EPERM),
     ("preadv2", 5, "has", RWF_NOWAIT, errno.EOPNOTSUPP),
@@ -76,7 +90,7 @@ REFUSED_WITH_ARGUMENT = (
 SUMMARY = (
     "ptrace, process_vm_*, sched_setaffinity, keyring, perf, bpf, userfaultfd, io_uring,"
     " page-cache probes (mincore, cachestat, RWF_NOWAIT, AIO, DONTNEED, PAGEOUT),"
-    " new user namespaces"
+    " new user namespaces, inotify, file locks (taken as done)"
 )
 """The refused calls in a few words, for ``goatarena doctor``."""
 
@@ -124,6 +138,10 @@ CHANNEL_CALL_NUMBERS = {
         "preadv2": 327,
         "fadvise64": 221,
         "madvise": 28,
+        "inotify_init": 253,
+        "inotify_init1": 294,
+        "flock": 73,
+        "fcntl": 72,
     },
     "aarch64": {
         "mincore": 232,
@@ -135,6 +153,9 @@ CHANNEL_CALL_NUMBERS = {
         "preadv2": 286,
         "fadvise64": 223,
         "madvise": 233,
+        "inotify_init1": 26,
+        "flock": 32,
+        "fcntl": 25,
     },
 }
 """The numbers of :data:`DENIED_CHANNELS` and :data:`REFUSED_WITH_ARGUMENT`'s calls."""
@@ -174,6 +195,8 @@ def filter_program(machine: str | None = None) -> bytes | None:
     program += _argument_checks(CHANNEL_CALL_NUMBERS[machine])
     numbers = {**numbers, **CHANNEL_CALL_NUMBERS[machine]}
     for name, error in {**DENIED, **DENIED_CHANNELS}.items():
+        if name not in numbers:
+            continue  # a call this machine does not have
         program += [_op(_JUMP_EQUAL, numbers[name], jump_false=1), _op(_RETURN, _ERRNO | error)]
     program.append(_op(_RETURN, _ALLOW))
     return b"".join(program)
