@@ -197,7 +197,14 @@ def _folders_above(mounts: Sequence[_Mount]) -> list[_Mount]:
     """The folders the mounts are made in, readable by all: bubblewrap would make those
     it lacks readable by root alone, and a root runner's bot is not root."""
     taken = {mount.path for mount in mounts}
-    above = {str(folder) for mount in mounts for folder in Path(mount.path).parents}
+    # A bind of a path that does not exist is skipped: no folder is made for it (inside
+    # a read-only bind it could not be).
+    made = [
+        mount
+        for mount in mounts
+        if not mount.args[0].endswith("-try") or os.path.exists(mount.args[1])
+    ]
+    above = {str(folder) for mount in made for folder in Path(mount.path).parents}
     return [
         _Mount(folder, ("--perms", FOLDER_MODE, "--dir", folder))
         for folder in sorted(above - taken - {"/"})
