@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from goatarena.games import GAMES, find_game  # noqa: E402
 from goatarena.referee.match import MatchResult  # noqa: E402
 from goatarena.report import build_report, write_report  # noqa: E402
-from goatarena.store import StoredGame  # noqa: E402
+from goatarena.store.database import StoredGame  # noqa: E402
 from goatarena.testing import random_playout  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -15,7 +15,7 @@ import statistics
 
 import pytest
 
-from goatarena.ratings import ELO_PER_NATURAL_LOG, fit
+from goatarena.ratings.fit import ELO_PER_NATURAL_LOG, fit
 
 BOTS = 8
 TRUE_ELO = [-210.0, -150.0, -90.0, -30.0, 30.0, 90.0, 150.0, 210.0]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from goatarena import protocol
 from goatarena.checkbot import UNKNOWN, CheckSettings, check_bot, check_names
-from goatarena.checkbot_session import _with_unknown_fields
+from goatarena.checkbot._session import _with_unknown_fields
 from goatarena.cli import main
 from goatarena.games import GAMES
 from tests.example_bots import HAVE_NODE, JS_BOT, PYTHON_BOT, SHELL_BOT, STRICT_BOT

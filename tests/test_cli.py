@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from goatarena import entry
 from goatarena.cli import main
-from goatarena.tournament import cluster
+from goatarena.running import cluster
 from tests.helpers import RANDOM_BOT, misbehaving, python_bot
 
 

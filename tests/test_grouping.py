@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from goatarena.tournament.grouping import group_tables, split_cost, split_count
-from goatarena.tournament.pairing import SwissPlayer, swiss_round, swiss_table_sizes
+from goatarena.formats.grouping import group_tables, split_cost, split_count
+from goatarena.formats.pairing import SwissPlayer, swiss_round, swiss_table_sizes
 
 REMATCH = 10**6
 

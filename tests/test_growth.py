@@ -12,9 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from goatarena.tournament.config import GameEntry, TournamentConfig, load_config
-from goatarena.tournament.growth import incomparable_changes
-from goatarena.tournament.schedule import gauntlet_schedule, round_robin_schedule
+from goatarena.formats.config import GameEntry, TournamentConfig
+from goatarena.formats.growth import incomparable_changes
+from goatarena.formats.schedule import gauntlet_schedule, round_robin_schedule
+from goatarena.formats.tournament_file import load_config
 from tests.helpers import RANDOM_BOT
 from tests.test_tournament import write_config
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goatarena import protocol
+from goatarena.bench.isolation import EXPENSIVE_REPLY, worst_beside_hostile
 from goatarena.games import find_game
-from goatarena.isolation import EXPENSIVE_REPLY, worst_beside_hostile
 from goatarena.referee import BotViolation, Cause, TimeControl, choose_index, play_match
 from tests.helpers import RANDOM_BOT, ROOT, FakeBot, group_is_gone
 from tests.test_misbehaviour import play

@@ -18,10 +18,11 @@ import pytest
 import trio
 
 from goatarena.errors import ClusterError
-from goatarena.tournament import job as job_module
-from goatarena.tournament.config import GameEntry, TournamentConfig
-from goatarena.tournament.host import JobHost
-from goatarena.tournament.job import (
+from goatarena.formats.config import GameEntry, TournamentConfig
+from goatarena.formats.schedule import round_robin_schedule
+from goatarena.running import job as job_module
+from goatarena.running.host import JobHost
+from goatarena.running.job import (
     JOB_FORMAT,
     deal_of,
     decode_jobs,
@@ -29,8 +30,7 @@ from goatarena.tournament.job import (
     encode_jobs,
     job_for,
 )
-from goatarena.tournament.schedule import round_robin_schedule
-from goatarena.tournament.worker import play_on_worker
+from goatarena.running.worker import play_on_worker
 from tests.helpers import RANDOM_BOT, ROOT, live_processes_mentioning
 
 
@@ -207,7 +207,7 @@ def test_a_driver_killed_with_kill_9_leaves_no_referee_process_or_bot(tmp_path):
 
 
 def test_cluster_resources_parse_and_a_malformed_one_is_named():
-    from goatarena.tournament.cluster import parse_resources
+    from goatarena.running.cluster import parse_resources
 
     assert parse_resources("fast=1, gpu=2") == {"fast": 1.0, "gpu": 2.0}
     assert parse_resources("") == {}

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from goatarena.cli import main
 from goatarena.errors import ConfigError
-from goatarena.tournament.config import BOT_NAME, TournamentConfig, check_config
-from goatarena.tournament.schedule import round_robin_schedule
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.schedule import round_robin_schedule
+from goatarena.formats.tournament_file import BOT_NAME, check_config
 from tests.helpers import RANDOM_BOT
 
 

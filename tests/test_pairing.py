@@ -9,7 +9,7 @@ from math import comb
 
 import pytest
 
-from goatarena.tournament.pairing import (
+from goatarena.formats.pairing import (
     PAIRING_WINDOW,
     SwissPlayer,
     SwissRound,

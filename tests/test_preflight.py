@@ -10,7 +10,7 @@ import sys
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from goatarena.tournament.config import load_config, resolve_command
+from goatarena.formats.tournament_file import load_config, resolve_command
 from tests.helpers import RANDOM_BOT, ROOT
 from tests.test_tournament import write_config
 

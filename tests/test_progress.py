@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from goatarena.tournament import progress as progress_module
-from goatarena.tournament.progress import Progress
+from goatarena.running import progress as progress_module
+from goatarena.running.progress import Progress
 
 
 class Terminal(io.StringIO):
@@ -51,7 +51,7 @@ def test_a_disabled_progress_prints_nothing():
 
 
 def result(players, ranks, game="mountain-goats", violations=None):
-    from goatarena.referee.match import MatchResult, Violation
+    from goatarena.referee.records import MatchResult, Violation
 
     bad = [
         None
@@ -71,7 +71,7 @@ def result(players, ranks, game="mountain-goats", violations=None):
 
 
 def test_the_leaderboard_counts_games_and_violations_per_table():
-    from goatarena.tournament.leaderboard import Leaderboard
+    from goatarena.running.leaderboard import Leaderboard
 
     board = Leaderboard([result(["a", "b"], [1, 2]), result(["a", "c"], [1, 2], violations=[0, 1])])
     board.add(result(["b", "c", "a"], [1, 2, 3], game="goat-lords"))
@@ -84,8 +84,8 @@ def test_the_leaderboard_counts_games_and_violations_per_table():
 
 
 def test_a_terminal_shows_standings_under_the_bar_refitted_on_a_timer(monkeypatch):
-    from goatarena.tournament import leaderboard as board_module
-    from goatarena.tournament.leaderboard import Leaderboard
+    from goatarena.running import leaderboard as board_module
+    from goatarena.running.leaderboard import Leaderboard
 
     clock = [100.0]
     monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
@@ -114,7 +114,7 @@ def test_a_terminal_shows_standings_under_the_bar_refitted_on_a_timer(monkeypatc
 
 
 def test_a_pipe_gets_a_standings_line_now_and_then(monkeypatch):
-    from goatarena.tournament.leaderboard import Leaderboard
+    from goatarena.running.leaderboard import Leaderboard
 
     clock = [100.0]
     monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
@@ -133,8 +133,8 @@ def test_a_pipe_gets_a_standings_line_now_and_then(monkeypatch):
 
 
 def test_a_slow_fit_is_done_less_often_so_it_never_costs_the_run_much(monkeypatch):
-    from goatarena.tournament import leaderboard as board_module
-    from goatarena.tournament.leaderboard import Leaderboard
+    from goatarena.running import leaderboard as board_module
+    from goatarena.running.leaderboard import Leaderboard
 
     clock = [100.0]
     fit_s = 0.1  # ten times the share allowed at a 3 s interval
@@ -162,7 +162,7 @@ def test_a_slow_fit_is_done_less_often_so_it_never_costs_the_run_much(monkeypatc
 def test_a_narrow_terminal_gets_lines_cut_to_its_width_so_the_redraw_stays_in_place(
     monkeypatch,
 ):
-    from goatarena.tournament.leaderboard import Leaderboard
+    from goatarena.running.leaderboard import Leaderboard
 
     monkeypatch.setenv("COLUMNS", "40")  # a StringIO has no terminal to ask
     stream = Terminal()

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from goatarena.rating_points import fitted_elo
-from goatarena.ratings import fit_ratings
-from goatarena.tournament.swiss_sim import run_random
+from goatarena.bench.swiss_sim import run_random
+from goatarena.ratings.fit import fit_ratings
+from goatarena.ratings.points import fitted_elo
 
 
 @pytest.mark.parametrize(("bots", "seats", "rounds", "seed"),

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from goatarena.ratings import (
+from goatarena.ratings.fit import (
     ELO_PER_NATURAL_LOG,
     Rating,
     fit,

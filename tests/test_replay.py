@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.games import GAMES, find_game
-from goatarena.referee.match import MatchResult
-from goatarena.replay import describe_match
-from goatarena.store import open_store
+from goatarena.referee.records import MatchResult
+from goatarena.render.replay import describe_match
+from goatarena.store.database import open_store
 from goatarena.testing import random_playout
 
 

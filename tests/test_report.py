@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.games import GAMES, find_game
-from goatarena.referee.match import MatchResult, Violation
+from goatarena.referee.records import MatchResult, Violation
 from goatarena.render.view import observation_of
 from goatarena.report import build_report
 from goatarena.report.replays import choose_replays
-from goatarena.store import StoredGame, open_store
+from goatarena.store.database import StoredGame, open_store
 from goatarena.testing import random_playout
 
 BOTS = ["alpha", "bravo", "charlie", "delta"]
@@ -141,7 +141,7 @@ def test_hostile_bot_names_cannot_break_out_of_the_page():
 
 
 def test_the_rating_history_ends_at_each_bots_games_and_the_full_fit():
-    from goatarena.ratings import fit_ratings
+    from goatarena.ratings.fit import fit_ratings
     from goatarena.report.data import rating_history
 
     results = [game.result for game in stored_games(per_game=3)]

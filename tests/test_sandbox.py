@@ -24,9 +24,9 @@ import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
+from goatarena.formats.schedule import match_id
 from goatarena.referee.sandbox import probe
-from goatarena.tournament.job import deal_of
-from goatarena.tournament.schedule import match_id
+from goatarena.running.job import deal_of
 from tests.helpers import ROOT
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}")

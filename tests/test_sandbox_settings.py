@@ -16,10 +16,10 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.errors import ConfigError
+from goatarena.formats.tournament_file import load_config
 from goatarena.referee import cgroups, launcher, sandbox, seccomp
 from goatarena.referee.bot import open_bot
 from goatarena.referee.sandbox import BOT_ID, SandboxPolicy, probe, sandbox_argv
-from goatarena.tournament.config import load_config
 from tests.helpers import RANDOM_BOT, python_bot
 
 

@@ -24,9 +24,9 @@ import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
+from goatarena.formats.tournament_file import load_config
 from goatarena.referee.bot_folders import shared_folder_warnings
 from goatarena.referee.sandbox import BOT_ID, probe
-from goatarena.tournament.config import load_config
 from tests.helpers import ROOT
 from tests.test_sandbox import HONEST, assert_honest_game
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from goatarena.tournament.job import deal_of
-from goatarena.tournament.schedule import deal_seed, match_id
+from goatarena.formats.schedule import deal_seed, match_id
+from goatarena.running.job import deal_of
 from tests.helpers import RANDOM_BOT
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from goatarena.errors import ConfigError
-from goatarena.tournament.config import GameEntry, TournamentConfig
-from goatarena.tournament.schedule import gauntlet_schedule, round_robin_schedule
-from goatarena.tournament.size import MAX_GAMES, check_size, count_games
+from goatarena.formats.config import GameEntry, TournamentConfig
+from goatarena.formats.schedule import gauntlet_schedule, round_robin_schedule
+from goatarena.formats.size import MAX_GAMES, check_size, count_games
 
 
 def config(bots: int, *, players: int = 2, deals: int = 1, **fields) -> TournamentConfig:

@@ -6,8 +6,7 @@ import csv
 import io
 import json
 
-from goatarena.referee.match import Latency, MatchResult, Violation
-from goatarena.standings import (
+from goatarena.ratings.standings import (
     OVERALL,
     compute_standings,
     cross_table,
@@ -16,6 +15,7 @@ from goatarena.standings import (
     render_los,
     render_tables,
 )
+from goatarena.referee.records import Latency, MatchResult, Violation
 from tests.helpers import STANDINGS_ROW_KEYS
 
 

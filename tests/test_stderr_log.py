@@ -6,11 +6,11 @@ import re
 
 import trio
 
+from goatarena.formats.schedule import match_id
+from goatarena.formats.tournament_file import load_config
 from goatarena.referee.stderr_log import CUT_LINE, StderrLog
-from goatarena.store import open_store
-from goatarena.tournament.config import load_config
-from goatarena.tournament.runner import Runner
-from goatarena.tournament.schedule import match_id
+from goatarena.running.runner import Runner
+from goatarena.store.database import open_store
 from tests.helpers import RANDOM_BOT, python_bot
 from tests.test_tournament import write_config
 

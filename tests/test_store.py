@@ -21,13 +21,13 @@ import pytest
 import trio
 from click.testing import CliRunner
 
-from goatarena import store as store_module
-from goatarena import store_problems
 from goatarena.cli import main
 from goatarena.errors import StoreError
-from goatarena.store import explain_sqlite_error, open_store, put_database_aside
-from goatarena.tournament.config import load_config
-from goatarena.tournament.runner import Runner
+from goatarena.formats.tournament_file import load_config
+from goatarena.running.runner import Runner
+from goatarena.store import database as store_module
+from goatarena.store import problems as store_problems
+from goatarena.store.database import explain_sqlite_error, open_store, put_database_aside
 from tests.helpers import RANDOM_BOT
 from tests.test_replay import finished_game
 from tests.test_tournament import write_config
@@ -213,7 +213,7 @@ def test_the_run_lock_follows_the_file_through_a_symlink(tmp_path):
 HOLD_RUN_LOCK = """
 import sys
 from pathlib import Path
-from goatarena.store import open_store
+from goatarena.store.database import open_store
 store = open_store(Path(sys.argv[1]))
 store.lock_for_run()
 print("locked", flush=True)

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.errors import ConfigError
-from goatarena.tournament.config import load_config
+from goatarena.formats.tournament_file import load_config
 from tests.helpers import RANDOM_BOT, ROOT, STANDINGS_ROW_KEYS, misbehaving, python_bot
 
 BOTS = {"alpha": RANDOM_BOT, "beta": RANDOM_BOT, "gamma": RANDOM_BOT}
@@ -340,7 +340,7 @@ def test_ctrl_c_stops_cleanly_keeps_results_and_says_how_to_resume(tmp_path):
 
 def test_a_second_run_into_the_same_database_is_refused_while_the_first_runs(tmp_path):
     from goatarena.errors import StoreError
-    from goatarena.store import open_store
+    from goatarena.store.database import open_store
 
     db = tmp_path / "t.sqlite"
     first = open_store(db)

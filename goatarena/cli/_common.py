@@ -16,7 +16,7 @@ import click
 
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.interrupt import Interrupted, handling_signals
-from goatarena.store import Store, open_store
+from goatarena.store.database import Store, open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 

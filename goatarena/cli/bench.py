@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 
 from goatarena import bench
+from goatarena.bench import swiss as swiss_bench
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors, tell
-from goatarena.tournament import swiss_bench
 
 
 @main.command("bench")

@@ -8,7 +8,7 @@ import click
 
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
-from goatarena.doctor import isolation_report
+from goatarena.referee.doctor import isolation_report
 
 
 @main.command("doctor")

@@ -8,8 +8,8 @@ import click
 
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors, tell
-from goatarena.export import render_list, select
 from goatarena.games import find_game
+from goatarena.store.export import render_list, select
 
 
 @main.command("list")

@@ -14,7 +14,7 @@ from tabulate import tabulate
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options, tell
 from goatarena.errors import ConfigError
-from goatarena.export import outcome, violations_note
+from goatarena.formats.tournament_file import MAX_MB
 from goatarena.games import GAMES, find_game
 from goatarena.interrupt import run_trio
 from goatarena.protocol import unique_names
@@ -30,10 +30,10 @@ from goatarena.referee.bot_folders import bot_folders, shared_folder_warnings
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
+from goatarena.render.replay import describe_match, result_summary
 from goatarena.render.style import can_redraw, wants_colour
-from goatarena.replay import describe_match, result_summary
-from goatarena.tournament.config import MAX_MB
-from goatarena.tournament.preflight import STDERR_LINES
+from goatarena.running.preflight import STDERR_LINES
+from goatarena.store.export import outcome, violations_note
 
 PENALTIES = [penalty.value for penalty in Penalty]
 

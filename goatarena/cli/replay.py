@@ -12,8 +12,8 @@ from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.render import Style
+from goatarena.render.replay import check_decision, picture_match
 from goatarena.render.style import wants_colour
-from goatarena.replay import check_decision, picture_match
 
 
 @main.command("replay")

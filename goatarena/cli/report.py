@@ -9,7 +9,7 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.report import DEFAULT_REPLAYS, build_report, write_report
-from goatarena.store import database_files
+from goatarena.store.database import database_files
 
 
 @main.command("report")

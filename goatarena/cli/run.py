@@ -12,19 +12,19 @@ import msgspec
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, tell
 from goatarena.errors import BotError, user_error_in
+from goatarena.formats.sprt import describe as describe_sprt
+from goatarena.formats.tournament_file import MAX_CONCURRENCY, load_config
 from goatarena.interrupt import Interrupted, run_trio
+from goatarena.ratings.standings import render_tables
 from goatarena.referee.bot_folders import shared_folder_warnings
 from goatarena.referee.sandbox import require_sandbox
-from goatarena.standings import render_tables
-from goatarena.store import database_files, open_store, put_database_aside
-from goatarena.stored_standings import standings_from_store
-from goatarena.tournament.cluster import check_cluster_settings
-from goatarena.tournament.config import MAX_CONCURRENCY, load_config
-from goatarena.tournament.leaderboard import Leaderboard
-from goatarena.tournament.preflight import preflight
-from goatarena.tournament.progress import Progress
-from goatarena.tournament.runner import Runner
-from goatarena.tournament.sprt import describe as describe_sprt
+from goatarena.running.cluster import check_cluster_settings
+from goatarena.running.leaderboard import Leaderboard
+from goatarena.running.preflight import preflight
+from goatarena.running.progress import Progress
+from goatarena.running.runner import Runner
+from goatarena.store.database import database_files, open_store, put_database_aside
+from goatarena.store.standings import standings_from_store
 
 
 @main.command("run")

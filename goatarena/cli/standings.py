@@ -10,19 +10,19 @@ import msgspec
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.errors import ConfigError
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.sprt import SprtStatus, tally_of
+from goatarena.formats.sprt import describe as describe_sprt
 from goatarena.games import find_game
-from goatarena.standings import (
+from goatarena.ratings.standings import (
     cross_json,
     render_cross,
     render_csv,
     render_los,
     render_tables,
 )
-from goatarena.store import StoredGame
-from goatarena.stored_standings import standings_from_store
-from goatarena.tournament.config import TournamentConfig
-from goatarena.tournament.sprt import SprtStatus, tally_of
-from goatarena.tournament.sprt import describe as describe_sprt
+from goatarena.store.database import StoredGame
+from goatarena.store.standings import standings_from_store
 
 
 @main.command("standings")

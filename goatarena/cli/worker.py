@@ -12,9 +12,9 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
 from goatarena.errors import ClusterError
-from goatarena.tournament import cluster
-from goatarena.tournament.config import MAX_CONCURRENCY
-from goatarena.tournament.worker import LOG_DIR_VARIABLE
+from goatarena.formats.tournament_file import MAX_CONCURRENCY
+from goatarena.running import cluster
+from goatarena.running.worker import LOG_DIR_VARIABLE
 
 
 @main.command("worker", context_settings={"ignore_unknown_options": True})
@@ -81,7 +81,7 @@ def worker_command(
         "--nworkers",
         "1",
         "--preload",
-        "goatarena.tournament.worker",
+        "goatarena.running.worker",
         "--no-dashboard",
     ]
     if name:

@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import TYPE_CHECKING
 
 import msgspec
 import trio
 
 from goatarena import protocol
 from goatarena.referee.launcher import Confinement
+from goatarena.referee.limits import BotLimits
 from goatarena.referee.spawn import ChildProcess
 from goatarena.referee.violations import BotViolation, Cause
-
-if TYPE_CHECKING:
-    from goatarena.referee.bot import BotLimits
 
 READ_CHUNK = 1 << 16
 EXIT_WAIT_S = 0.1

@@ -18,12 +18,12 @@ import msgspec
 
 from goatarena.errors import ConfigError, IllegalAction
 from goatarena.games import GAMES
+from goatarena.ratings.standings import OVERALL
 from goatarena.render.style import SEAT_COLOURS
 from goatarena.report import data, html
 from goatarena.report.replays import DEFAULT_REPLAYS, choose_replays, encode_replay
-from goatarena.standings import OVERALL
-from goatarena.store import StoredGame
-from goatarena.whole_file import write_whole
+from goatarena.store.database import StoredGame
+from goatarena.store.whole_file import write_whole
 
 __all__ = ["DEFAULT_REPLAYS", "build_report", "write_report"]
 
@@ -96,7 +96,7 @@ def build_report(
 
 
 def write_report(path: Path, page: str, *, keep: Sequence[Path] = ()) -> None:
-    """Write the page whole or not at all (see :mod:`goatarena.whole_file`), making its
+    """Write the page whole or not at all (see :mod:`goatarena.store.whole_file`), making its
     folder if need be; never over one of the files ``keep``."""
     folder = path.parent if str(path.parent) else Path(".")
     try:

@@ -10,10 +10,10 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goatarena.ratings import fit_ratings
-from goatarena.referee.match import MatchResult
-from goatarena.standings import OVERALL, Standings, compute_standings, cross_table
-from goatarena.store import StoredGame
+from goatarena.ratings.fit import fit_ratings
+from goatarena.ratings.standings import OVERALL, Standings, compute_standings, cross_table
+from goatarena.referee.records import MatchResult
+from goatarena.store.database import StoredGame
 
 CHECKPOINTS = 24
 """How many points of each bot's rating history are fitted (evenly spread over the games)."""

@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from html import escape
 
+from goatarena.ratings.standings import Row, Standings
 from goatarena.render.style import SEAT_COLOURS
-from goatarena.standings import Row, Standings
 
 PALETTE = (
     "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf",

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 import msgspec
 
+from goatarena.render.replay import record_of
 from goatarena.render.view import final_view, replay_steps
-from goatarena.replay import record_of
-from goatarena.store import StoredGame
+from goatarena.store.database import StoredGame
 
 DEFAULT_REPLAYS = 200
 """Replays embedded by default; every game when there are no more games than this."""

@@ -154,9 +154,9 @@ def seed_rebuild(start, request):
     """Find the deal this game plays among every deal the tournament file describes."""
     import msgspec
 
+    from goatarena.formats.schedule import round_robin_schedule
+    from goatarena.formats.tournament_file import load_config
     from goatarena.games import find_game
-    from goatarena.tournament.config import load_config
-    from goatarena.tournament.schedule import round_robin_schedule
 
     try:
         config = load_config(__import__("pathlib").Path(args[0]))
