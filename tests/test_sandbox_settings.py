@@ -254,3 +254,41 @@ def test_doctor_says_which_system_calls_and_cpu_shares_bots_get():
     [share] = [line for line in result.output.splitlines() if line.startswith("CPU share")]
     cpu = "cpu" in cgroups.detect().controllers
     assert ("one share per bot" in share) is cpu, share
+
+
+def test_whatever_a_bind_shows_of_the_runner_is_masked_after_it_and_the_bot_shown_above(
+    tmp_path,
+):
+    """A tree given whole (as /usr is) holding an arena: the masks come after the bind
+    of the tree, each secret once, and the bot's own folder after the mask over it."""
+    tree = tmp_path / "tree"
+    own, other = tree / "arena" / "bots" / "a", tree / "arena" / "bots" / "b"
+    for folder in (own, other):
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text("")
+    (tree / "arena" / "r.sqlite").write_text("")
+    tmp_path.chmod(0o755)
+    for folder in (tree, tree / "arena", tree / "arena" / "bots", own, other):
+        folder.chmod(0o755)
+    policy = SandboxPolicy(
+        read_paths=(str(tree),),
+        hidden=(str(tree / "arena" / "r.sqlite"),),
+        hidden_where_possible=(str(tree / "arena"), str(own), str(other)),
+    )
+    argv = sandbox_argv(["python3", str(own / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+    words = " ".join(argv)
+    at = words.index
+    assert at(f"--ro-bind-try {tree} {tree}") < at(f"--tmpfs {tree / 'arena'} ")
+    assert at(f"--tmpfs {tree / 'arena'} ") < at(f"--ro-bind-try {own} {own}")
+    # Inside the masked arena, the database and the other bot need no mask of their own.
+    assert str(tree / "arena" / "r.sqlite") not in words.split(" -- ")[0]
+    assert f"--tmpfs {other}" not in words
+    assert f"--remount-ro {tree / 'arena'}" in words
+
+
+def test_a_runners_file_that_is_a_bots_own_folder_refuses_the_bot(tmp_path):
+    tmp_path.chmod(0o755)
+    (tmp_path / "bot.py").write_text("")
+    policy = SandboxPolicy(hidden=(str(tmp_path),))
+    with pytest.raises(sandbox.SandboxLayoutError, match="cannot hide"):
+        sandbox_argv(["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)

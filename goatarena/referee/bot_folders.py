@@ -4,6 +4,8 @@ two bots share one (each could read the other's files, as in ``subs/alice.py`` b
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -35,14 +37,33 @@ def bot_folders(commands: Commands, cwd: Path | None = None) -> list[str]:
 
 
 def shared_folder_warnings(commands: Commands, cwd: Path | None = None) -> list[str]:
-    """One line for each folder that the code of two or more bots is in."""
-    owners: dict[str, list[str]] = {}
-    for name, folders in folders_by_bot(commands, cwd).items():
+    """One line for each folder that the code of two or more bots is in (bots whose
+    commands name the same files there are one bot, played twice)."""
+    where = cwd or Path.cwd()
+    owners: dict[str, dict[str, frozenset[str]]] = {}
+    for name, folders in folders_by_bot(commands, where).items():
+        files = _files_named(commands[name], where)
         for folder in folders:
-            owners.setdefault(folder, []).append(name)
+            inside = frozenset(path for path in files if os.path.dirname(path) == folder)
+            owners.setdefault(folder, {})[name] = inside
     return [
         f"warning: bots {', '.join(names)} share the folder {folder}, so each can read the"
         " others' files: give every bot a folder of its own (docs/tournaments.md)"
         for folder, names in owners.items()
-        if len(set(names)) > 1
+        if len(set(names.values())) > 1
     ]
+
+
+def _files_named(command: str | Sequence[str], cwd: Path) -> list[str]:
+    """The files a bot's command names, resolved."""
+    try:
+        argv = parse_command(command)
+    except BotError:
+        return []
+    found = []
+    for word in argv:
+        path = Path(word) if os.path.isabs(word) else cwd / word
+        with contextlib.suppress(OSError, ValueError):
+            if path.is_file():
+                found.append(str(path.resolve()))
+    return found
