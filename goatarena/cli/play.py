@@ -25,6 +25,7 @@ from goatarena.referee import (
     ViolationPolicy,
     play_match,
 )
+from goatarena.referee.bot_folders import bot_folders, shared_folder_warnings
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
@@ -204,14 +205,18 @@ def play_command(
         strikes=strikes,
     )
     limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
+    commands = {f"seat {seat}": command for seat, command in enumerate(bots)}
     isolation = SandboxPolicy(
         mode=sandbox,
         ponder=ponder,
         read_paths=read_paths,
         write_paths=write_paths,
         hidden=(str(log_dir),) if log_dir else (),
+        hidden_where_possible=(*bot_folders(commands), str(Path.cwd())),
     )
     require_sandbox(isolation)
+    for warning in shared_folder_warnings(commands):
+        tell(warning)
     if log_dir is not None:
         make_log_dir(log_dir)
     live: LiveBoard | None = None

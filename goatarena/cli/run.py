@@ -17,6 +17,7 @@ from goatarena.formats.sprt import describe as describe_sprt
 from goatarena.formats.tournament_file import MAX_CONCURRENCY, load_config
 from goatarena.interrupt import Interrupted, run_trio
 from goatarena.ratings.standings import render_tables
+from goatarena.referee.bot_folders import shared_folder_warnings
 from goatarena.referee.sandbox import require_sandbox
 from goatarena.running.cluster import check_cluster_settings
 from goatarena.running.ladder_board import LadderBoard
@@ -24,7 +25,7 @@ from goatarena.running.leaderboard import Leaderboard
 from goatarena.running.preflight import preflight
 from goatarena.running.progress import Progress
 from goatarena.running.runner import Runner
-from goatarena.store.database import open_store, put_database_aside
+from goatarena.store.database import database_files, open_store, put_database_aside
 from goatarena.store.standings import standings_from_store
 
 
@@ -92,12 +93,17 @@ def run_command(
     db = db or Path("results") / f"{config.name}.sqlite"
     announced: dict[str, str] = {}  # the names the bots give (not asked on a cluster)
     ladder = config.format == "ladder"
+    for warning in shared_folder_warnings(config.bots):
+        tell(warning)
     if cluster:
         check_cluster_settings(cluster)
     elif not ladder:  # a ladder checks each bot as it joins, and runs on without it
         # Started in the sandboxes the games will use: a stranger's bot never runs
         # unprotected, not even for its pre-flight hello.
-        sandboxes = config.sandboxes([file, db.parent])
+        log_dir = db.with_name(f"{db.stem}-logs")
+        sandboxes = config.sandboxes(
+            [file, *database_files(db), log_dir], [file.parent, db.parent, Path.cwd()]
+        )
         for policy in sandboxes.values():
             require_sandbox(policy)
         try:
@@ -126,7 +132,14 @@ def run_command(
     try:
         store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
-        runner = Runner(config, store, log_dir=log_dir, cluster=cluster or None, hidden=[file])
+        runner = Runner(
+            config,
+            store,
+            log_dir=log_dir,
+            cluster=cluster or None,
+            hidden=[file],
+            hidden_where_possible=[file.parent],
+        )
         runner.source = file
         runner.claim()
         if announced:

@@ -15,6 +15,7 @@ import msgspec
 
 from goatarena import protocol
 from goatarena.referee.bot import BotLimits
+from goatarena.referee.bot_folders import bot_folders
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.policy import ViolationPolicy
 from goatarena.referee.sandbox import SandboxPolicy
@@ -133,8 +134,14 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
             stderr_log_bytes=self.log_kb << 10,
         )
 
-    def sandboxes(self, hidden: Sequence[str | Path] = ()) -> dict[str, SandboxPolicy]:
-        """Each bot's sandbox; ``hidden`` are the runner's own files, never shown to bots."""
+    def sandboxes(
+        self, hidden: Sequence[str | Path] = (), hidden_where_possible: Sequence[str | Path] = ()
+    ) -> dict[str, SandboxPolicy]:
+        """Each bot's sandbox; ``hidden`` are the runner's own files, never shown to bots,
+        ``hidden_where_possible`` its folders. No bot sees another's folders either."""
+        # Absolute: a referee process of its own may start elsewhere.
+        apart = [os.path.abspath(path) for path in hidden_where_possible]
+        apart += bot_folders(self.bots)
         policies = {}
         for name in self.bots:
             extra = self.paths.get(name, BotPaths())
@@ -143,7 +150,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
                 tmp_bytes=self.tmp_mb << 20,
                 read_paths=tuple(extra.read),
                 write_paths=tuple(extra.write),
-                hidden=tuple(str(path) for path in hidden),
+                hidden=tuple(os.path.abspath(path) for path in hidden),
+                hidden_where_possible=tuple(apart),
                 ponder=self.ponder,
             )
         return policies

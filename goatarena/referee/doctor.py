@@ -8,7 +8,7 @@ import subprocess
 
 from goatarena.referee import seccomp
 from goatarena.referee.cgroups import detect
-from goatarena.referee.sandbox import bwrap_options, find_bwrap, probe
+from goatarena.referee.sandbox import bot_user, bwrap_options, find_bwrap, probe
 
 
 def _bwrap_version(path: str) -> str:
@@ -32,12 +32,13 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
     rows.append(
         (
             "sandbox",
-            "yes: user, pid, network, ipc and uts namespaces, read-only system, private /tmp"
-            + (", no user namespaces of its own" if _forbids_userns(bwrap) else "")
+            "yes: pid, network, ipc and uts namespaces, an allow-listed read-only system,"
+            " private /tmp" + (", no user namespaces of its own" if _forbids_userns(bwrap) else "")
             if why is None
             else f"NO: {why}; runs refuse unless --sandbox none",
         )
     )
+    rows.append(("bots run as", bot_user()))
     program = seccomp.filter_program()
     rows.append(
         (

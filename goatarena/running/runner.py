@@ -69,6 +69,7 @@ class Runner:
         progress: Progress | None = None,
         log_dir: Path | None = None,
         hidden: Sequence[Path] = (),
+        hidden_where_possible: Sequence[Path] = (),
         cluster: str | None = None,
     ) -> None:
         self.config = config
@@ -76,13 +77,14 @@ class Runner:
         self.progress = progress
         self.log_dir = log_dir
         db = store.path
-        self.hidden = [
-            *hidden,
-            db.parent,  # other tournaments' results too, where that folder can be hidden
-            *database_files(db),
-            *([log_dir] if log_dir is not None else []),
+        self.hidden = [*hidden, *database_files(db), *([log_dir] if log_dir is not None else [])]
+        """The runner's own files: masked wherever a bot's sandbox would show them."""
+        self.hidden_where_possible = [
+            *hidden_where_possible,
+            db.parent,  # other tournaments' results too
+            Path.cwd(),
         ]
-        """The runner's own files: masked in any folder a bot's sandbox is given."""
+        """The runner's folders: masked unless a bot is given that very folder."""
         self.secret = ""
         self._sandboxes: dict[str, SandboxPolicy] = {}
         self.cluster = cluster
@@ -152,7 +154,7 @@ class Runner:
 
     async def run(self) -> None:
         """Play every game not yet stored (an SPRT: until it decides)."""
-        sandboxes = self.config.sandboxes(self.hidden)
+        sandboxes = self.config.sandboxes(self.hidden, self.hidden_where_possible)
         for policy in sandboxes.values():
             require_sandbox(policy)  # refuse before anything is stored or disqualified
         if not self._claimed:
