@@ -21,7 +21,7 @@ import secrets
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -215,6 +215,33 @@ class Store:
             )
             self._db.execute(INSERT_SUMMARY, (key, result.game, summary))
         self._check_still_there()
+
+    def add_games(self, games: Iterable[tuple[str, int, MatchResult]]) -> int:
+        """Store many finished games (key, round, result) in one transaction: all or none.
+        Made for building large databases (benchmarks); a run stores each game alone.
+        Returns how many were stored."""
+        stored = 0
+        rows = iter(games)
+        with self._errors("storing games"), self._db:
+            while batch := list(itertools.islice(rows, _BATCH)):
+                finished_at = time.time()
+                self._db.executemany(
+                    INSERT_GAME,
+                    [
+                        (key, r.game, n, r.seed, _encode(r.players).decode(),
+                         _encode(r).decode(), finished_at)
+                        for key, n, r in batch
+                    ],
+                )  # fmt: skip
+                self._db.executemany(
+                    INSERT_SUMMARY,
+                    [
+                        (key, r.game, encode_summary(summary_of(key, n, r, finished_at)))
+                        for key, n, r in batch
+                    ],
+                )
+                stored += len(batch)
+        return stored
 
     def _check_still_there(self) -> None:
         """Stop a run whose database was deleted or replaced under it (``rm -r results``
