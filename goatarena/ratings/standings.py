@@ -140,6 +140,14 @@ class StandingsTally:
             swiss_round,
         )
 
+    def violations(self) -> dict[str, Counter[str]]:
+        """Per bot that committed any, how many violations of each cause (all games)."""
+        return {
+            bot: Counter(entry.violations)
+            for bot, entry in self._tables[OVERALL].items()
+            if entry.violations
+        }
+
     def cross_table(self) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
         """The head-to-head table (the tally must have been made with ``cross``)."""
         if self._cross is None:
