@@ -190,11 +190,16 @@ class RatingFit:
 # --- the fit ---------------------------------------------------------------------------
 
 
-def fit_ratings(games: Sequence[Game], *, prior_draws: float = 1.0) -> dict[str, Rating]:
-    """Fit every bot's rating from all ``games`` at once; see :func:`fit`.
+def fit_ratings(
+    games: Sequence[Game] | PairTally, *, prior_draws: float = 1.0
+) -> dict[str, Rating]:
+    """Fit every bot's rating from all ``games`` (or a tally of them) at once; see
+    :func:`fit`.
 
     Returns bot name -> :class:`Rating`, in sorted name order.
     """
+    if isinstance(games, PairTally):
+        return dict(fit_tally(games, prior_draws=prior_draws).ratings)
     return dict(fit(games, prior_draws=prior_draws).ratings)
 
 
