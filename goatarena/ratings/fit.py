@@ -33,6 +33,8 @@ of a million games keeps only the counts). The numerics are in
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +43,7 @@ from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from goatarena.ratings import _newton
 from goatarena.ratings.graph import check_finite_cells, groups_of_cells
@@ -259,18 +261,35 @@ def fit_tally(
         check_finite_cells(names, renumbered, groups)
     families = sorted({tally.families[f] for f in np.unique(renumbered.family) if f != NO_FAMILY})
     problem = _problem(renumbered, tally.families, families, len(names), prior_draws)
-    # One BLAS thread: the systems of up to a few thousand bots are solved faster alone
-    # than by threads that wait for each other, and on a machine whose cores are busy
-    # playing games (the usual case) threads that spin for a core cost ten times the CPU.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread(problem.size):
         theta, iterations = _newton.maximise(problem)
     if iterations is None:
         raise ValueError(
             "the ratings diverge: some seat or group of bots won or lost every point; "
             "fit with prior_draws > 0"
         )
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread(problem.size):
         return _result(names, theta, iterations, problem, played, families, groups, intervals)
+
+
+_SMALL = 200
+"""Systems up to this size never start BLAS threads: no need to hold them back."""
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """The BLAS libraries loaded, found once (finding them reads the process's maps)."""
+    return ThreadpoolController()
+
+
+def _one_blas_thread(size: int) -> contextlib.AbstractContextManager[object]:
+    """One BLAS thread for a fit of ``size`` parameters: the systems of up to a few
+    thousand bots are solved faster alone than by threads that wait for each other, and
+    on a machine whose cores are busy playing games (the usual case) threads that spin
+    for a core cost ten times the CPU."""
+    if size <= _SMALL:
+        return contextlib.nullcontext()
+    return _blas().limit(limits=1, user_api="blas")
 
 
 def likelihood_of_superiority(result: RatingFit, a: str, b: str) -> float:

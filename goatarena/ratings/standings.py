@@ -39,7 +39,7 @@ from goatarena.ratings.standings_render import (
 from goatarena.ratings.table import OVERALL, Row, SeatTerm, Standings
 from goatarena.ratings.tally import PairTally
 from goatarena.ratings.tiebreaks import SwissGame, SwissScore, scores_of_events, sum_scores
-from goatarena.referee.match import MatchResult, Violation
+from goatarena.referee.records import MatchResult, Violation
 
 __all__ = [
     "HEADERS",

@@ -29,7 +29,7 @@ from typing import IO, Any
 import msgspec
 
 from goatarena.errors import StoreError
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.store.lock import HeldElsewhere, lock_identity
 from goatarena.store.problems import (
     SQLITE_SIDE_FILES,

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 
 from goatarena.errors import StoreError
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.store.summary import GameSummary
 
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
