@@ -261,19 +261,15 @@ def fit_tally(
         check_finite_cells(names, renumbered, groups)
     families = sorted({tally.families[f] for f in np.unique(renumbered.family) if f != NO_FAMILY})
     problem = _problem(renumbered, tally.families, families, len(names), prior_draws)
-    with _one_blas_thread(problem.size):
+    with _one_blas_thread():
         theta, iterations = _newton.maximise(problem)
     if iterations is None:
         raise ValueError(
             "the ratings diverge: some seat or group of bots won or lost every point; "
             "fit with prior_draws > 0"
         )
-    with _one_blas_thread(problem.size):
+    with _one_blas_thread():
         return _result(names, theta, iterations, problem, played, families, groups, intervals)
-
-
-_SMALL = 200
-"""Systems up to this size never start BLAS threads: no need to hold them back."""
 
 
 @functools.cache
@@ -282,13 +278,11 @@ def _blas() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def _one_blas_thread(size: int) -> contextlib.AbstractContextManager[object]:
-    """One BLAS thread for a fit of ``size`` parameters: the systems of up to a few
-    thousand bots are solved faster alone than by threads that wait for each other, and
-    on a machine whose cores are busy playing games (the usual case) threads that spin
-    for a core cost ten times the CPU."""
-    if size <= _SMALL:
-        return contextlib.nullcontext()
+def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """One BLAS thread for a fit: the systems of up to a few thousand bots are solved
+    faster alone than by threads that wait for each other, and on a machine whose cores
+    are busy playing games (the usual case) threads that spin for a core cost ten times
+    the CPU (even a 64-bot inverse took 0.2 s so)."""
     return _blas().limit(limits=1, user_api="blas")
 
 

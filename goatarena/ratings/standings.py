@@ -9,15 +9,18 @@ points and tie-breaks (:mod:`goatarena.ratings.tiebreaks`).
 
 :class:`StandingsTally` takes the games one at a time and keeps only aggregates: the pair
 counts of the fit (:class:`~goatarena.ratings.tally.PairTally`) and, per table and bot,
-counts, sums and a histogram of per-game median latencies (medians are kept to the
-microsecond, so the histogram is bounded by the distinct values, not by the games), so
-the standings of a million games need memory for the bots and pairs only. (A Swiss
-event's tie-breaks keep its games' seats and ranks: a Swiss has few games per bot.)
+counts and exact sums, so the standings of a million games need memory for the bots and
+pairs. Two things grow with the games, compactly: each seat's median latency, 8 bytes
+in an array per table and bot (the median of medians needs them all: 64 MB for a
+million games at four seats), and a Swiss event's seats and ranks per game, which its
+tie-breaks need (a Swiss has few games per bot).
 """
 
 from __future__ import annotations
 
 import math
+import statistics
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,7 +76,7 @@ class _BotTally:
     rank_sum: int = 0
     score_partials: list[float] = field(default_factory=list)
     violations: Counter[str] = field(default_factory=Counter)
-    medians: Counter[float] = field(default_factory=Counter)
+    medians: array[float] = field(default_factory=lambda: array("d"))
     latency_max: float | None = None
 
     def add(self, rank: int, score: float, causes: Sequence[str], latency: SeatLatency) -> None:
@@ -83,7 +86,7 @@ class _BotTally:
         _add_exactly(self.score_partials, score)
         self.violations.update(causes)
         if latency is not None:
-            self.medians[latency[0]] += 1
+            self.medians.append(latency[0])
             if self.latency_max is None or latency[1] > self.latency_max:
                 self.latency_max = latency[1]
 
@@ -302,7 +305,7 @@ def _row(
     swiss: SwissScore | None,
 ) -> Row:
     rating = rating_fit.ratings[bot]
-    median = _median(entry.medians)
+    median = statistics.median(entry.medians) if entry.medians else None
     return Row(
         bot=bot,
         elo=round(rating.elo, 1),
@@ -320,24 +323,6 @@ def _row(
         buchholz=None if swiss is None else swiss.buchholz,
         sonneborn_berger=None if swiss is None else swiss.sonneborn_berger,
     )
-
-
-def _median(histogram: Counter[float]) -> float | None:
-    """The median of the values a histogram counts, as ``statistics.median`` gives it."""
-    total = sum(histogram.values())
-    if not total:
-        return None
-    wanted = [(total - 1) // 2, total // 2]  # the middle one, or the middle two
-    found: list[float] = []
-    seen = 0
-    for value in sorted(histogram):
-        seen += histogram[value]
-        while wanted and wanted[0] < seen:
-            found.append(value)
-            wanted.pop(0)
-        if not wanted:
-            break
-    return found[0] if total % 2 else (found[0] + found[1]) / 2
 
 
 def _add_exactly(partials: list[float], x: float) -> None:
