@@ -73,9 +73,10 @@ class PairTally:
 
     def add(
         self, players: Sequence[str], ranks: Sequence[int], seat_key: str | None = None
-    ) -> None:
+    ) -> list[int]:
         """Count one game: its bots in seat order, their finishing ranks (1 is best) and
-        the key of its seat terms (None: the game adds none)."""
+        the key of its seat terms (None: the game adds none). Returns the bots' numbers
+        (their places in :attr:`names`)."""
         k = len(players)
         if k < 2:
             raise ValueError(f"a game needs at least two bots, got {list(players)!r}")
@@ -98,6 +99,7 @@ class PairTally:
         self._pending_pairs += k * (k - 1) // 2
         if self._pending_pairs >= FLUSH_EVERY:
             self._flush()
+        return numbers
 
     def played(self, *, families: Sequence[int] | None = None) -> dict[str, int]:
         """Games played per bot (only in the given seat families, numbers of
