@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -25,8 +25,19 @@ Column = npt.NDArray[Any]
 FLUSH_EVERY = 1 << 16
 """Seats buffered in lists before they are folded into arrays."""
 
-SeatLatency = tuple[float, float] | None
-"""A seat's (median, maximum) decision time in ms, or None where none was measured."""
+
+class Timed(Protocol):
+    """A seat's measured decision times (a record's ``Latency``, a summary's)."""
+
+    @property
+    def median_ms(self) -> float: ...
+
+    @property
+    def max_ms(self) -> float: ...
+
+
+SeatLatency = Timed | None
+"""A seat's decision times, or None where none was measured."""
 
 
 @dataclass(frozen=True)
@@ -77,8 +88,8 @@ class SeatStats:
                 self._median.append(math.nan)
                 self._worst.append(-math.inf)
             else:
-                self._median.append(seat_latency[0])
-                self._worst.append(seat_latency[1])
+                self._median.append(seat_latency.median_ms)
+                self._worst.append(seat_latency.max_ms)
             causes = violations[seat]
             if causes:
                 counter = self._violations.setdefault((kind, bots[seat]), Counter())

@@ -83,11 +83,14 @@ class StandingsTally:
         violations: Sequence[Sequence[str]],
         latency: Sequence[SeatLatency],
         swiss_round: tuple[str, int] | None = None,
+        *,
+        checked: bool = True,
     ) -> None:
         """Count one game: per seat its bot, rank, score, violation causes and latency;
-        ``swiss_round`` gives a Swiss game's event (its game entry) and round."""
+        ``swiss_round`` gives a Swiss game's event (its game entry) and round. Without
+        ``checked`` the ranks are taken to be ints (a decoded summary's are)."""
         self.games += 1
-        numbers = self.pairs.add(players, ranks, game)
+        numbers = self.pairs.add(players, ranks, game, checked=checked)
         kind = self._kinds.setdefault(game, len(self._kinds))
         self._seats.add(kind, numbers, ranks, scores, violations, latency)
         if self._cross is not None:
@@ -266,8 +269,7 @@ def _violations_of(result: MatchResult, seat: int) -> list[Violation]:
 
 
 def _latency_of(result: MatchResult, seat: int) -> SeatLatency:
-    latency = result.latency[seat] if seat < len(result.latency) else None
-    return None if latency is None else (latency.median_ms, latency.max_ms)
+    return result.latency[seat] if seat < len(result.latency) else None
 
 
 def _row(
