@@ -150,7 +150,9 @@ def run_command(
         progress = LadderBoard(runner, done=stored) if ladder else Progress(total, done=stored)
         progress.enabled = not quiet
         if not quiet and not ladder:
-            progress.leaderboard = Leaderboard(game.result for game in store.games())
+            progress.leaderboard = Leaderboard()
+            for summary in store.summaries():
+                progress.leaderboard.add_summary(summary)
         runner.progress = progress
         if not quiet and ladder:
             resumed = f", resuming after {stored} stored games" if stored else ""

@@ -1,19 +1,22 @@
 """Interim standings while a tournament runs: a cheap rating fit of the games so far.
 
-The runner tells :class:`Leaderboard` of each finished game (only its bots, ranks and
-violations are kept); :class:`~goatarena.running.progress.Progress` asks for a table
-every few seconds, never per game, so the fit costs the run nothing measurable.
+The runner tells :class:`Leaderboard` of each finished game (only the pair counts of its
+bots' ranks and the violations are kept); :class:`~goatarena.running.progress.Progress`
+asks for a table every few seconds, never per game, so the fit costs the run nothing
+measurable.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
 from goatarena.ratings.fit import fit_ratings
+from goatarena.ratings.tally import PairTally
 from goatarena.referee.records import MatchResult
+from goatarena.store.summary import GameSummary
 
 OVERALL = "overall"
 
@@ -30,10 +33,11 @@ class BoardRow(msgspec.Struct, frozen=True):
 
 
 class Leaderboard:
-    """The finished games of a run so far, fitted on demand per game and overall."""
+    """The finished games of a run so far, counted per table (a pair tally each, whose
+    memory grows with the pairs of bots, not the games) and fitted on demand."""
 
     def __init__(self, results: Iterable[MatchResult] = ()) -> None:
-        self._tables: dict[str, list[dict[str, int]]] = defaultdict(list)
+        self._tables: dict[str, PairTally] = {}
         self._violations: dict[str, Counter[str]] = defaultdict(Counter)
         self.games = 0
         for result in results:
@@ -41,14 +45,31 @@ class Leaderboard:
 
     def add(self, result: MatchResult) -> None:
         """Count one finished game."""
-        ranks = dict(zip(result.players, result.ranks, strict=True))
+        counts = [
+            len(result.all_violations[seat])
+            if seat < len(result.all_violations) and result.all_violations[seat]
+            else int(result.violations[seat] is not None)
+            for seat in range(len(result.players))
+        ]
+        self._count(result.game, result.players, result.ranks, counts)
+
+    def add_summary(self, summary: GameSummary) -> None:
+        """Count one stored game from its summary."""
+        counts = [len(causes) for causes in summary.violations]
+        self._count(summary.game, summary.players, summary.ranks, counts)
+
+    def _count(
+        self, game: str, players: Sequence[str], ranks: Sequence[int], violations: Sequence[int]
+    ) -> None:
         self.games += 1
-        for table in (OVERALL, result.game):
-            self._tables[table].append(ranks)
+        for table in (OVERALL, game):
+            tally = self._tables.get(table)
+            if tally is None:
+                tally = self._tables[table] = PairTally()
+            tally.add(players, ranks)
             counts = self._violations[table]
-            for seat, bot in enumerate(result.players):
-                many = result.all_violations[seat] if seat < len(result.all_violations) else []
-                counts[bot] += len(many) or (result.violations[seat] is not None)
+            for bot, count in zip(players, violations, strict=True):
+                counts[bot] += count
 
     def names(self) -> list[str]:
         """The tables there are: ``overall`` first, then each game played so far."""
@@ -56,18 +77,17 @@ class Leaderboard:
 
     def rows(self, table: str = OVERALL) -> list[BoardRow]:
         """The bots of ``table`` (a game or ``overall``), best first."""
-        games = self._tables.get(table, [])
-        if not games:
+        tally = self._tables.get(table)
+        if tally is None or not tally.games:
             return []
-        ratings = fit_ratings(games)
-        played = Counter(bot for game in games for bot in game)
+        ratings = fit_ratings(tally)
         rows = [
             BoardRow(
                 bot=bot,
                 elo=rating.elo,
                 lo=rating.lo,
                 hi=rating.hi,
-                games=played[bot],
+                games=rating.games,
                 violations=self._violations[table][bot],
             )
             for bot, rating in ratings.items()

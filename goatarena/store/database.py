@@ -22,10 +22,9 @@ import secrets
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import msgspec
 
@@ -37,53 +36,30 @@ from goatarena.store.problems import (
     explain_opening,
     explain_sqlite_error,
     free_name,
-    record_inconsistency,
     remove_if_empty,
     require_regular_file,
     same_file_as,
 )
+from goatarena.store.reading import BATCH, Reading, StoredGame
+from goatarena.store.schema import (
+    APPLICATION,
+    INSERT_GAME,
+    INSERT_SUMMARY,
+    SCHEMA_VERSION,
+    create_or_migrate,
+)
+from goatarena.store.summary import encode_summary, summary_of
 
-APPLICATION = "goatarena"
-SCHEMA_VERSION = 1
+__all__ = ["BUSY_TIMEOUT_S", "Store", "StoredGame", "database_files", "open_store",
+           "put_database_aside", "explain_sqlite_error"]  # fmt: skip
+
+_encode = msgspec.json.encode
+
 BUSY_TIMEOUT_S = 30.0
 """How long a write waits for another process's lock on the database before failing."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    key TEXT PRIMARY KEY,
-    game TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    players TEXT NOT NULL,
-    result TEXT NOT NULL,
-    finished_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS disqualified (
-    bot TEXT PRIMARY KEY,
-    reason TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS failed (
-    key TEXT PRIMARY KEY,
-    reason TEXT NOT NULL,
-    failed_at REAL NOT NULL
-);
-"""
 
-
-class StoredGame(msgspec.Struct, frozen=True):
-    """A finished game as stored: its schedule key, round and the full match result."""
-
-    key: str
-    round: int
-    result: MatchResult
-
-
-_encode = msgspec.json.encode
-_decode_result = msgspec.json.Decoder(MatchResult).decode
-
-
-class Store:
+class Store(Reading):
     """An open results database. Use :func:`open_store`.
 
     A store may be used from one thread at a time, any thread: a run writes from a
@@ -95,16 +71,7 @@ class Store:
         self.path = path
         self._lock: IO[str] | None = None
         self._identity: int | None = None
-
-    @contextmanager
-    def _errors(self, doing: str = "") -> Iterator[None]:
-        """Turn any ``sqlite3`` error into a one-line :class:`StoreError` naming the file."""
-        try:
-            yield
-        except sqlite3.Error as error:
-            what = f" ({doing})" if doing else ""
-            cause = explain_sqlite_error(error, self.path)
-            raise StoreError(f"{self.path} {cause}{what}") from None
+        self._summarised: bool | None = None
 
     def close(self) -> None:
         """Close the database (and release the run lock, if held)."""
@@ -220,11 +187,12 @@ class Store:
             return {row[0] for row in self._db.execute("SELECT key FROM games")}
 
     def add_game(self, key: str, round_number: int, result: MatchResult) -> None:
-        """Store one finished game in its own transaction."""
+        """Store one finished game, its full record and its summary, in one transaction."""
+        finished_at = time.time()
+        summary = encode_summary(summary_of(key, round_number, result, finished_at))
         with self._errors(f"storing game {key}"), self._db:
             self._db.execute(
-                "INSERT INTO games (key, game, round, seed, players, result, finished_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                INSERT_GAME,
                 (
                     key,
                     result.game,
@@ -232,10 +200,38 @@ class Store:
                     result.seed,
                     _encode(result.players).decode(),
                     _encode(result).decode(),
-                    time.time(),
+                    finished_at,
                 ),
             )
+            self._db.execute(INSERT_SUMMARY, (key, result.game, summary))
         self._check_still_there()
+
+    def add_games(self, games: Iterable[tuple[str, int, MatchResult]]) -> int:
+        """Store many finished games (key, round, result) in one transaction: all or none.
+        Made for building large databases (benchmarks); a run stores each game alone.
+        Returns how many were stored."""
+        stored = 0
+        rows = iter(games)
+        with self._errors("storing games"), self._db:
+            while batch := list(itertools.islice(rows, BATCH)):
+                finished_at = time.time()
+                self._db.executemany(
+                    INSERT_GAME,
+                    [
+                        (key, r.game, n, r.seed, _encode(r.players).decode(),
+                         _encode(r).decode(), finished_at)
+                        for key, n, r in batch
+                    ],
+                )  # fmt: skip
+                self._db.executemany(
+                    INSERT_SUMMARY,
+                    [
+                        (key, r.game, encode_summary(summary_of(key, n, r, finished_at)))
+                        for key, n, r in batch
+                    ],
+                )
+                stored += len(batch)
+        return stored
 
     def _check_still_there(self) -> None:
         """Stop a run whose database was deleted or replaced under it (``rm -r results``
@@ -252,62 +248,6 @@ class Store:
             f"{self.path} was {how} during the run: its {self.count()} games are written"
             f" back to {rescue}"
         )
-
-    def games(self, *, game: str | None = None) -> Iterator[StoredGame]:
-        """Every stored game (of one game type when ``game`` is given), in finishing order."""
-        query = "SELECT key, round, result FROM games"
-        params: tuple[Any, ...] = ()
-        if game is not None:
-            query += " WHERE game = ?"
-            params = (game,)
-        with self._errors():
-            rows = self._db.execute(query + " ORDER BY rowid", params).fetchall()
-        for key, round_number, result in rows:
-            yield StoredGame(key=key, round=round_number, result=self._decode(key, result))
-
-    def find_game(self, key: str) -> StoredGame:
-        """A stored game by its key, or by its 1-based number in finishing order."""
-        with self._errors():
-            row = self._db.execute(
-                "SELECT key, round, result FROM games WHERE key = ?", (key,)
-            ).fetchone()
-            if row is None and key.isdigit() and 0 < int(key) < 1 << 62:
-                row = self._db.execute(
-                    "SELECT key, round, result FROM games ORDER BY rowid LIMIT 1 OFFSET ?",
-                    (int(key) - 1,),
-                ).fetchone()
-        if row is None:
-            raise StoreError(f"{self.path} has no game {key!r} ({self.count()} games stored)")
-        return StoredGame(key=row[0], round=row[1], result=self._decode(row[0], row[2]))
-
-    def _decode(self, key: str, record: str | bytes) -> MatchResult:
-        """A stored record, or a :class:`StoreError` naming the game whose record is
-        damaged (edited by hand, or written by another program)."""
-        try:
-            result = _decode_result(record)
-        except (msgspec.DecodeError, TypeError) as error:
-            problem: str | None = str(error)
-        else:
-            problem = record_inconsistency(result)
-        if problem is not None:
-            raise StoreError(
-                f"{self.path} is damaged: the record of game {key} cannot be read ({problem})"
-            )
-        return result
-
-    def finished_span(self) -> tuple[float, float] | None:
-        """When the first and the last stored game finished (seconds since the epoch),
-        or None when there is no game."""
-        with self._errors():
-            first, last = self._db.execute(
-                "SELECT MIN(finished_at), MAX(finished_at) FROM games"
-            ).fetchone()
-        return None if first is None else (float(first), float(last))
-
-    def count(self) -> int:
-        """The number of stored games."""
-        with self._errors():
-            return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
     def disqualify(self, bot: str, reason: str) -> None:
         """Record that ``bot`` is out of the tournament."""
@@ -493,13 +433,7 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=NORMAL")
     with connection:
-        connection.executescript(_SCHEMA)
-        connection.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('application', ?)", (APPLICATION,)
-        )
-        connection.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
-        )
+        create_or_migrate(connection)
 
 
 def put_database_aside(db: Path) -> Path | None:
