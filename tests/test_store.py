@@ -389,7 +389,7 @@ def cut_summary_ranks(summary: bytes) -> bytes:
     return msgspec.msgpack.encode(fields)
 
 
-SUMMARY_READERS = {"standings", "list", "report"}
+SUMMARY_READERS = {"standings", "list"}
 """The commands that read the games' summaries (the others, their full records)."""
 
 
