@@ -186,3 +186,30 @@ def test_a_dumb_terminal_gets_plain_lines_without_escapes(monkeypatch):
     progress.finish()
     assert "\x1b" not in stream.getvalue() and "\r" not in stream.getvalue()
     assert stream.getvalue().startswith("1/10 games")
+
+
+def test_the_rate_is_measured_from_the_first_game_handed_out(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    progress = Progress(100_000, stream=io.StringIO())
+    progress.slots = 2
+    clock[0] += 9.0  # loading, scheduling and starting the referees
+    progress.start()
+    clock[0] += 0.5
+    progress.advance()
+    assert progress.line().endswith("ETA ?")  # one slot still has its first game out
+    progress.advance()
+    # 2 games in 0.5 s: 99,998 left at 4 games/s.
+    assert "4.0 games/s" in progress.line() and progress.line().endswith("ETA 6h 56m")
+    progress.start()  # a second round of a Swiss: the clock is not reset
+    assert "4.0 games/s" in progress.line()
+
+
+def test_times_left_read_in_their_two_largest_units():
+    assert [progress_module.duration(s) for s in (0.4, 42, 725, 12_000, 849_933)] == [
+        "0s",
+        "42s",
+        "12m 05s",
+        "3h 20m",
+        "9d 20h",
+    ]

@@ -24,8 +24,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 def reports_errors(command: F) -> F:
     """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2, output
     that cannot be written (a full disk) into one line and exit status 2, a reader that
-    stopped reading (``| head``) into a quiet exit status 141, and Ctrl-C or SIGTERM into
-    one line and exit status 130 or 143 (see :mod:`goatarena.interrupt`)."""
+    stopped reading (``| head``) into a quiet exit status 141, running out of memory into
+    one line and exit status 2, and Ctrl-C or SIGTERM into one line and exit status 130
+    or 143 (see :mod:`goatarena.interrupt`)."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -40,7 +41,11 @@ def reports_errors(command: F) -> F:
         except Interrupted as interrupted:
             tell(f"goatarena: {interrupted.verb}")
             sys.exit(interrupted.exit_status)
+        except MemoryError:
+            tell_out_of_memory()
         except (GoatArenaError, BaseExceptionGroup, OSError) as error:
+            if _found_in(error, _is_out_of_memory) is not None:
+                tell_out_of_memory()
             found = user_error_in(error)
             if found is not None and not _found_in(error, _is_broken_pipe):
                 tell(f"goatarena: error: {found}")
@@ -114,6 +119,23 @@ def stop_for_output(error: BaseException) -> None:
         _drop_output()
         tell(f"goatarena: error: cannot write the output: {failed.strerror}")
         sys.exit(2)
+
+
+OUT_OF_MEMORY = (
+    "goatarena: error: out of memory (the machine's, or the limit this process runs"
+    " under); whatever was stored before is kept"
+)
+
+
+def tell_out_of_memory() -> None:
+    """End the process in one line, for a :class:`MemoryError` anywhere in a command."""
+    # What the error held is gone by now, so that these last lines have room to run.
+    tell(OUT_OF_MEMORY)
+    sys.exit(2)
+
+
+def _is_out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, MemoryError)
 
 
 def _is_broken_pipe(error: BaseException) -> bool:

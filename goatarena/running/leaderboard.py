@@ -1,8 +1,10 @@
 """Interim standings while a tournament runs: a cheap rating fit of the games so far.
 
-The runner tells :class:`Leaderboard` of each finished game (only its bots, ranks and
-violations are kept); :class:`~goatarena.running.progress.Progress` asks for a table
-every few seconds, never per game, so the fit costs the run nothing measurable.
+The runner tells :class:`Leaderboard` of each finished game; only counts are kept (how
+often each finishing order of a set of bots happened, each bot's games and violations),
+so its memory grows with the bots and tables met, never with the number of games.
+:class:`~goatarena.running.progress.Progress` asks for a table every few seconds, never
+per game, so the fit costs the run nothing measurable.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from goatarena.ratings.fit import fit_ratings
 from goatarena.referee.match import MatchResult
 
 OVERALL = "overall"
+
+_Outcome = tuple[tuple[str, int], ...]
 
 
 class BoardRow(msgspec.Struct, frozen=True):
@@ -33,7 +37,9 @@ class Leaderboard:
     """The finished games of a run so far, fitted on demand per game and overall."""
 
     def __init__(self, results: Iterable[MatchResult] = ()) -> None:
-        self._tables: dict[str, list[dict[str, int]]] = defaultdict(list)
+        self._outcomes: dict[str, Counter[_Outcome]] = defaultdict(Counter)
+        """Per table: how often each finishing order (bot, rank), sorted by bot, happened."""
+        self._played: dict[str, Counter[str]] = defaultdict(Counter)
         self._violations: dict[str, Counter[str]] = defaultdict(Counter)
         self.games = 0
         for result in results:
@@ -41,10 +47,11 @@ class Leaderboard:
 
     def add(self, result: MatchResult) -> None:
         """Count one finished game."""
-        ranks = dict(zip(result.players, result.ranks, strict=True))
+        outcome = tuple(sorted(zip(result.players, result.ranks, strict=True)))
         self.games += 1
         for table in (OVERALL, result.game):
-            self._tables[table].append(ranks)
+            self._outcomes[table][outcome] += 1
+            self._played[table].update(result.players)
             counts = self._violations[table]
             for seat, bot in enumerate(result.players):
                 many = result.all_violations[seat] if seat < len(result.all_violations) else []
@@ -52,15 +59,20 @@ class Leaderboard:
 
     def names(self) -> list[str]:
         """The tables there are: ``overall`` first, then each game played so far."""
-        return [OVERALL] + sorted(name for name in self._tables if name != OVERALL)
+        return [OVERALL] + sorted(name for name in self._outcomes if name != OVERALL)
 
     def rows(self, table: str = OVERALL) -> list[BoardRow]:
         """The bots of ``table`` (a game or ``overall``), best first."""
-        games = self._tables.get(table, [])
-        if not games:
+        outcomes = self._outcomes.get(table)
+        if not outcomes:
             return []
+        # The fit is the same for the same counts in any order: each finishing order is
+        # one mapping, listed as often as it happened.
+        games: list[dict[str, int]] = []
+        for outcome, times in outcomes.items():
+            games += [dict(outcome)] * times
         ratings = fit_ratings(games)
-        played = Counter(bot for game in games for bot in game)
+        played = self._played[table]
         rows = [
             BoardRow(
                 bot=bot,
