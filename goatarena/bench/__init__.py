@@ -5,7 +5,8 @@
 - :mod:`.split` — where a decision's CPU time goes (engine, encoding, pipe, bot, other);
 - :mod:`.sandbox` — the sandbox's cost (round trip and start-up, sandboxed and not);
 - :mod:`.isolation` — an honest game's slowest decision beside a hostile one;
-- :mod:`.swiss_sim` and :mod:`.swiss` — simulated Swiss events and their accuracy table.
+- :mod:`.swiss_sim` and :mod:`.swiss` — simulated Swiss events and their accuracy table;
+- :mod:`.synthetic` — large synthetic results databases of real playout records.
 
 May import everything below the command line; nothing imports a benchmark but ``cli``.
 """

@@ -25,20 +25,44 @@ or through common opponents, fall into separate groups (:attr:`RatingFit.groups`
 prior puts them on one scale, but their ratings say nothing about each other.
 
 Everything here is pure: no I/O, the same answer for the same games in any
-order (games are first reduced to integer counts, which do not depend on order).
+order (games are first reduced to integer counts, :class:`~goatarena.ratings.tally.PairTally`,
+which do not depend on order; :func:`fit_tally` fits such a tally directly, so a reader
+of a million games keeps only the counts). The numerics are in
+:mod:`goatarena.ratings._newton` (NumPy and SciPy).
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from statistics import NormalDist
 
-from goatarena.ratings._linalg import cholesky, solve
-from goatarena.ratings._linalg import inverse as invert
-from goatarena.ratings.graph import check_finite, groups_of
+import numpy as np
+import numpy.typing as npt
+
+from goatarena.ratings import _newton
+from goatarena.ratings.graph import check_finite_cells, groups_of_cells
+from goatarena.ratings.pair_stats import PairStats, pair_score, points_from_ranks
+from goatarena.ratings.tally import NO_FAMILY, Cells, PairTally
+
+__all__ = [
+    "BASE_ELO",
+    "ELO_PER_NATURAL_LOG",
+    "Game",
+    "PairStats",
+    "Rating",
+    "RatingFit",
+    "SeatAdvantage",
+    "fit",
+    "fit_ratings",
+    "fit_tally",
+    "likelihood_of_superiority",
+    "pair_score",
+    "points_from_ranks",
+    "tally_games",
+]
 
 Game = Mapping[str, int]
 """One game: bot name -> finishing rank (1 is best; equal ranks are a tie)."""
@@ -50,9 +74,10 @@ ELO_PER_NATURAL_LOG = 400.0 / math.log(10.0)
 """Elo points per unit of ``θ = ln γ`` (about 173.7)."""
 
 _Z95 = NormalDist().inv_cdf(0.975)
-_MAX_ITERATIONS = 200
-_STEP_TOLERANCE = 1e-10
 _NORMAL = NormalDist()
+KEEP_COVARIANCE = 3_000
+"""Fits of up to this many bots keep the whole covariance of the ratings; larger ones
+compute it when it is first asked for (``cov``, ``los``): n² numbers."""
 
 
 @dataclass(frozen=True)
@@ -89,27 +114,58 @@ class SeatAdvantage:
     stderr: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RatingFit:
     """The whole fit: every bot's :class:`Rating` plus the covariance of the ratings.
 
-    ``names`` are sorted; ``covariance[i][j]`` is ``Cov(Elo_i, Elo_j)`` in Elo points
+    ``names`` are sorted; ``covariance[i, j]`` is ``Cov(Elo_i, Elo_j)`` in Elo points
     squared for ``names[i]`` and ``names[j]`` (of the mean-centred ratings, so every row
-    sums to zero). ``iterations`` is the number of Newton steps the fit took.
-    ``seat_advantage`` holds the fitted seat offsets (empty without seat keys); ``groups``
-    the sets of bots connected by games, largest first (one group when all are connected).
+    sums to zero), a NumPy array. ``iterations`` is the number of Newton steps the fit
+    took. ``seat_advantage`` holds the fitted seat offsets (empty without seat keys);
+    ``groups`` the sets of bots connected by games, largest first (one group when all are
+    connected).
     """
 
     names: tuple[str, ...]
     ratings: dict[str, Rating]
-    covariance: tuple[tuple[float, ...], ...]
     iterations: int
     seat_advantage: tuple[SeatAdvantage, ...] = ()
     groups: tuple[tuple[str, ...], ...] = ()
+    _covariance: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    _problem: _newton.Problem | None = field(default=None, repr=False)
+    _theta: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+
+    @cached_property
+    def covariance(self) -> npt.NDArray[np.float64]:
+        """The covariance of the Elo ratings (computed now if the fit did not keep it)."""
+        if self._covariance is not None:
+            return self._covariance
+        if self._problem is None or self._theta is None:
+            return np.zeros((len(self.names), len(self.names)))
+        spread = _newton.spread(self._theta, self._problem, whole_ratings_block=True)
+        assert spread.ratings_block is not None
+        return ELO_PER_NATURAL_LOG**2 * spread.ratings_block
+
+    @cached_property
+    def _indices(self) -> dict[str, int]:
+        return {name: index for index, name in enumerate(self.names)}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RatingFit):
+            return NotImplemented
+        return (self.names, self.ratings, self.iterations, self.seat_advantage, self.groups) == (
+            other.names,
+            other.ratings,
+            other.iterations,
+            other.seat_advantage,
+            other.groups,
+        ) and np.array_equal(self.covariance, other.covariance)
+
+    __hash__ = object.__hash__
 
     def cov(self, a: str, b: str) -> float:
         """The covariance of the Elo ratings of bots ``a`` and ``b`` (Elo points squared)."""
-        return self.covariance[self._index(a)][self._index(b)]
+        return float(self.covariance[self._index(a), self._index(b)])
 
     def los(self, a: str, b: str) -> float:
         """Likelihood of superiority: the probability that ``a`` is stronger than ``b``.
@@ -125,35 +181,9 @@ class RatingFit:
 
     def _index(self, name: str) -> int:
         try:
-            return self.names.index(name)
-        except ValueError:
+            return self._indices[name]
+        except KeyError:
             raise KeyError(name) from None
-
-
-@dataclass(frozen=True)
-class PairStats:
-    """Two-bot match statistics as cutechess and fastchess print them.
-
-    ``score`` is ``(wins + draws/2) / games`` from the first bot's side, ``score_lo`` and
-    ``score_hi`` its 95 % interval, ``stderr`` the standard error of the score. ``elo`` is
-    the Elo difference ``−400·log10(1/score − 1)`` and ``elo_margin`` half the width of
-    the Elo interval mapped from the score interval (cutechess's ``+/-``); these are
-    infinite for a score of 0 or 1. ``los`` is cutechess's likelihood of superiority from
-    wins and losses alone, ``draw_ratio`` the share of draws.
-    """
-
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    score: float
-    score_lo: float
-    score_hi: float
-    stderr: float
-    elo: float
-    elo_margin: float
-    los: float
-    draw_ratio: float
 
 
 # --- the fit ---------------------------------------------------------------------------
@@ -187,26 +217,49 @@ def fit(
     then taken in seat order, as the mapping lists them.
     Raises :class:`ValueError` for a game with fewer than two bots or a non-integer rank.
     """
-    if prior_draws < 0.0 or not math.isfinite(prior_draws):
-        raise ValueError(f"prior_draws must be a finite number >= 0, not {prior_draws!r}")
+    _check_prior(prior_draws)
     if seat_keys is not None and len(seat_keys) != len(games):
         raise ValueError(f"{len(seat_keys)} seat keys for {len(games)} games")
-    names = _names(games)
-    groups = groups_of(names, games)
+    return fit_tally(tally_games(games, seat_keys), prior_draws=prior_draws)
+
+
+def tally_games(games: Sequence[Game], seat_keys: Sequence[str | None] | None = None) -> PairTally:
+    """The :class:`PairTally` of ``games`` (with the seat key of each, if given)."""
+    tally = PairTally()
+    for index, game in enumerate(games):
+        key = None if seat_keys is None else seat_keys[index]
+        tally.add(list(game), list(game.values()), key)
+    return tally
+
+
+def fit_tally(
+    tally: PairTally,
+    *,
+    prior_draws: float = 1.0,
+    seat_key: str | None = None,
+    intervals: bool = True,
+) -> RatingFit:
+    """The fit of :func:`fit` over the games of a tally (only those of ``seat_key``, when
+    given). Without ``intervals`` only the point estimates are computed (every interval is
+    the point itself): what a Swiss round's pairing needs."""
+    _check_prior(prior_draws)
+    cells, played = _chosen_cells(tally, seat_key)
+    names = tuple(sorted(name for name, count in played.items() if count))
+    if not names:
+        return RatingFit(names=(), ratings={}, iterations=0)
+    renumbered = _renumbered(cells, tally.names, names)
+    groups = groups_of_cells(names, renumbered.i, renumbered.j)
     if not prior_draws:
-        check_finite(names, games, groups)
-    families = _families(games, seat_keys)
-    blocks = [(0, len(names))]
-    start = len(names)
-    offsets: dict[tuple[str, int], int] = {}
-    for family in families:
-        offsets[family] = start
-        blocks.append((start, family[1]))
-        start += family[1]
-    pairs = _pairs(_tally(games, names, seat_keys, offsets))
-    theta, iterations = _maximise(start, pairs, prior_draws, blocks)
-    played = Counter(name for game in games for name in game)
-    return _result(names, theta, iterations, pairs, prior_draws, played, blocks, families, groups)
+        check_finite_cells(names, renumbered, groups)
+    families = sorted({tally.families[f] for f in np.unique(renumbered.family) if f != NO_FAMILY})
+    problem = _problem(renumbered, tally.families, families, len(names), prior_draws)
+    theta, iterations = _newton.maximise(problem)
+    if iterations is None:
+        raise ValueError(
+            "the ratings diverge: some seat or group of bots won or lost every point; "
+            "fit with prior_draws > 0"
+        )
+    return _result(names, theta, iterations, problem, played, families, groups, intervals)
 
 
 def likelihood_of_superiority(result: RatingFit, a: str, b: str) -> float:
@@ -214,127 +267,42 @@ def likelihood_of_superiority(result: RatingFit, a: str, b: str) -> float:
     return result.los(a, b)
 
 
-# --- two-bot statistics and points -----------------------------------------------------
+def _check_prior(prior_draws: float) -> None:
+    if prior_draws < 0.0 or not math.isfinite(prior_draws):
+        raise ValueError(f"prior_draws must be a finite number >= 0, not {prior_draws!r}")
 
 
-def pair_score(wins: int, draws: int, losses: int) -> PairStats:
-    """Statistics of a two-bot match from the first bot's wins, draws and losses.
+# --- internals: counts to pairs --------------------------------------------------------
 
-    As cutechess computes them: score ``s = (W + D/2)/n``, per-game variance
-    ``w(1−s)² + d(½−s)² + l·s²`` (``w, d, l`` the fractions), score interval
-    ``s ± 1.96·sqrt(var/n)``, Elo difference ``−400·log10(1/s − 1)`` with margin half the
-    Elo width of the score interval, and LOS ``½ + ½·erf((W − L)/sqrt(2(W + L)))``.
-    (The exact normal quantile is used where cutechess approximates it.)
-    """
-    if min(wins, draws, losses) < 0:
-        raise ValueError("wins, draws and losses must not be negative")
-    n = wins + draws + losses
-    if n == 0:
-        raise ValueError("no games: the score is undefined")
-    w, d, lo = wins / n, draws / n, losses / n
-    score = w + d / 2.0
-    variance = w * (1.0 - score) ** 2 + d * (0.5 - score) ** 2 + lo * score**2
-    stderr = math.sqrt(variance / n)
-    score_lo, score_hi = score - _Z95 * stderr, score + _Z95 * stderr
-    decisive = wins + losses
-    los = 0.5 if decisive == 0 else 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * decisive))
-    return PairStats(
-        games=n,
-        wins=wins,
-        draws=draws,
-        losses=losses,
-        score=score,
-        score_lo=score_lo,
-        score_hi=score_hi,
-        stderr=stderr,
-        elo=_elo_difference(score),
-        elo_margin=(_elo_difference(score_hi) - _elo_difference(score_lo)) / 2.0,
-        los=los,
-        draw_ratio=d,
+
+def _chosen_cells(tally: PairTally, seat_key: str | None) -> tuple[Cells, dict[str, int]]:
+    """The cells of the games of ``seat_key`` (all when None) and games per bot."""
+    cells = tally.cells()
+    if seat_key is None:
+        return cells, tally.played()
+    wanted = [number for number, (key, _) in enumerate(tally.families) if key == seat_key]
+    mask = np.isin(cells.family, wanted)
+    chosen = Cells(*(np.asarray(getattr(cells, name))[mask] for name in Cells.__dataclass_fields__))
+    return chosen, tally.played(families=wanted)
+
+
+def _renumbered(cells: Cells, seen: Sequence[str], names: Sequence[str]) -> Cells:
+    """The cells with bots numbered by sorted name, the lower number first."""
+    order = {name: index for index, name in enumerate(names)}
+    position = np.array([order.get(name, -1) for name in seen], dtype=np.int64)
+    i, j = position[cells.i], position[cells.j]
+    swap = i > j
+    counts = cells.counts.copy()
+    counts[swap] = counts[swap][:, ::-1]
+    return Cells(
+        i=np.where(swap, j, i),
+        j=np.where(swap, i, j),
+        k=cells.k,
+        family=cells.family,
+        seat_i=np.where(swap, cells.seat_j, cells.seat_i),
+        seat_j=np.where(swap, cells.seat_i, cells.seat_j),
+        counts=counts,
     )
-
-
-def points_from_ranks(ranks: Sequence[int]) -> list[float]:
-    """Points by finishing position for ``n`` players: ``n − position``, shared on ties.
-
-    Position 1 earns ``n − 1`` points and the last position 0. Tied players share the
-    average of the points of the positions they occupy together: ``[1, 2, 3]`` gives
-    ``[2, 1, 0]`` and ``[1, 1, 3]`` gives ``[1.5, 1.5, 0]``. Only the order of the ranks
-    matters (lower is better), so dense ranks such as ``[1, 1, 2]`` work too.
-    """
-    n = len(ranks)
-    points = []
-    for rank in ranks:
-        first = 1 + sum(1 for other in ranks if other < rank)
-        tied = sum(1 for other in ranks if other == rank)
-        points.append(n - first - (tied - 1) / 2.0)
-    return points
-
-
-# --- internals: games to counts --------------------------------------------------------
-
-# A cell is (i, j, k, a, b): bots i < j (indices into the sorted names) met at a table of
-# k, in the seats whose offsets are parameters a and b (-1: no seat terms). Its counts are
-# [i ahead, tie, j ahead] — integers, so a tally does not depend on the order of games.
-_Cell = tuple[int, int, int, int, int]
-_Pair = tuple[int, int, int, int, float, float]
-
-
-def _names(games: Sequence[Game]) -> tuple[str, ...]:
-    for game in games:
-        if len(game) < 2:
-            raise ValueError(f"a game needs at least two bots, got {dict(game)!r}")
-        for name, rank in game.items():
-            if not isinstance(rank, int) or isinstance(rank, bool):
-                raise ValueError(f"rank of {name!r} must be an int, got {rank!r}")
-    return tuple(sorted({name for game in games for name in game}))
-
-
-def _families(
-    games: Sequence[Game], seat_keys: Sequence[str | None] | None
-) -> list[tuple[str, int]]:
-    """The (seat key, table size) pairs that get seat offsets, sorted."""
-    if seat_keys is None:
-        return []
-    return sorted({(key, len(game)) for key, game in zip(seat_keys, games) if key is not None})
-
-
-def _game_cells(
-    game: Game, index: Mapping[str, int], offset: int | None
-) -> list[tuple[_Cell, int]]:
-    """The pairwise results of one game: (cell, outcome) with outcome 0, 1 or 2."""
-    k = len(game)
-    seats = sorted(
-        (index[name], rank, -1 if offset is None else offset + seat)
-        for seat, (name, rank) in enumerate(game.items())
-    )
-    cells = []
-    for a in range(k):
-        i, rank_i, seat_i = seats[a]
-        for b in range(a + 1, k):
-            j, rank_j, seat_j = seats[b]
-            outcome = 0 if rank_i < rank_j else 1 if rank_i == rank_j else 2
-            cells.append(((i, j, k, seat_i, seat_j), outcome))
-    return cells
-
-
-def _tally(
-    games: Sequence[Game],
-    names: Sequence[str],
-    seat_keys: Sequence[str | None] | None,
-    offsets: Mapping[tuple[str, int], int],
-) -> dict[_Cell, list[int]]:
-    index = {name: i for i, name in enumerate(names)}
-    counts: dict[_Cell, list[int]] = {}
-    for g, game in enumerate(games):
-        key = None if seat_keys is None else seat_keys[g]
-        offset = None if key is None else offsets[key, len(game)]
-        for cell, outcome in _game_cells(game, index, offset):
-            slot = counts.get(cell)
-            if slot is None:
-                slot = counts[cell] = [0, 0, 0]
-            slot[outcome] += 1
-    return counts
 
 
 def _pair_weight(k: int) -> float:
@@ -356,233 +324,114 @@ def _pair_weight(k: int) -> float:
     return 3.0 / (k + 1)
 
 
-def _pairs(counts: Mapping[_Cell, list[int]]) -> list[_Pair]:
-    """Per pair of bots and seats: (i, j, seat a, seat b, total weight, weighted score of
-    i), in a fixed order."""
-    totals: dict[tuple[int, int, int, int], list[float]] = {}
-    for (i, j, k, a, b), (ahead, tie, behind) in sorted(counts.items()):
-        weight = _pair_weight(k)
-        slot = totals.setdefault((i, j, a, b), [0.0, 0.0])
-        slot[0] += weight * (ahead + tie + behind)
-        slot[1] += weight * (ahead + 0.5 * tie)
-    return [(i, j, a, b, n, s) for (i, j, a, b), (n, s) in totals.items()]
+def _problem(
+    cells: Cells,
+    seen_families: Sequence[tuple[str, int]],
+    families: Sequence[tuple[str, int]],
+    bots: int,
+    prior: float,
+) -> _newton.Problem:
+    """Per pair of bots and seats: the total weight and the weighted score of the first,
+    summed over table sizes in a fixed order (cells sorted by bots, size, seats)."""
+    blocks = [(0, bots)]
+    start = bots
+    offsets = np.full(len(seen_families) + 1, -1, dtype=np.int64)
+    for key, players in families:
+        offsets[seen_families.index((key, players))] = start
+        blocks.append((start, players))
+        start += players
+    base = offsets[cells.family]  # NO_FAMILY (-1) picks the last entry: -1
+    seated = base >= 0
+    a = np.where(seated, base + cells.seat_i, -1)
+    b = np.where(seated, base + cells.seat_j, -1)
+    order = np.lexsort((b, a, cells.k, cells.j, cells.i))
+    i, j, a, b, k = cells.i[order], cells.j[order], a[order], b[order], cells.k[order]
+    counts = cells.counts[order].astype(np.float64)
+    weight = 3.0 / (k + 1.0)
+    n = weight * counts.sum(axis=1)
+    s = weight * (counts[:, 0] + 0.5 * counts[:, 1])
+    if len(i):
+        # one entry per (bots, seats), summed over table sizes in the order of the sort
+        unique, inverse = np.unique(_pair_codes(i, j, a, b, start), return_inverse=True)
+        inverse = inverse.ravel()
+        n = _newton.sums(inverse, n, len(unique))
+        s = _newton.sums(inverse, s, len(unique))
+        first = np.zeros(len(unique), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(len(inverse))[::-1]
+        i, j, a, b = i[first], j[first], a[first], b[first]
+    pairs = _newton.Pairs(i=i, j=j, a=a, b=b, n=n, s=s)
+    return _newton.Problem(size=start, pairs=pairs, prior=prior, blocks=blocks)
 
 
-# --- internals: Newton's method --------------------------------------------------------
+def _pair_codes(
+    i: npt.NDArray[np.int64],
+    j: npt.NDArray[np.int64],
+    a: npt.NDArray[np.int64],
+    b: npt.NDArray[np.int64],
+    size: int,
+) -> npt.NDArray[np.int64]:
+    """One integer per (i, j, a, b), ordered as the tuples are."""
+    if size >= 40_000:  # (size + 1)⁴ would overflow an int64: compare rows instead
+        rows = np.stack([i, j, a, b], axis=1)
+        _, codes = np.unique(rows, axis=0, return_inverse=True)
+        return np.asarray(codes, dtype=np.int64).ravel()
+    width = size + 1
+    return ((i * width + j) * width + (a + 1)) * width + (b + 1)
 
 
-def _log_sigmoid(x: float) -> float:
-    """``ln(1 / (1 + e^−x))`` without overflow."""
-    if x >= 0.0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0.0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-def _difference(x: list[float], i: int, j: int, a: int, b: int) -> float:
-    """``θ_i − θ_j`` plus the seat offsets ``α_a − α_b`` (index -1: no offset)."""
-    d = x[i] - x[j]
-    if a >= 0:
-        d += x[a] - x[b]
-    return d
-
-
-def _objective(x: list[float], pairs: list[_Pair], prior: float) -> float:
-    """The negative log-likelihood plus the negative log prior."""
-    total = 0.0
-    for i, j, a, b, n, s in pairs:
-        d = _difference(x, i, j, a, b)
-        total -= s * _log_sigmoid(d) + (n - s) * _log_sigmoid(-d)
-    if prior:
-        total -= 0.5 * prior * sum(_log_sigmoid(t) + _log_sigmoid(-t) for t in x)
-    return total
-
-
-def _derivatives(
-    x: list[float], pairs: list[_Pair], prior: float, blocks: Sequence[tuple[int, int]]
-) -> tuple[list[float], list[list[float]]]:
-    """Gradient and Hessian of :func:`_objective` at ``x``.
-
-    Without the prior the likelihood does not change when every parameter of a block (the
-    ratings; the seat offsets of one key and size) moves together: ``11ᵀ/m`` is added to
-    each block, which fixes that direction (the mean) and leaves the others alone.
-    """
-    size = len(x)
-    grad = [0.0] * size
-    hess = [[0.0] * size for _ in range(size)]
-    for i, j, a, b, n, s in pairs:
-        p = _sigmoid(_difference(x, i, j, a, b))
-        g = n * p - s
-        h = n * p * (1.0 - p)
-        signed = ((i, 1.0), (j, -1.0), (a, 1.0), (b, -1.0)) if a >= 0 else ((i, 1.0), (j, -1.0))
-        for r, sr in signed:
-            grad[r] += sr * g
-            row = hess[r]
-            for c, sc in signed:
-                row[c] += sr * sc * h
-    if prior:
-        for i, t in enumerate(x):
-            p = _sigmoid(t)
-            grad[i] += prior * (p - 0.5)
-            hess[i][i] += prior * p * (1.0 - p)
-    else:
-        for start, length in blocks:
-            for r in range(start, start + length):
-                row = hess[r]
-                for c in range(start, start + length):
-                    row[c] += 1.0 / length
-    return grad, hess
-
-
-def _maximise(
-    size: int, pairs: list[_Pair], prior: float, blocks: Sequence[tuple[int, int]]
-) -> tuple[list[float], int]:
-    """Newton's method with a backtracking line search; returns the parameters and the
-    step count."""
-    theta = [0.0] * size
-    if size == 0:
-        return theta, 0
-
-    def newton_step(x: list[float]) -> tuple[list[float], list[float]]:
-        grad, hess = _derivatives(x, pairs, prior, blocks)
-        return grad, solve(cholesky(hess), [-g for g in grad])
-
-    theta, iterations = damped_newton(
-        theta, lambda x: _objective(x, pairs, prior), newton_step, _MAX_ITERATIONS
-    )
-    if iterations is None:
-        raise ValueError(
-            "the ratings diverge: some seat or group of bots won or lost every point; "
-            "fit with prior_draws > 0"
-        )
-    return theta, iterations
-
-
-def damped_newton(
-    theta: list[float],
-    objective: Callable[[list[float]], float],
-    newton_step: Callable[[list[float]], tuple[list[float], list[float]]],
-    max_iterations: int,
-) -> tuple[list[float], int | None]:
-    """Minimise ``objective`` from ``theta`` by Newton steps with a backtracking (Armijo)
-    line search. ``newton_step(x)`` gives the gradient at ``x`` and the step to take.
-    Returns the parameters and the number of steps, or ``None`` for the count when the
-    steps never fell below the tolerance."""
-    value = objective(theta)
-    for iteration in range(1, max_iterations + 1):
-        grad, step = newton_step(theta)
-        slope = sum(g * d for g, d in zip(grad, step, strict=True))
-        t = 1.0
-        while True:
-            trial = [x + t * d for x, d in zip(theta, step, strict=True)]
-            trial_value = objective(trial)
-            if trial_value <= value + 1e-4 * t * slope or t < 1e-10:
-                break
-            t /= 2.0
-        theta, value = trial, trial_value
-        if max(abs(t * d) for d in step) < _STEP_TOLERANCE:
-            return theta, iteration
-    return theta, None
-
-
-def _centred_block(inverse: list[list[float]], start: int, length: int) -> list[list[float]]:
-    """``P Σ P`` for one block of the inverse Hessian, ``P = I − 11ᵀ/m``, in Elo².
-
-    Without the prior, ``Σ = (H + 11ᵀ/m)⁻¹`` and ``P Σ P`` is the pseudo-inverse of H
-    on the block, the covariance under the sum-to-zero constraint.
-    """
-    rows = [inverse[r][start : start + length] for r in range(start, start + length)]
-    row_means = [sum(row) / length for row in rows]
-    grand_mean = sum(row_means) / length
-    scale = ELO_PER_NATURAL_LOG**2
-    return [
-        [scale * (rows[r][c] - row_means[r] - row_means[c] + grand_mean) for c in range(length)]
-        for r in range(length)
-    ]
+# --- internals: the result -------------------------------------------------------------
 
 
 def _result(
     names: tuple[str, ...],
-    theta: list[float],
+    theta: npt.NDArray[np.float64],
     iterations: int,
-    pairs: list[_Pair],
-    prior: float,
+    problem: _newton.Problem,
     played: Mapping[str, int],
-    blocks: Sequence[tuple[int, int]],
     families: Sequence[tuple[str, int]],
     groups: tuple[tuple[str, ...], ...],
+    intervals: bool,
 ) -> RatingFit:
     size = len(names)
-    if size == 0:
-        return RatingFit(names=(), ratings={}, covariance=(), iterations=0)
-    _, hess = _derivatives(theta, pairs, prior, blocks)
-    inverse = invert(hess)
-    covariance = tuple(tuple(row) for row in _centred_block(inverse, 0, size))
+    keep = intervals and size <= KEEP_COVARIANCE
+    if intervals:
+        spread = _newton.spread(theta, problem, whole_ratings_block=keep)
+        variances = [ELO_PER_NATURAL_LOG**2 * block for block in spread.diagonals]
+    else:
+        variances = [np.zeros(length) for _, length in problem.blocks]
+    elos = _to_elo(theta[:size])
     ratings = {}
-    for i, (name, elo) in enumerate(zip(names, _to_elo(theta[:size]), strict=True)):
-        stderr = math.sqrt(max(covariance[i][i], 0.0))
-        ratings[name] = Rating(
-            elo=elo,
-            lo=elo - _Z95 * stderr,
-            hi=elo + _Z95 * stderr,
-            stderr=stderr,
-            games=played[name],
-        )
+    for index, name in enumerate(names):
+        elo = float(elos[index])
+        stderr = math.sqrt(max(float(variances[0][index]), 0.0))
+        ratings[name] = Rating(elo, elo - _Z95 * stderr, elo + _Z95 * stderr, stderr, played[name])
     seats = []
-    for (start, length), (key, players) in zip(blocks[1:], families, strict=True):
-        block = _centred_block(inverse, start, length)
+    for (start, length), (key, players), variance in zip(
+        problem.blocks[1:], families, variances[1:], strict=True
+    ):
         offsets = theta[start : start + length]
-        mean = sum(offsets) / length
+        mean = float(np.sum(offsets)) / length
         for seat in range(length):
-            elo = ELO_PER_NATURAL_LOG * (offsets[seat] - mean)
-            stderr = math.sqrt(max(block[seat][seat], 0.0))
+            elo = ELO_PER_NATURAL_LOG * (float(offsets[seat]) - mean)
+            stderr = math.sqrt(max(float(variance[seat]), 0.0))
             seats.append(
-                SeatAdvantage(
-                    key=key,
-                    players=players,
-                    seat=seat,
-                    elo=elo,
-                    lo=elo - _Z95 * stderr,
-                    hi=elo + _Z95 * stderr,
-                    stderr=stderr,
-                )
-            )
+                SeatAdvantage(key, players, seat, elo, elo - _Z95 * stderr, elo + _Z95 * stderr,
+                              stderr)
+            )  # fmt: skip
+    covariance = None
+    if keep and spread.ratings_block is not None:
+        covariance = ELO_PER_NATURAL_LOG**2 * spread.ratings_block
     return RatingFit(
         names=names,
         ratings=ratings,
-        covariance=covariance,
         iterations=iterations,
         seat_advantage=tuple(seats),
         groups=groups,
+        _covariance=covariance,
+        _problem=problem if intervals else None,
+        _theta=theta,
     )
 
 
-def _to_elo(theta: Sequence[float]) -> list[float]:
-    mean = sum(theta) / len(theta)
-    return [BASE_ELO + ELO_PER_NATURAL_LOG * (t - mean) for t in theta]
-
-
-# --- internals: small helpers ----------------------------------------------------------
-
-
-def _elo_difference(score: float) -> float:
-    """``−400·log10(1/score − 1)``, infinite at (or beyond) a score of 0 or 1."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
-def _quantile(ordered: Sequence[float], q: float) -> float:
-    """The ``q`` quantile of sorted values, interpolating linearly between neighbours."""
-    position = q * (len(ordered) - 1)
-    below = math.floor(position)
-    above = min(below + 1, len(ordered) - 1)
-    return ordered[below] + (position - below) * (ordered[above] - ordered[below])
+def _to_elo(theta: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    return BASE_ELO + ELO_PER_NATURAL_LOG * (theta - float(np.sum(theta)) / len(theta))

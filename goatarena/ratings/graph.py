@@ -3,10 +3,58 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import networkx as nx
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse
+from scipy.sparse.csgraph import connected_components
 
 Game = Mapping[str, int]
+IntArray = npt.NDArray[np.int64]
+
+
+class CountedCells(Protocol):
+    """What :func:`check_finite_cells` reads of a tally's cells (bots i < j by name
+    order, and how often i finished ahead, tied, behind)."""
+
+    @property
+    def i(self) -> IntArray: ...
+    @property
+    def j(self) -> IntArray: ...
+    @property
+    def counts(self) -> IntArray: ...
+
+
+def groups_of_cells(names: Sequence[str], i: IntArray, j: IntArray) -> tuple[tuple[str, ...], ...]:
+    """The bots connected by games (pairs ``i``-``j`` that met; numbers into ``names``),
+    largest group first (then by first name), as :func:`groups_of` gives them."""
+    size = len(names)
+    graph = scipy.sparse.coo_array((np.ones(len(i)), (i, j)), shape=(size, size))
+    count, labels = connected_components(graph, directed=False)
+    members: list[list[str]] = [[] for _ in range(count)]
+    for name, label in zip(names, labels, strict=True):
+        members[label].append(name)
+    groups = [tuple(group) for group in members]  # names are sorted, so each group is
+    return tuple(sorted(groups, key=lambda group: (-len(group), group)))
+
+
+def check_finite_cells(
+    names: Sequence[str], cells: CountedCells, groups: Sequence[Sequence[str]]
+) -> None:
+    """:func:`check_finite` for the cells of a tally."""
+    games = []
+    for i, j, (ahead, tie, behind) in zip(cells.i, cells.j, cells.counts, strict=True):
+        a, b = names[int(i)], names[int(j)]
+        if tie or (ahead and behind):
+            games.append({a: 1, b: 1})
+            continue
+        if ahead:
+            games.append({a: 1, b: 2})
+        if behind:
+            games.append({a: 2, b: 1})
+    check_finite(names, games, groups)
 
 
 def groups_of(names: Sequence[str], games: Sequence[Game]) -> tuple[tuple[str, ...], ...]:

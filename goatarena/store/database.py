@@ -21,7 +21,7 @@ import secrets
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -40,34 +40,20 @@ from goatarena.store.problems import (
     remove_if_empty,
     require_regular_file,
     same_file_as,
+    summary_inconsistency,
 )
+from goatarena.store.schema import (
+    APPLICATION,
+    INSERT_GAME,
+    INSERT_SUMMARY,
+    SCHEMA_VERSION,
+    create_or_migrate,
+    has_summaries,
+)
+from goatarena.store.summary import GameSummary, decode_summary, encode_summary, summary_of
 
-APPLICATION = "goatarena"
-SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 30.0
 """How long a write waits for another process's lock on the database before failing."""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    key TEXT PRIMARY KEY,
-    game TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    players TEXT NOT NULL,
-    result TEXT NOT NULL,
-    finished_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS disqualified (
-    bot TEXT PRIMARY KEY,
-    reason TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS failed (
-    key TEXT PRIMARY KEY,
-    reason TEXT NOT NULL,
-    failed_at REAL NOT NULL
-);
-"""
 
 
 class StoredGame(msgspec.Struct, frozen=True):
@@ -78,6 +64,8 @@ class StoredGame(msgspec.Struct, frozen=True):
     result: MatchResult
 
 
+_BATCH = 500
+"""Rows fetched from SQLite at a time by the readers that stream."""
 _encode = msgspec.json.encode
 _decode_result = msgspec.json.Decoder(MatchResult).decode
 
@@ -94,6 +82,7 @@ class Store:
         self.path = path
         self._lock: IO[str] | None = None
         self._identity: int | None = None
+        self._summarised: bool | None = None
 
     @contextmanager
     def _errors(self, doing: str = "") -> Iterator[None]:
@@ -208,11 +197,12 @@ class Store:
             return {row[0] for row in self._db.execute("SELECT key FROM games")}
 
     def add_game(self, key: str, round_number: int, result: MatchResult) -> None:
-        """Store one finished game in its own transaction."""
+        """Store one finished game, its full record and its summary, in one transaction."""
+        finished_at = time.time()
+        summary = encode_summary(summary_of(key, round_number, result, finished_at))
         with self._errors(f"storing game {key}"), self._db:
             self._db.execute(
-                "INSERT INTO games (key, game, round, seed, players, result, finished_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                INSERT_GAME,
                 (
                     key,
                     result.game,
@@ -220,10 +210,38 @@ class Store:
                     result.seed,
                     _encode(result.players).decode(),
                     _encode(result).decode(),
-                    time.time(),
+                    finished_at,
                 ),
             )
+            self._db.execute(INSERT_SUMMARY, (key, result.game, summary))
         self._check_still_there()
+
+    def add_games(self, games: Iterable[tuple[str, int, MatchResult]]) -> int:
+        """Store many finished games (key, round, result) in one transaction: all or none.
+        Made for building large databases (benchmarks); a run stores each game alone.
+        Returns how many were stored."""
+        stored = 0
+        rows = iter(games)
+        with self._errors("storing games"), self._db:
+            while batch := list(itertools.islice(rows, _BATCH)):
+                finished_at = time.time()
+                self._db.executemany(
+                    INSERT_GAME,
+                    [
+                        (key, r.game, n, r.seed, _encode(r.players).decode(),
+                         _encode(r).decode(), finished_at)
+                        for key, n, r in batch
+                    ],
+                )  # fmt: skip
+                self._db.executemany(
+                    INSERT_SUMMARY,
+                    [
+                        (key, r.game, encode_summary(summary_of(key, n, r, finished_at)))
+                        for key, n, r in batch
+                    ],
+                )
+                stored += len(batch)
+        return stored
 
     def _check_still_there(self) -> None:
         """Stop a run whose database was deleted or replaced under it (``rm -r results``
@@ -242,16 +260,80 @@ class Store:
         )
 
     def games(self, *, game: str | None = None) -> Iterator[StoredGame]:
-        """Every stored game (of one game type when ``game`` is given), in finishing order."""
+        """Every stored game (of one game type when ``game`` is given), in finishing order,
+        streamed: one full record decoded at a time."""
         query = "SELECT key, round, result FROM games"
         params: tuple[Any, ...] = ()
         if game is not None:
             query += " WHERE game = ?"
             params = (game,)
-        with self._errors():
-            rows = self._db.execute(query + " ORDER BY rowid", params).fetchall()
-        for key, round_number, result in rows:
+        for key, round_number, result in self._rows(query + " ORDER BY rowid", params):
             yield StoredGame(key=key, round=round_number, result=self._decode(key, result))
+
+    @property
+    def has_summaries(self) -> bool:
+        """Whether the database keeps a summary of each game; without (a database of an
+        older version opened read-only), :meth:`summaries` derives them from the records."""
+        if self._summarised is None:
+            with self._errors():
+                self._summarised = has_summaries(self._db)
+        return self._summarised
+
+    def summaries(self, *, game: str | None = None) -> Iterator[GameSummary]:
+        """The summary of every stored game (of one game type when ``game`` is given), in
+        finishing order, streamed without reading any move."""
+        where, params = ("", ()) if game is None else (" WHERE game = ?", (game,))
+        if not self.has_summaries:
+            query = "SELECT key, round, result, finished_at FROM games" + where
+            for key, round_number, record, finished_at in self._rows(
+                query + " ORDER BY rowid", params
+            ):
+                yield summary_of(key, round_number, self._decode(key, record), finished_at)
+            return
+        self._check_summaries_complete()
+        query = "SELECT key, summary FROM summaries" + where + " ORDER BY seq"
+        for key, packed in self._rows(query, params):
+            yield self._decode_summary(key, packed)
+
+    def _rows(self, query: str, params: tuple[str, ...] = ()) -> Iterator[tuple[Any, ...]]:
+        """The rows of a query, fetched a batch at a time (never all at once)."""
+        with self._errors():
+            cursor = self._db.execute(query, params)
+        while True:
+            with self._errors():
+                batch = cursor.fetchmany(_BATCH)
+            if not batch:
+                return
+            yield from batch
+
+    def _check_summaries_complete(self) -> None:
+        """A game stored without its summary can only be a record damaged before the
+        database was migrated (the migration skips what it cannot decode): name it."""
+        with self._errors():
+            games = self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            summaries = self._db.execute("SELECT COUNT(*) FROM summaries").fetchone()[0]
+            if games == summaries:
+                return
+            row = self._db.execute(
+                "SELECT key, result FROM games WHERE key NOT IN (SELECT key FROM summaries)"
+                " ORDER BY rowid LIMIT 1"
+            ).fetchone()
+        if row is not None:
+            self._decode(row[0], row[1])  # raises, naming the game
+            raise StoreError(f"{self.path} is damaged: game {row[0]} has no summary")
+
+    def _decode_summary(self, key: str, packed: bytes) -> GameSummary:
+        try:
+            summary = decode_summary(packed)
+        except (msgspec.DecodeError, TypeError) as error:
+            problem: str | None = str(error)
+        else:
+            problem = summary_inconsistency(summary)
+        if problem is not None:
+            raise StoreError(
+                f"{self.path} is damaged: the record of game {key} cannot be read ({problem})"
+            )
+        return summary
 
     def find_game(self, key: str) -> StoredGame:
         """A stored game by its key, or by its 1-based number in finishing order."""
@@ -437,13 +519,7 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=NORMAL")
     with connection:
-        connection.executescript(_SCHEMA)
-        connection.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('application', ?)", (APPLICATION,)
-        )
-        connection.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
-        )
+        create_or_migrate(connection)
 
 
 def put_database_aside(db: Path) -> Path | None:

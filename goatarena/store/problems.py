@@ -15,6 +15,7 @@ from pathlib import Path
 
 from goatarena.errors import StoreError
 from goatarena.referee.match import MatchResult
+from goatarena.store.summary import GameSummary
 
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 """What SQLite keeps beside a database, named by adding these to the database's name."""
@@ -69,6 +70,19 @@ def record_inconsistency(result: MatchResult) -> str | None:
             return f"{len(getattr(result, field))} {field} entries for {seats} players"
     if any(not 1 <= rank <= seats for rank in result.ranks):
         return f"ranks {result.ranks} for {seats} players"
+    return None
+
+
+def summary_inconsistency(summary: GameSummary) -> str | None:
+    """What makes a decoded summary impossible (as :func:`record_inconsistency`), or None."""
+    seats = len(summary.players)
+    if seats < 2:
+        return f"{seats} players"
+    for field in ("scores", "ranks", "violations", "forfeits", "latency"):
+        if len(getattr(summary, field)) != seats:
+            return f"{len(getattr(summary, field))} {field} for {seats} players"
+    if any(not 1 <= rank <= seats for rank in summary.ranks):
+        return f"ranks {summary.ranks} for {seats} players"
     return None
 
 

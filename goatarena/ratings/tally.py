@@ -1,0 +1,200 @@
+"""The pairwise results of many games, counted one game at a time in memory bounded by pairs.
+
+A rating fit needs no game itself, only how often each pair of bots finished each way
+round, in which seats and at which table size (:mod:`goatarena.ratings.fit`). A
+:class:`PairTally` is fed games one at a time (``add``) and keeps those integer counts:
+new games wait in a small buffer of bot numbers and ranks, and every
+:data:`FLUSH_EVERY` pairwise results the buffer is folded into sorted NumPy arrays of
+cells with ``np.unique``. Its memory grows with the cells there are (bot pairs × seats ×
+table sizes), never with the games; the counts are integers, so the tally of a set of
+games does not depend on their order.
+
+A cell is (bot i, bot j, table size k, seat family, seat of i, seat of j) with i < j in
+the order the bots were first seen; the fit renumbers the bots by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+FLUSH_EVERY = 1 << 18
+"""Pairwise results buffered before they are folded into the counts."""
+
+# A cell's code packs its six numbers into 59 bits of one int64.
+_BITS_BOT = 18
+_BITS_K = 4
+_BITS_FAMILY = 11
+_BITS_SEAT = 4
+_MAX_BOTS = 1 << _BITS_BOT
+_MAX_FAMILIES = (1 << _BITS_FAMILY) - 1
+NO_FAMILY = -1
+"""The family of a game without seat terms."""
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The counts of a tally as arrays, one entry per cell: bots ``i < j`` (numbers of
+    :attr:`PairTally.names`), table size ``k``, seat ``family`` (:data:`NO_FAMILY` for
+    none), the seats ``seat_i`` and ``seat_j``, and how often i finished ahead, tied and
+    behind (``counts``, shape (cells, 3))."""
+
+    i: IntArray
+    j: IntArray
+    k: IntArray
+    family: IntArray
+    seat_i: IntArray
+    seat_j: IntArray
+    counts: IntArray
+
+
+class PairTally:
+    """The pairwise results of games added one at a time (in any order)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        """Every bot seen, in the order first seen."""
+        self.families: list[tuple[str, int]] = []
+        """Every (seat key, table size) seen, in the order first seen."""
+        self.games = 0
+        self._numbers: dict[str, int] = {}
+        self._family_numbers: dict[tuple[str, int], int] = {}
+        self._pending: dict[int, tuple[list[int], list[int], list[int]]] = {}
+        self._pending_pairs = 0
+        self._codes: IntArray = np.zeros(0, dtype=np.int64)
+        self._counts: IntArray = np.zeros((0, 3), dtype=np.int64)
+        self._played: IntArray = np.zeros((1, 0), dtype=np.int64)
+        """Games per (seat family + 1, bot): row 0 counts games without seat terms."""
+
+    def add(
+        self, players: Sequence[str], ranks: Sequence[int], seat_key: str | None = None
+    ) -> None:
+        """Count one game: its bots in seat order, their finishing ranks (1 is best) and
+        the key of its seat terms (None: the game adds none)."""
+        k = len(players)
+        if k < 2:
+            raise ValueError(f"a game needs at least two bots, got {list(players)!r}")
+        if len(ranks) != k:
+            raise ValueError(f"{len(ranks)} ranks for {k} bots")
+        if len(set(players)) != k:
+            raise ValueError(f"a bot sits twice at one table: {list(players)!r}")
+        if k >= 1 << _BITS_K:
+            raise ValueError(f"tables of {k} bots are more than a tally counts")
+        for name, rank in zip(players, ranks, strict=True):
+            if not isinstance(rank, int) or isinstance(rank, bool):
+                raise ValueError(f"rank of {name!r} must be an int, got {rank!r}")
+        numbers = [self._number(name) for name in players]
+        family = NO_FAMILY if seat_key is None else self._family(seat_key, k)
+        seats, rank_list, families = self._pending.setdefault(k, ([], [], []))
+        seats.extend(numbers)
+        rank_list.extend(ranks)
+        families.append(family)
+        self.games += 1
+        self._pending_pairs += k * (k - 1) // 2
+        if self._pending_pairs >= FLUSH_EVERY:
+            self._flush()
+
+    def played(self, *, families: Sequence[int] | None = None) -> dict[str, int]:
+        """Games played per bot (only in the given seat families, numbers of
+        :attr:`families`, when given)."""
+        self._flush()
+        rows = self._played if families is None else self._played[[f + 1 for f in families]]
+        totals = rows.sum(axis=0)
+        return {name: int(count) for name, count in zip(self.names, totals, strict=True)}
+
+    def cells(self) -> Cells:
+        """Every cell's counts (see :class:`Cells`)."""
+        self._flush()
+        codes = self._codes
+        seat_j = codes & ((1 << _BITS_SEAT) - 1)
+        codes = codes >> _BITS_SEAT
+        seat_i = codes & ((1 << _BITS_SEAT) - 1)
+        codes = codes >> _BITS_SEAT
+        family = (codes & ((1 << _BITS_FAMILY) - 1)) - 1
+        codes = codes >> _BITS_FAMILY
+        k = codes & ((1 << _BITS_K) - 1)
+        codes = codes >> _BITS_K
+        j = codes & (_MAX_BOTS - 1)
+        i = codes >> _BITS_BOT
+        return Cells(i, j, k, family, seat_i, seat_j, self._counts)
+
+    def _number(self, name: str) -> int:
+        number = self._numbers.get(name)
+        if number is None:
+            if len(self.names) >= _MAX_BOTS:
+                raise ValueError(f"more than {_MAX_BOTS} bots are more than a tally counts")
+            number = self._numbers[name] = len(self.names)
+            self.names.append(name)
+        return number
+
+    def _family(self, key: str, k: int) -> int:
+        number = self._family_numbers.get((key, k))
+        if number is None:
+            if len(self.families) >= _MAX_FAMILIES:
+                raise ValueError(
+                    f"more than {_MAX_FAMILIES} seat keys are more than a tally counts"
+                )
+            number = self._family_numbers[key, k] = len(self.families)
+            self.families.append((key, k))
+        return number
+
+    def _flush(self) -> None:
+        """Fold the buffered games into the sorted cell counts."""
+        if not self._pending:
+            return
+        codes = [self._codes]
+        outcomes = [self._counts]
+        played = np.zeros((len(self.families) + 1, len(self.names)), dtype=np.int64)
+        played[: self._played.shape[0], : self._played.shape[1]] = self._played
+        for k, (seats, ranks, families) in sorted(self._pending.items()):
+            table = np.asarray(seats, dtype=np.int64).reshape(-1, k)
+            order = np.asarray(ranks, dtype=np.int64).reshape(-1, k)
+            family = np.asarray(families, dtype=np.int64)
+            np.add.at(played, (np.repeat(family + 1, k), table.ravel()), 1)
+            for a in range(k):
+                for b in range(a + 1, k):
+                    code, outcome = _pair_codes(table, order, family, k, a, b)
+                    codes.append(code)
+                    outcomes.append(outcome)
+        self._pending.clear()
+        self._pending_pairs = 0
+        self._played = played
+        every = np.concatenate(codes)
+        unique, inverse = np.unique(every, return_inverse=True)
+        weights = np.concatenate(outcomes)
+        counts = np.empty((len(unique), 3), dtype=np.int64)
+        for column in range(3):  # float weights hold these integers exactly (< 2**53)
+            counts[:, column] = np.bincount(
+                inverse, weights=weights[:, column], minlength=len(unique)
+            )
+        self._codes, self._counts = unique, counts
+
+
+def _pair_codes(
+    table: IntArray, order: IntArray, family: IntArray, k: int, a: int, b: int
+) -> tuple[IntArray, IntArray]:
+    """The cell codes and outcome rows (one-hot ahead/tie/behind) of seats a and b of
+    every buffered game of size k, the lower bot number first."""
+    first, second = table[:, a], table[:, b]
+    rank_first, rank_second = order[:, a], order[:, b]
+    swap = first > second
+    i = np.where(swap, second, first)
+    j = np.where(swap, first, second)
+    rank_i = np.where(swap, rank_second, rank_first)
+    rank_j = np.where(swap, rank_first, rank_second)
+    seated = family != NO_FAMILY  # without seat terms the seats are not told apart
+    seat_i = np.where(seated, np.where(swap, b, a), 0)
+    seat_j = np.where(seated, np.where(swap, a, b), 0)
+    code = (i << _BITS_BOT) | j
+    code = (code << _BITS_K) | k
+    code = (code << _BITS_FAMILY) | (family + 1)
+    code = (code << _BITS_SEAT) | seat_i
+    code = (code << _BITS_SEAT) | seat_j
+    outcome = np.zeros((len(i), 3), dtype=np.int64)
+    outcome[np.arange(len(i)), np.where(rank_i < rank_j, 0, np.where(rank_i == rank_j, 1, 2))] = 1
+    return code, outcome
