@@ -213,3 +213,22 @@ def test_times_left_read_in_their_two_largest_units():
         "3h 20m",
         "9d 20h",
     ]
+
+
+def test_the_leaderboard_of_a_resumed_run_reads_the_summaries_as_the_records_would(tmp_path):
+    from goatarena.bench.synthetic import build_store
+    from goatarena.running.leaderboard import Leaderboard
+    from goatarena.store.database import open_store
+
+    build_store(tmp_path / "t.sqlite", 60, bots=5, players=3)
+    store = open_store(tmp_path / "t.sqlite", create=False)
+    try:
+        from_records = Leaderboard(game.result for game in store.games())
+        from_summaries = Leaderboard.from_summaries(store.summaries())
+    finally:
+        store.close()
+    assert from_summaries.games == from_records.games == 60
+    assert from_summaries.names() == from_records.names()
+    for table in from_records.names():
+        assert from_summaries.rows(table) == from_records.rows(table)
+    assert sum(row.violations for row in from_records.rows()) > 0  # the counts were compared

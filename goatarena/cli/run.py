@@ -129,7 +129,7 @@ def run_command(
         progress = Progress(total, done=stored)
         progress.enabled = not quiet
         if not quiet:
-            progress.leaderboard = Leaderboard(game.result for game in store.games())
+            progress.leaderboard = Leaderboard.from_summaries(store.summaries())
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""

@@ -10,12 +10,13 @@ per game, so the fit costs the run nothing measurable.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
 from goatarena.ratings.fit import fit_ratings
 from goatarena.referee.match import MatchResult
+from goatarena.store.summary import GameSummary
 
 OVERALL = "overall"
 
@@ -45,17 +46,38 @@ class Leaderboard:
         for result in results:
             self.add(result)
 
+    @classmethod
+    def from_summaries(cls, summaries: Iterable[GameSummary]) -> Leaderboard:
+        """A leaderboard of stored games, read from their summaries (no moves decoded)."""
+        board = cls()
+        for summary in summaries:
+            counts = [
+                len(causes) or (forfeit is not None)
+                for causes, forfeit in zip(summary.violations, summary.forfeits, strict=True)
+            ]
+            board._count(summary.game, summary.players, summary.ranks, counts)
+        return board
+
     def add(self, result: MatchResult) -> None:
         """Count one finished game."""
-        outcome = tuple(sorted(zip(result.players, result.ranks, strict=True)))
+        counts = [
+            len(result.all_violations[seat] if seat < len(result.all_violations) else [])
+            or (result.violations[seat] is not None)
+            for seat in range(len(result.players))
+        ]
+        self._count(result.game, result.players, result.ranks, counts)
+
+    def _count(
+        self, game: str, players: Sequence[str], ranks: Sequence[int], violations: Sequence[int]
+    ) -> None:
+        outcome = tuple(sorted(zip(players, ranks, strict=True)))
         self.games += 1
-        for table in (OVERALL, result.game):
+        for table in (OVERALL, game):
             self._outcomes[table][outcome] += 1
-            self._played[table].update(result.players)
+            self._played[table].update(players)
             counts = self._violations[table]
-            for seat, bot in enumerate(result.players):
-                many = result.all_violations[seat] if seat < len(result.all_violations) else []
-                counts[bot] += len(many) or (result.violations[seat] is not None)
+            for bot, many in zip(players, violations, strict=True):
+                counts[bot] += many
 
     def names(self) -> list[str]:
         """The tables there are: ``overall`` first, then each game played so far."""
