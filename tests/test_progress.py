@@ -13,16 +13,21 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_a_terminal_gets_a_bar_redrawn_in_place_with_rate_and_eta():
+def test_a_terminal_gets_a_bar_redrawn_in_place_with_rate_and_eta(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
     stream = Terminal()
     progress = Progress(10, done=2, stream=stream)
     progress.advance()
+    clock[0] += progress_module.REDRAW_INTERVAL_S / 2
+    progress.advance()  # too soon to redraw
+    clock[0] += progress_module.REDRAW_INTERVAL_S
     progress.advance()
     progress.finish()
     frames = stream.getvalue().split("\r")[1:]
     assert len(frames) == 3
-    assert frames[-1].startswith("[" + "#" * 12 + "-" * 18 + "]")
-    assert "4/10 games" in frames[-1] and "games/s" in frames[-1] and "ETA" in frames[-1]
+    assert frames[-1].startswith("[" + "#" * 15 + "-" * 15 + "]")
+    assert "5/10 games" in frames[-1] and "games/s" in frames[-1] and "ETA" in frames[-1]
     assert stream.getvalue().endswith("\n")
 
 

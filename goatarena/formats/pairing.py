@@ -35,8 +35,6 @@ import random
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from goatarena.formats.grouping import group_tables
 from goatarena.formats.seating import lot, seat_conflict, seat_pair, seat_table
 
@@ -349,6 +347,10 @@ def _max_matching(
 
     None when those pairs admit no perfect matching (the caller widens the window).
     """
+    # Imported here: networkx is a good part of the start-up of every process that
+    # imports the schedule (each local referee does), and only a Swiss round needs it.
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_weighted_edges_from((i, j, big - c) for (i, j), c in cost.items())
     matching = nx.max_weight_matching(graph, maxcardinality=True)

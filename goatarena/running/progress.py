@@ -16,6 +16,9 @@ from goatarena.render.style import can_redraw
 from goatarena.running.leaderboard import Leaderboard, board_lines, board_summary
 
 PLAIN_INTERVAL_S = 5.0
+REDRAW_INTERVAL_S = 0.1
+"""The bar is redrawn at most this often: drawn after every game, it would cost a
+hundred games a second a hundred redraws, on the driver's loop that feeds the games."""
 BAR_WIDTH = 30
 BOARD_INTERVAL_S = 3.0
 """How often the standings under the bar are refitted (and the next table shown)."""
@@ -93,7 +96,8 @@ class Progress:
         if result is not None and self.leaderboard is not None:
             self.leaderboard.add(result)
         now = time.monotonic()
-        if self.is_terminal or now - self._last_report >= PLAIN_INTERVAL_S:
+        wait = REDRAW_INTERVAL_S if self.is_terminal else PLAIN_INTERVAL_S
+        if now - self._last_report >= wait or self.done >= self.total:
             self._last_report = now
             self.report()
 
