@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 from click.testing import CliRunner
@@ -358,8 +359,9 @@ def write_meta_of_another_shape(path: Path) -> None:
         connection.execute("CREATE TABLE meta (name TEXT, size INTEGER)")
 
 
-def damage_record(path: Path, change) -> None:
-    """A good database of three games whose second record is then edited by ``change``."""
+def damage_record(path: Path, change, change_summary) -> None:
+    """A good database of three games whose second record (and its summary, the way a
+    hand edit of the whole row would) is then edited by ``change`` and ``change_summary``."""
     store = open_store(path)
     for number in range(3):
         store.add_game(f"g/{number}", 0, finished_game("mountain-goats", 2, seed=number))
@@ -367,6 +369,12 @@ def damage_record(path: Path, change) -> None:
     with sqlite3.connect(path) as connection:
         (record,) = connection.execute("SELECT result FROM games WHERE key = 'g/1'").fetchone()
         connection.execute("UPDATE games SET result = ? WHERE key = 'g/1'", (change(record),))
+        (summary,) = connection.execute(
+            "SELECT summary FROM summaries WHERE key = 'g/1'"
+        ).fetchone()
+        connection.execute(
+            "UPDATE summaries SET summary = ? WHERE key = 'g/1'", (change_summary(summary),)
+        )
 
 
 def cut_ranks(record: str) -> str:
@@ -375,12 +383,32 @@ def cut_ranks(record: str) -> str:
     return json.dumps(data)
 
 
+def cut_summary_ranks(summary: bytes) -> bytes:
+    fields = msgspec.msgpack.decode(summary)
+    fields[5] = fields[5][:1]  # the ranks
+    return msgspec.msgpack.encode(fields)
+
+
+SUMMARY_READERS = {"standings", "list", "report"}
+"""The commands that read the games' summaries (the others, their full records)."""
+
+
 @pytest.mark.parametrize(
-    ("change", "cause"),
+    ("change", "change_summary", "cause", "summary_cause"),
     [
-        (lambda record: record[: len(record) // 2], "Input data was truncated"),
-        (lambda record: '{"game": "mountain-goats"}', "missing required field"),
-        (cut_ranks, "1 ranks for 2 players"),
+        (
+            lambda record: record[: len(record) // 2],
+            lambda summary: summary[: len(summary) // 2],
+            "Input data was truncated",
+            "Input data was truncated",
+        ),
+        (
+            lambda record: '{"game": "mountain-goats"}',
+            lambda summary: msgspec.msgpack.encode(["g/1"]),
+            "missing required field",
+            "Expected `array` of at least length",
+        ),
+        (cut_ranks, cut_summary_ranks, "1 ranks for 2 players", "1 ranks for 2 players"),
     ],
     ids=["cut-short", "fields-missing", "seats-do-not-add-up"],
 )
@@ -390,18 +418,35 @@ def cut_ranks(record: str) -> str:
     ids=lambda args: args[0],
 )
 def test_a_damaged_record_is_one_line_naming_the_game(
-    tmp_path, monkeypatch, change, cause, command
+    tmp_path, monkeypatch, change, change_summary, cause, summary_cause, command
 ):
     monkeypatch.chdir(tmp_path)
     db = tmp_path / "x.sqlite"
-    damage_record(db, change)
+    damage_record(db, change, change_summary)
     result = CliRunner().invoke(main, [*command, "--db", str(db)])
     assert result.exit_code == 2, result.output
     # export may have written the records before the damaged one to its standard output
     (error,) = [line for line in result.output.splitlines() if line.startswith("goatarena:")]
     assert error.startswith(f"goatarena: error: {db} is damaged: the record of game g/1")
-    assert cause in error and "Traceback" not in result.output
+    assert (summary_cause if command[0] in SUMMARY_READERS else cause) in error
+    assert "Traceback" not in result.output
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_damaged_record_of_a_database_before_summaries_is_named_by_its_readers(tmp_path):
+    """A record that could not be summarised when its database was migrated is named by
+    the readers of summaries, as before."""
+    db = tmp_path / "x.sqlite"
+    damage_record(db, cut_ranks, lambda summary: summary)
+    with sqlite3.connect(db) as connection:
+        connection.execute("DELETE FROM summaries WHERE key = 'g/1'")
+    for command in (["standings"], ["list"]):
+        result = CliRunner().invoke(main, [*command, "--db", str(db)])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(
+            f"goatarena: error: {db} is damaged: the record of game g/1"
+        )
+        assert "1 ranks for 2 players" in result.output
 
 
 def test_a_table_called_meta_of_another_program_is_a_foreign_database(tmp_path):

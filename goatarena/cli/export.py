@@ -41,8 +41,9 @@ def export_command(db: Path | None, output_format: str, output: Path | None) -> 
     """
     store = open_results(db)
     try:
-        games = store.games()
-        lines = jsonl_lines(games) if output_format == "jsonl" else csv_lines(games)
+        lines = (
+            jsonl_lines(store.games()) if output_format == "jsonl" else csv_lines(store.summaries())
+        )
         if output is None:
             # A reader that stops early (``| head``) ends the command as for every other
             # one: quietly, with the exit status a shell gives SIGPIPE (see reports_errors).

@@ -9,7 +9,7 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors, tell
 from goatarena.games import find_game
-from goatarena.store.export import render_list, select
+from goatarena.store.export import list_lines, select
 
 
 @main.command("list")
@@ -30,11 +30,14 @@ def list_command(db: Path | None, bot: str | None, game: str | None, violations:
     if game is not None:
         find_game(game)
     store = open_results(db)
+    shown = 0
     try:
-        rows = list(select(store.games(), bot=bot, game=game, violations=violations))
+        for line in list_lines(
+            select(store.summaries(), bot=bot, game=game, violations=violations)
+        ):
+            click.echo(line)
+            shown += 1
         total = store.count()
     finally:
         store.close()
-    if rows:
-        click.echo(render_list(rows))
-    tell(f"{len(rows)} of {total} stored games")
+    tell(f"{max(shown - 2, 0)} of {total} stored games")

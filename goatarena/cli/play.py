@@ -33,6 +33,7 @@ from goatarena.render.replay import describe_match, result_summary
 from goatarena.render.style import can_redraw, wants_colour
 from goatarena.running.preflight import STDERR_LINES
 from goatarena.store.export import outcome, violations_note
+from goatarena.store.summary import summary_of
 
 PENALTIES = [penalty.value for penalty in Penalty]
 
@@ -260,8 +261,9 @@ def play_command(
     if quiet:
         if not as_json:
             # A forfeit must show even here: the scores alone hide it.
-            note = violations_note(result)
-            click.echo(outcome(result) + (f" (violations: {note})" if note else ""))
+            summary = summary_of("", 0, result, 0.0)
+            note = violations_note(summary)
+            click.echo(outcome(summary) + (f" (violations: {note})" if note else ""))
     elif live is not None:
         click.echo("\n" + result_summary(result))
     else:

@@ -8,7 +8,7 @@ import click
 
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
-from goatarena.report import DEFAULT_REPLAYS, build_report, write_report
+from goatarena.report import DEFAULT_REPLAYS, StoreSource, build_report, write_report
 from goatarena.store.database import database_files
 
 
@@ -41,11 +41,13 @@ def report_command(db: Path | None, output: Path, replays: int) -> None:
     store = open_results(db)
     kept = database_files(store.path)
     try:
-        games = list(store.games())
         tournament = store.meta("tournament") or store.path.stem
         disqualified = store.disqualified()
+        count = store.count()
+        page = build_report(
+            tournament, StoreSource(store), disqualified=disqualified, replays=replays
+        )
     finally:
         store.close()
-    page = build_report(tournament, games, disqualified=disqualified, replays=replays)
     write_report(output, page, keep=kept)
-    click.echo(f"{output}: {len(games)} games, {len(page) / 1e6:.1f} MB")
+    click.echo(f"{output}: {count} games, {len(page) / 1e6:.1f} MB")

@@ -129,7 +129,9 @@ def run_command(
         progress = Progress(total, done=stored)
         progress.enabled = not quiet
         if not quiet:
-            progress.leaderboard = Leaderboard.from_summaries(store.summaries())
+            progress.leaderboard = Leaderboard()
+            for summary in store.summaries():
+                progress.leaderboard.add_summary(summary)
         runner.progress = progress
         if not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""

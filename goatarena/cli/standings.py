@@ -11,17 +11,17 @@ from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.formats.config import TournamentConfig
-from goatarena.formats.sprt import SprtStatus, tally_of
+from goatarena.formats.sprt import Ranked, SprtTally, tally_of
 from goatarena.formats.sprt import describe as describe_sprt
 from goatarena.games import find_game
 from goatarena.ratings.standings import (
+    StandingsTally,
     cross_json,
     render_cross,
     render_csv,
     render_los,
     render_tables,
 )
-from goatarena.store.database import StoredGame
 from goatarena.store.standings import standings_from_store
 
 
@@ -62,10 +62,11 @@ def standings_command(
         raise ConfigError("--cross: not available as CSV; use --format json or table")
     store = open_results(db)
     try:
-        stored = list(store.games(game=game))
-        results = [game.result for game in stored]
-        standings = standings_from_store(store, game=game, los=los, stored=stored)
-        status = stored_sprt(store.meta("config"), stored)
+        sprt = stored_sprt_tally(store.meta("config"))
+        tally = StandingsTally(cross=cross)
+        also = None if sprt is None else (lambda summary: sprt.offer(summary.key, summary))
+        standings = standings_from_store(store, game=game, los=los, tally=tally, also=also)
+        status = None if sprt is None else sprt.tally.status()
     finally:
         store.close()
     if output_format == "json":
@@ -73,11 +74,11 @@ def standings_command(
         if status is not None:
             data["sprt"] = msgspec.to_builtins(status)
         if cross:
-            data["cross"] = cross_json(results)
+            data["cross"] = cross_json(*tally.cross_table())
         click.echo(msgspec.json.encode(data).decode())
     elif output_format == "csv":
         click.echo(render_csv(standings), nl=False)
-    elif not stored:
+    elif not standings.games:
         # Not an empty table under a header that reads like the whole tournament.
         what = f"{game} games" if game is not None else "games"
         click.echo(f"{standings.tournament}: no {what} stored")
@@ -85,14 +86,27 @@ def standings_command(
         click.echo(render_tables(standings, game=game))
         if cross:
             click.echo("\nhead to head (points of the row bot against the column bot / games)")
-            click.echo(render_cross(results))
+            click.echo(render_cross(*tally.cross_table()))
         if los:
             click.echo("\n" + render_los(standings, game=game or "overall"))
         if status is not None:
             click.echo("\n" + describe_sprt(status))
 
 
-def stored_sprt(config_json: str | None, stored: list[StoredGame]) -> SprtStatus | None:
+class StoredSprt:
+    """The SPRT of a stored tournament, fed the games that seat its two bots."""
+
+    def __init__(self, tally: SprtTally) -> None:
+        self.tally = tally
+        self._pair = sorted((tally.challenger, tally.baseline))
+
+    def offer(self, key: str, game: Ranked) -> None:
+        """Count ``game`` if it is one of the test's."""
+        if sorted(game.players) == self._pair:
+            self.tally.add(key, game)
+
+
+def stored_sprt_tally(config_json: str | None) -> StoredSprt | None:
     """The SPRT of a stored tournament whose file has an ``[sprt]`` table, else None."""
     if config_json is None:
         return None
@@ -102,5 +116,4 @@ def stored_sprt(config_json: str | None, stored: list[StoredGame]) -> SprtStatus
         return None  # written by another version: no test to show
     if config.sprt is None or len(config.challengers) != 1:
         return None
-    games = ((game.key, game.result) for game in stored)
-    return tally_of(config.sprt, config.bots, config.challengers[0], games).status()
+    return StoredSprt(tally_of(config.sprt, config.bots, config.challengers[0], ()))

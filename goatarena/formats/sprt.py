@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 import msgspec
 
 from goatarena.formats.config import SprtSettings
-from goatarena.referee.match import MatchResult
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """A pair's points divided by 2: the five pentanomial outcomes, worst first."""
@@ -111,7 +110,18 @@ def _closest_with_mean(observed: Sequence[float], mean: float) -> list[float]:
     return [p / (1.0 + theta * a) for p, a in zip(observed, shifted)]
 
 
-def pair_points(challenger: str, games: Sequence[MatchResult]) -> float:
+class Ranked(Protocol):
+    """What the test reads of a game: its bots by seat and their ranks (a full record or
+    a stored summary)."""
+
+    @property
+    def players(self) -> list[str]: ...
+
+    @property
+    def ranks(self) -> list[int]: ...
+
+
+def pair_points(challenger: str, games: Sequence[Ranked]) -> float:
     """The challenger's points over the games of one deal: 1 per game it finished ahead
     of its opponent, ½ per tie."""
     points = 0.0
@@ -130,9 +140,9 @@ class SprtTally:
         self.challenger = challenger
         self.baseline = baseline
         self.pentanomial = [0] * len(PAIR_SCORES)
-        self._waiting: dict[str, MatchResult] = {}
+        self._waiting: dict[str, Ranked] = {}
 
-    def add(self, key: str, result: MatchResult) -> None:
+    def add(self, key: str, result: Ranked) -> None:
         """Count a game; a deal's second game completes its pair."""
         deal = key.rsplit("/", 1)[0]
         first = self._waiting.pop(deal, None)
@@ -168,7 +178,7 @@ def tally_of(
     settings: SprtSettings,
     bots: Iterable[str],
     challenger: str,
-    games: Iterable[tuple[str, MatchResult]],
+    games: Iterable[tuple[str, Ranked]],
 ) -> SprtTally:
     """A tally of the stored games ``(key, result)`` that seat the challenger and the
     baseline (the one other bot)."""

@@ -1,20 +1,23 @@
 """One round of a Swiss event: the standings before it, its pairing and its games.
 
-Pure functions of the stored games, so that a resumed run pairs every round exactly as
-the first run did: only games of earlier rounds of the same event count.
+Pure functions of the stored games (their summaries: no move is read), so that a resumed
+run pairs every round exactly as the first run did: only games of earlier rounds of the
+same event count.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from goatarena.formats.config import GameEntry, TournamentConfig
 from goatarena.formats.pairing import SwissPlayer, SwissRound, swiss_round
 from goatarena.formats.schedule import ScheduledGame, deal_seed
 from goatarena.ratings.fit import points_from_ranks
-from goatarena.ratings.points import fitted_elo
-from goatarena.store.database import StoredGame
+from goatarena.ratings.points import fitted_elo_of_tally
+from goatarena.ratings.tally import PairTally
+from goatarena.store.summary import GameSummary
 
 
 @dataclass(frozen=True)
@@ -28,24 +31,24 @@ class SwissEvent:
     byes: dict[str, int]
 
 
-def pair_round(event: SwissEvent, games: list[StoredGame], *, seed: int) -> SwissRound:
+def pair_round(event: SwissEvent, games: Sequence[GameSummary], *, seed: int) -> SwissRound:
     """Pair the event's round from the standings before it."""
     return swiss_round(standings_before(event, games), event.table_size, seed=seed)
 
 
-def standings_before(event: SwissEvent, games: list[StoredGame]) -> list[SwissPlayer]:
+def standings_before(event: SwissEvent, games: Sequence[GameSummary]) -> list[SwissPlayer]:
     """Standings before the event's round: points, opponents met, seats and fitted ratings."""
     bots, table_size, byes = event.bots, event.table_size, event.byes
     points: dict[str, float] = {name: byes[name] * (table_size - 1) for name in bots}
     met: dict[str, dict[str, int]] = {name: defaultdict(int) for name in bots}
     seats: dict[str, list[int]] = {name: [0] * table_size for name in bots}
     history: dict[str, list[tuple[int, int, int]]] = {name: [] for name in bots}
-    earlier = []
+    earlier = PairTally()
     for stored in games:
         if stored.round >= event.round_number or not stored.key.startswith(event.label + "/"):
             continue
-        result = stored.result
-        earlier.append(dict(zip(result.players, result.ranks)))
+        result = stored
+        earlier.add(result.players, result.ranks)
         deal = _deal_number(stored.key)
         for seat, (name, gained) in enumerate(zip(result.players, points_from_ranks(result.ranks))):
             points[name] += gained
@@ -56,7 +59,7 @@ def standings_before(event: SwissEvent, games: list[StoredGame]) -> list[SwissPl
                     met[name][other] += 1
     # The fitted rating breaks ties in points (it weighs whom each bot met); the
     # point estimates alone, which take well under a second even for 256 bots.
-    ratings = fitted_elo(earlier)
+    ratings = fitted_elo_of_tally(earlier)
     return [
         SwissPlayer(
             name=name,

@@ -41,6 +41,7 @@ from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import threadpool_limits
 
 from goatarena.ratings import _newton
 from goatarena.ratings.graph import check_finite_cells, groups_of_cells
@@ -189,11 +190,16 @@ class RatingFit:
 # --- the fit ---------------------------------------------------------------------------
 
 
-def fit_ratings(games: Sequence[Game], *, prior_draws: float = 1.0) -> dict[str, Rating]:
-    """Fit every bot's rating from all ``games`` at once; see :func:`fit`.
+def fit_ratings(
+    games: Sequence[Game] | PairTally, *, prior_draws: float = 1.0
+) -> dict[str, Rating]:
+    """Fit every bot's rating from all ``games`` (or a tally of them) at once; see
+    :func:`fit`.
 
     Returns bot name -> :class:`Rating`, in sorted name order.
     """
+    if isinstance(games, PairTally):
+        return dict(fit_tally(games, prior_draws=prior_draws).ratings)
     return dict(fit(games, prior_draws=prior_draws).ratings)
 
 
@@ -253,13 +259,18 @@ def fit_tally(
         check_finite_cells(names, renumbered, groups)
     families = sorted({tally.families[f] for f in np.unique(renumbered.family) if f != NO_FAMILY})
     problem = _problem(renumbered, tally.families, families, len(names), prior_draws)
-    theta, iterations = _newton.maximise(problem)
+    # One BLAS thread: the systems of up to a few thousand bots are solved faster alone
+    # than by threads that wait for each other, and on a machine whose cores are busy
+    # playing games (the usual case) threads that spin for a core cost ten times the CPU.
+    with threadpool_limits(limits=1, user_api="blas"):
+        theta, iterations = _newton.maximise(problem)
     if iterations is None:
         raise ValueError(
             "the ratings diverge: some seat or group of bots won or lost every point; "
             "fit with prior_draws > 0"
         )
-    return _result(names, theta, iterations, problem, played, families, groups, intervals)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _result(names, theta, iterations, problem, played, families, groups, intervals)
 
 
 def likelihood_of_superiority(result: RatingFit, a: str, b: str) -> float:

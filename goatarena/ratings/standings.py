@@ -1,89 +1,232 @@
 """Standings from stored games: ratings with intervals, results and violations per bot.
 
-Pure: takes finished :class:`~goatarena.referee.match.MatchResult` values, returns rows;
-rendering as a table, JSON or CSV is separate so the CLI stays thin. Each table (per game,
+Pure: takes finished games, returns rows; rendering as a table, JSON or CSV is separate
+(:mod:`goatarena.ratings.standings_render`) so the CLI stays thin. Each table (per game,
 and overall) is one rating fit with a seat-advantage term per game and table size; it
 also says whether its bots are connected by games (ratings of groups that never met are
 not comparable), which entered bots played no game, and, for Swiss events, the Swiss
 points and tie-breaks (:mod:`goatarena.ratings.tiebreaks`).
+
+:class:`StandingsTally` takes the games one at a time and keeps only aggregates: the pair
+counts of the fit (:class:`~goatarena.ratings.tally.PairTally`) and, per table and bot,
+counts, sums and a histogram of per-game median latencies (medians are kept to the
+microsecond, so the histogram is bounded by the distinct values, not by the games), so
+the standings of a million games need memory for the bots and pairs only. (A Swiss
+event's tie-breaks keep its games' seats and ranks: a Swiss has few games per bot.)
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import itertools
-import statistics
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
 
 import msgspec
-from tabulate import tabulate
 
-from goatarena.ratings.fit import RatingFit, fit
-from goatarena.ratings.tiebreaks import SwissScore, scores_per_game, sum_scores
+from goatarena.ratings.fit import RatingFit, fit_tally
+from goatarena.ratings.standings_render import (
+    HEADERS,
+    SWISS_HEADERS,
+    CrossCells,
+    cross_json,
+    render_cross,
+    render_csv,
+    render_json,
+    render_los,
+    render_tables,
+)
+from goatarena.ratings.table import OVERALL, Row, SeatTerm, Standings
+from goatarena.ratings.tally import PairTally
+from goatarena.ratings.tiebreaks import SwissGame, SwissScore, scores_of_events, sum_scores
 from goatarena.referee.match import MatchResult, Violation
 
-OVERALL = "overall"
+__all__ = [
+    "HEADERS",
+    "OVERALL",
+    "SWISS_HEADERS",
+    "CrossCells",
+    "Row",
+    "SeatTerm",
+    "Standings",
+    "StandingsTally",
+    "compute_standings",
+    "cross_json",
+    "cross_table",
+    "render_cross",
+    "render_csv",
+    "render_json",
+    "render_los",
+    "render_tables",
+]
+
+SeatLatency = tuple[float, float] | None
+"""A seat's (median, maximum) decision time in ms, or None where none was measured."""
 
 
-class Row(msgspec.Struct, frozen=True):
-    """One bot's line in a standings table."""
+@dataclass
+class _BotTally:
+    """One bot's aggregates in one table."""
 
-    bot: str
-    elo: float
-    lo: float
-    hi: float
-    games: int
-    wins: int
-    avg_rank: float
-    avg_score: float | None
-    """The mean game score; None in the overall table of several games, whose scores
-    are on different scales (hundreds in one game, a handful in another)."""
-    violations: dict[str, int]
-    latency_median_ms: float | None = None
-    latency_max_ms: float | None = None
-    disqualified: str | None = None
-    swiss_points: float | None = None
-    buchholz: float | None = None
-    sonneborn_berger: float | None = None
+    games: int = 0
+    wins: int = 0
+    rank_sum: int = 0
+    score_partials: list[float] = field(default_factory=list)
+    violations: Counter[str] = field(default_factory=Counter)
+    medians: Counter[float] = field(default_factory=Counter)
+    latency_max: float | None = None
 
-
-class SeatTerm(msgspec.Struct, frozen=True):
-    """A seat's fitted advantage over the average seat of its game and table size, Elo."""
-
-    game: str
-    players: int
-    seat: int
-    elo: float
-    lo: float
-    hi: float
+    def add(self, rank: int, score: float, causes: Sequence[str], latency: SeatLatency) -> None:
+        self.games += 1
+        self.wins += rank == 1
+        self.rank_sum += rank
+        _add_exactly(self.score_partials, score)
+        self.violations.update(causes)
+        if latency is not None:
+            self.medians[latency[0]] += 1
+            if self.latency_max is None or latency[1] > self.latency_max:
+                self.latency_max = latency[1]
 
 
-class Standings(msgspec.Struct, frozen=True):
-    """Standings of a tournament: overall and per game, best first.
+class StandingsTally:
+    """Standings fed one game at a time (see the module docstring); ``cross`` also keeps
+    the head-to-head table."""
 
-    Per table (``overall`` and each game): ``seat_advantage`` lists the fitted seat
-    terms; ``connected`` is False when some bots never met the others, directly or
-    through common opponents, and ``groups`` then lists the separate groups (their
-    ratings are not comparable); ``los`` (when asked for) maps bot a -> bot b -> the
-    likelihood that a is stronger than b. ``no_games`` names entered bots without games.
-    """
+    def __init__(self, *, cross: bool = False) -> None:
+        self.games = 0
+        self.pairs = PairTally()
+        self._tables: dict[str, dict[str, _BotTally]] = {OVERALL: {}}
+        self._cross: dict[tuple[str, str], list[float]] | None = {} if cross else None
+        self._events: dict[str, list[SwissGame]] = defaultdict(list)
+        self._game_of_event: dict[str, str] = {}
 
-    tournament: str
-    games: int
-    standings: dict[str, list[Row]]
-    seat_advantage: dict[str, list[SeatTerm]] = {}
-    connected: dict[str, bool] = {}
-    groups: dict[str, list[list[str]]] = {}
-    no_games: list[str] = []
-    los: dict[str, dict[str, dict[str, float]]] | None = None
+    def add(
+        self,
+        game: str,
+        players: Sequence[str],
+        ranks: Sequence[int],
+        scores: Sequence[float],
+        violations: Sequence[Sequence[str]],
+        latency: Sequence[SeatLatency],
+        swiss_round: tuple[str, int] | None = None,
+    ) -> None:
+        """Count one game: per seat its bot, rank, score, violation causes and latency;
+        ``swiss_round`` gives a Swiss game's event (its game entry) and round."""
+        self.games += 1
+        self.pairs.add(players, ranks, game)
+        for table in (self._tables[OVERALL], self._tables.setdefault(game, {})):
+            for seat, bot in enumerate(players):
+                entry = table.get(bot)
+                if entry is None:
+                    entry = table[bot] = _BotTally()
+                entry.add(ranks[seat], scores[seat], violations[seat], latency[seat])
+        if self._cross is not None:
+            _count_cross(self._cross, players, ranks)
+        if swiss_round is not None:
+            event, round_number = swiss_round
+            self._events[event].append(SwissGame(round_number, list(players), list(ranks)))
+            self._game_of_event[event] = game
+
+    def add_result(self, result: MatchResult, swiss_round: tuple[str, int] | None = None) -> None:
+        """Count one game from its full record."""
+        seats = range(len(result.players))
+        self.add(
+            result.game,
+            result.players,
+            result.ranks,
+            result.scores,
+            [[str(violation.cause) for violation in _violations_of(result, s)] for s in seats],
+            [_latency_of(result, seat) for seat in seats],
+            swiss_round,
+        )
+
+    def violations(self) -> dict[str, Counter[str]]:
+        """Per bot that committed any, how many violations of each cause (all games)."""
+        return {
+            bot: Counter(entry.violations)
+            for bot, entry in self._tables[OVERALL].items()
+            if entry.violations
+        }
+
+    def cross_table(self) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
+        """The head-to-head table (the tally must have been made with ``cross``)."""
+        if self._cross is None:
+            raise ValueError("this tally was made without the head-to-head table")
+        return sorted(self._tables[OVERALL]), self._cross
+
+    def standings(
+        self,
+        tournament: str,
+        *,
+        disqualified: Mapping[str, str] | None = None,
+        bots: Sequence[str] = (),
+        swiss: bool = False,
+        los: bool = False,
+    ) -> Standings:
+        """Fit ratings over all games at once, per game and pooled across games (see
+        :func:`compute_standings`)."""
+        swiss_scores = scores_of_events(self._events, self._game_of_event, bots) if swiss else None
+        games = sorted(name for name in self._tables if name != OVERALL)
+        standings: dict[str, list[Row]] = {}
+        seats: dict[str, list[SeatTerm]] = {}
+        connected: dict[str, bool] = {}
+        groups: dict[str, list[list[str]]] = {}
+        matrices: dict[str, dict[str, dict[str, float]]] = {}
+        for name in [OVERALL, *games]:
+            chosen = set(games) if name == OVERALL else {name}
+            scores = None if swiss_scores is None else sum_scores(swiss_scores, chosen)
+            rows, rating_fit = self._rows(name, disqualified or {}, scores)
+            if name == OVERALL and len(games) > 1:
+                # scores of different games are on different scales: no mean across them
+                rows = [msgspec.structs.replace(row, avg_score=None) for row in rows]
+            standings[name] = rows
+            if rating_fit is None:
+                continue
+            seats[name] = [
+                SeatTerm(term.key, term.players, term.seat, round(term.elo, 1),
+                         round(term.lo, 1), round(term.hi, 1))
+                for term in rating_fit.seat_advantage
+            ]  # fmt: skip
+            connected[name] = len(rating_fit.groups) <= 1
+            if not connected[name]:
+                groups[name] = [list(group) for group in rating_fit.groups]
+            if los:
+                matrices[name] = {
+                    a: {b: round(rating_fit.los(a, b), 4) for b in rating_fit.names if b != a}
+                    for a in rating_fit.names
+                }
+        return Standings(
+            tournament=tournament,
+            games=self.games,
+            standings=standings,
+            seat_advantage=seats,
+            connected=connected,
+            groups=groups,
+            no_games=sorted(set(bots) - set(self._tables[OVERALL])),
+            los=matrices if los else None,
+        )
+
+    def _rows(
+        self,
+        table: str,
+        disqualified: Mapping[str, str],
+        swiss: Mapping[str, SwissScore] | None,
+    ) -> tuple[list[Row], RatingFit | None]:
+        tallies = self._tables.get(table, {})
+        if not tallies:
+            return [], None
+        rating_fit = fit_tally(self.pairs, seat_key=None if table == OVERALL else table)
+        rows = [
+            _row(bot, rating_fit, entry, disqualified.get(bot),
+                 None if swiss is None else swiss.get(bot))
+            for bot, entry in tallies.items()
+        ]  # fmt: skip
+        return sorted(rows, key=lambda row: (-row.elo, row.bot)), rating_fit
 
 
 def compute_standings(
     tournament: str,
-    results: Sequence[MatchResult],
+    results: Iterable[MatchResult],
     *,
     disqualified: Mapping[str, str] | None = None,
     bots: Sequence[str] = (),
@@ -97,116 +240,15 @@ def compute_standings(
     it belongs to) and round, and adds the Swiss points and tie-breaks to the rows;
     ``los`` adds the likelihood-of-superiority matrices.
     """
-    by_game: dict[str, list[int]] = defaultdict(list)
+    tally = StandingsTally()
     for index, result in enumerate(results):
-        by_game[result.game].append(index)
-    swiss = scores_per_game(results, swiss_rounds, bots) if swiss_rounds is not None else None
-    tables = {OVERALL: list(range(len(results)))}
-    tables.update({game: by_game[game] for game in sorted(by_game)})
-    standings: dict[str, list[Row]] = {}
-    seats: dict[str, list[SeatTerm]] = {}
-    connected: dict[str, bool] = {}
-    groups: dict[str, list[list[str]]] = {}
-    matrices: dict[str, dict[str, dict[str, float]]] = {}
-    for name, indices in tables.items():
-        chosen = [results[i] for i in indices]
-        scores = None if swiss is None else sum_scores(swiss, {results[i].game for i in indices})
-        rows, rating_fit = _rows(chosen, disqualified or {}, scores)
-        if name == OVERALL and len(by_game) > 1:
-            # scores of different games are on different scales: no mean across them
-            rows = [msgspec.structs.replace(row, avg_score=None) for row in rows]
-        standings[name] = rows
-        if rating_fit is None:
-            continue
-        seats[name] = [
-            SeatTerm(term.key, term.players, term.seat, round(term.elo, 1), round(term.lo, 1),
-                     round(term.hi, 1))
-            for term in rating_fit.seat_advantage
-        ]  # fmt: skip
-        connected[name] = len(rating_fit.groups) <= 1
-        if not connected[name]:
-            groups[name] = [list(group) for group in rating_fit.groups]
-        if los:
-            matrices[name] = {
-                a: {b: round(rating_fit.los(a, b), 4) for b in rating_fit.names if b != a}
-                for a in rating_fit.names
-            }
-    played = {bot for result in results for bot in result.players}
-    return Standings(
-        tournament=tournament,
-        games=len(results),
-        standings=standings,
-        seat_advantage=seats,
-        connected=connected,
-        groups=groups,
-        no_games=sorted(set(bots) - played),
-        los=matrices if los else None,
-    )
-
-
-def _rows(
-    results: Sequence[MatchResult],
-    disqualified: Mapping[str, str],
-    swiss: Mapping[str, SwissScore] | None,
-) -> tuple[list[Row], RatingFit | None]:
-    if not results:
-        return [], None
-    rating_fit = fit(
-        [dict(zip(r.players, r.ranks)) for r in results], seat_keys=[r.game for r in results]
-    )
-    tally: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {"ranks": [], "scores": [], "violations": defaultdict(int), "lat": [], "max": []}
-    )
-    for result in results:
-        for seat, bot in enumerate(result.players):
-            entry = tally[bot]
-            entry["ranks"].append(result.ranks[seat])
-            entry["scores"].append(result.scores[seat])
-            for violation in _violations_of(result, seat):
-                entry["violations"][violation.cause] += 1
-            latency = result.latency[seat] if seat < len(result.latency) else None
-            if latency is not None:
-                entry["lat"].append(latency.median_ms)
-                entry["max"].append(latency.max_ms)
-    rows = [
-        _row(bot, rating_fit.ratings[bot], tally[bot], disqualified.get(bot),
-             None if swiss is None else swiss.get(bot))
-        for bot in tally
-    ]  # fmt: skip
-    return sorted(rows, key=lambda row: (-row.elo, row.bot)), rating_fit
-
-
-def _violations_of(result: MatchResult, seat: int) -> list[Violation]:
-    """Every violation of a seat (results stored before strikes existed list only one)."""
-    if seat < len(result.all_violations):
-        return result.all_violations[seat]
-    violation = result.violations[seat]
-    return [] if violation is None else [violation]
-
-
-def _row(
-    bot: str,
-    rating: Any,
-    entry: dict[str, Any],
-    disqualified: str | None,
-    swiss: SwissScore | None,
-) -> Row:
-    return Row(
-        bot=bot,
-        elo=round(rating.elo, 1),
-        lo=round(rating.lo, 1),
-        hi=round(rating.hi, 1),
-        games=len(entry["ranks"]),
-        wins=sum(1 for rank in entry["ranks"] if rank == 1),
-        avg_rank=round(statistics.fmean(entry["ranks"]), 3),
-        avg_score=round(statistics.fmean(entry["scores"]), 2),
-        violations=dict(sorted(entry["violations"].items())),
-        latency_median_ms=round(statistics.median(entry["lat"]), 3) if entry["lat"] else None,
-        latency_max_ms=round(max(entry["max"]), 3) if entry["max"] else None,
+        tally.add_result(result, None if swiss_rounds is None else swiss_rounds[index])
+    return tally.standings(
+        tournament,
         disqualified=disqualified,
-        swiss_points=None if swiss is None else swiss.points,
-        buchholz=None if swiss is None else swiss.buchholz,
-        sonneborn_berger=None if swiss is None else swiss.sonneborn_berger,
+        bots=bots,
+        swiss=swiss_rounds is not None,
+        los=los,
     )
 
 
@@ -218,203 +260,98 @@ def cross_table(
     At a table of any size, a scores 1 against every bot it finished ahead of and a half
     against every bot it tied with.
     """
-    cells: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    cells: dict[tuple[str, str], list[float]] = {}
     bots: set[str] = set()
     for result in results:
         bots.update(result.players)
-        for a, rank_a in zip(result.players, result.ranks):
-            for b, rank_b in zip(result.players, result.ranks):
-                if a != b:
-                    cell = cells[(a, b)]
-                    cell[0] += 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
-                    cell[1] += 1
-    return sorted(bots), dict(cells)
+        _count_cross(cells, result.players, result.ranks)
+    return sorted(bots), cells
 
 
-# -- rendering -------------------------------------------------------------------------------
-
-HEADERS = [
-    "#",
-    "bot",
-    "elo",
-    "95% interval",
-    "games",
-    "wins",
-    "avg rank",
-    "avg score",
-    "violations",
-    "latency ms (median/max)",
-]
+def _count_cross(
+    cells: dict[tuple[str, str], list[float]], players: Sequence[str], ranks: Sequence[int]
+) -> None:
+    for a, rank_a in zip(players, ranks, strict=True):
+        for b, rank_b in zip(players, ranks, strict=True):
+            if a != b:
+                cell = cells.get((a, b))
+                if cell is None:
+                    cell = cells[(a, b)] = [0.0, 0.0]
+                cell[0] += 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
+                cell[1] += 1
 
 
-def render_tables(standings: Standings, *, game: str | None = None) -> str:
-    """Standings as terminal tables: one per game, then overall."""
-    names = [name for name in standings.standings if name != OVERALL] + [OVERALL]
-    if game is not None:
-        names = [game]
-    blocks = [f"{standings.tournament}: {standings.games} games"]
-    for name in names:
-        rows = standings.standings.get(name, [])
-        swiss = any(row.swiss_points is not None for row in rows)
-        headers = HEADERS + SWISS_HEADERS if swiss else HEADERS
-        lines = [_table_row(place, row) + (_swiss_cells(row) if swiss else [])
-                 for place, row in enumerate(rows, 1)]  # fmt: skip
-        blocks.append(f"\n{name}\n" + tabulate(lines, headers=headers))
-        blocks.extend(_notes(standings, name))
-    if standings.no_games:
-        blocks.append(f"no games: {', '.join(standings.no_games)}")
-    return "\n".join(blocks)
+def _violations_of(result: MatchResult, seat: int) -> list[Violation]:
+    """Every violation of a seat (results stored before strikes existed list only one)."""
+    if seat < len(result.all_violations):
+        return list(result.all_violations[seat])
+    violation = result.violations[seat]
+    return [] if violation is None else [violation]
 
 
-SWISS_HEADERS = ["swiss points", "buchholz", "s-b"]
+def _latency_of(result: MatchResult, seat: int) -> SeatLatency:
+    latency = result.latency[seat] if seat < len(result.latency) else None
+    return None if latency is None else (latency.median_ms, latency.max_ms)
 
 
-def _swiss_cells(row: Row) -> list[Any]:
-    return [f"{row.swiss_points:g}", f"{row.buchholz:g}", f"{row.sonneborn_berger:g}"]
-
-
-def _notes(standings: Standings, name: str) -> list[str]:
-    """The lines under a table: groups that never met, then (per game) the seat
-    advantages."""
-    notes = []
-    groups = standings.groups.get(name)
-    if groups:
-        listed = " | ".join(", ".join(group) for group in groups)
-        notes.append(
-            f"warning: {len(groups)} groups of bots never met, directly or through common"
-            f" opponents; ratings are comparable only within a group: {listed}"
-        )
-    # the overall fit's seat terms repeat the per-game ones: shown in JSON only
-    terms = [] if name == OVERALL else standings.seat_advantage.get(name, [])
-    for (game, players), seats in itertools.groupby(terms, key=lambda t: (t.game, t.players)):
-        shown = ", ".join(f"{t.seat}: {t.elo:+.0f} ({t.lo:+.0f} .. {t.hi:+.0f})" for t in seats)
-        notes.append(
-            f"seat advantage, {game} at {players} players (Elo over the average seat): {shown}"
-        )
-    return notes
-
-
-def render_los(standings: Standings, *, game: str | None = None) -> str:
-    """The likelihood-of-superiority matrices: the row bot is stronger than the column bot
-    with this probability (bots in standings order)."""
-    if standings.los is None:
-        raise ValueError("these standings were computed without the LOS matrices")
-    blocks = []
-    for name in [game] if game is not None else list(standings.los):
-        matrix = standings.los.get(name, {})
-        order = [row.bot for row in standings.standings.get(name, []) if row.bot in matrix]
-        lines = [[a, *("" if a == b else f"{matrix[a][b]:.3f}" for b in order)] for a in order]
-        blocks.append(f"{name}: likelihood of superiority (row over column)\n"
-                      + tabulate(lines, headers=["", *order]))  # fmt: skip
-    return "\n\n".join(blocks)
-
-
-def _table_row(place: int, row: Row) -> list[Any]:
-    violations = ", ".join(f"{cause} {count}" for cause, count in row.violations.items())
-    if row.disqualified:
-        violations = (violations + "; " if violations else "") + "disqualified"
-    latency = (
-        f"{row.latency_median_ms:.2f}/{row.latency_max_ms:.1f}"
-        if row.latency_median_ms is not None and row.latency_max_ms is not None
-        else "-"
+def _row(
+    bot: str,
+    rating_fit: RatingFit,
+    entry: _BotTally,
+    disqualified: str | None,
+    swiss: SwissScore | None,
+) -> Row:
+    rating = rating_fit.ratings[bot]
+    median = _median(entry.medians)
+    return Row(
+        bot=bot,
+        elo=round(rating.elo, 1),
+        lo=round(rating.lo, 1),
+        hi=round(rating.hi, 1),
+        games=entry.games,
+        wins=entry.wins,
+        avg_rank=round(entry.rank_sum / entry.games, 3),
+        avg_score=round(math.fsum(entry.score_partials) / entry.games, 2),
+        violations=dict(sorted(entry.violations.items())),
+        latency_median_ms=None if median is None else round(median, 3),
+        latency_max_ms=None if entry.latency_max is None else round(entry.latency_max, 3),
+        disqualified=disqualified,
+        swiss_points=None if swiss is None else swiss.points,
+        buchholz=None if swiss is None else swiss.buchholz,
+        sonneborn_berger=None if swiss is None else swiss.sonneborn_berger,
     )
-    return [
-        place,
-        row.bot,
-        f"{row.elo:.0f}",
-        f"{row.lo:.0f} .. {row.hi:.0f}",
-        row.games,
-        row.wins,
-        f"{row.avg_rank:.2f}",
-        "-" if row.avg_score is None else f"{row.avg_score:.1f}",
-        violations or "-",
-        latency,
-    ]
 
 
-def render_cross(results: Sequence[MatchResult]) -> str:
-    """The bot × bot head-to-head table: points of the row bot against the column bot."""
-    bots, cells = cross_table(results)
-    rows = []
-    for a in bots:
-        line: list[str] = [a]
-        for b in bots:
-            cell = cells.get((a, b))
-            line.append("" if a == b or cell is None else f"{cell[0]:g}/{cell[1]:g}")
-        rows.append(line)
-    return tabulate(rows, headers=["", *bots])
+def _median(histogram: Counter[float]) -> float | None:
+    """The median of the values a histogram counts, as ``statistics.median`` gives it."""
+    total = sum(histogram.values())
+    if not total:
+        return None
+    wanted = [(total - 1) // 2, total // 2]  # the middle one, or the middle two
+    found: list[float] = []
+    seen = 0
+    for value in sorted(histogram):
+        seen += histogram[value]
+        while wanted and wanted[0] < seen:
+            found.append(value)
+            wanted.pop(0)
+        if not wanted:
+            break
+    return found[0] if total % 2 else (found[0] + found[1]) / 2
 
 
-def cross_json(results: Sequence[MatchResult]) -> dict[str, dict[str, dict[str, Any]]]:
-    """The head-to-head table as nested objects: ``cross[a][b]`` is a's points against b
-    and the games they met."""
-    bots, cells = cross_table(results)
-    return {
-        a: {
-            b: {"points": cell[0], "games": int(cell[1])}
-            for b in bots
-            if (cell := cells.get((a, b)))
-        }
-        for a in bots
-    }
-
-
-def render_json(standings: Standings) -> str:
-    """The standings as one JSON object."""
-    return msgspec.json.encode(standings).decode()
-
-
-def render_csv(standings: Standings) -> str:
-    """The standings as CSV, one line per (game, bot); ``game`` is ``overall`` for pooled."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(
-        [
-            "game",
-            "rank",
-            "bot",
-            "elo",
-            "lo",
-            "hi",
-            "games",
-            "wins",
-            "avg_rank",
-            "avg_score",
-            "violations",
-            "latency_median_ms",
-            "latency_max_ms",
-            "disqualified",
-            "swiss_points",
-            "buchholz",
-            "sonneborn_berger",
-        ]
-    )
-    for game, rows in standings.standings.items():
-        for place, row in enumerate(rows, 1):
-            violations = ";".join(f"{cause}={count}" for cause, count in row.violations.items())
-            writer.writerow(
-                [
-                    game,
-                    place,
-                    row.bot,
-                    row.elo,
-                    row.lo,
-                    row.hi,
-                    row.games,
-                    row.wins,
-                    row.avg_rank,
-                    row.avg_score,
-                    violations,
-                    row.latency_median_ms,
-                    row.latency_max_ms,
-                    row.disqualified or "",
-                    _blank(row.swiss_points),
-                    _blank(row.buchholz),
-                    _blank(row.sonneborn_berger),
-                ]
-            )
-    return out.getvalue()
-
-
-def _blank(value: float | None) -> object:
-    return "" if value is None else value
+def _add_exactly(partials: list[float], x: float) -> None:
+    """Add ``x`` to a sum kept exactly as non-overlapping partials (Shewchuk's algorithm,
+    as ``math.fsum`` uses), so that a mean over a million games is the correctly rounded
+    mean ``statistics.fmean`` would give, whatever the order of the games."""
+    i = 0
+    for y in partials:
+        if abs(x) < abs(y):
+            x, y = y, x
+        high = x + y
+        low = y - (high - x)
+        if low:
+            partials[i] = low
+            i += 1
+        x = high
+    partials[i:] = [x]

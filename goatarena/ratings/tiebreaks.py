@@ -101,6 +101,14 @@ def scores_per_game(
     for result, (event, round_number) in zip(results, rounds, strict=True):
         events[event].append(SwissGame(round_number, result.players, result.ranks))
         game_of[event] = result.game
+    return scores_of_events(events, game_of, bots)
+
+
+def scores_of_events(
+    events: Mapping[str, Sequence[SwissGame]], game_of: Mapping[str, str], bots: Sequence[str]
+) -> dict[str, dict[str, SwissScore]]:
+    """Swiss scores per game from each event's games (``game_of`` names each event's
+    game): the events of one game summed."""
     per_game: dict[str, dict[str, SwissScore]] = {}
     for event, games in events.items():
         scores = swiss_scores(games, bots)

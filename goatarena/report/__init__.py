@@ -21,11 +21,12 @@ from goatarena.games import GAMES
 from goatarena.ratings.standings import OVERALL
 from goatarena.render.style import SEAT_COLOURS
 from goatarena.report import data, html
-from goatarena.report.replays import DEFAULT_REPLAYS, choose_replays, encode_replay
+from goatarena.report.replays import DEFAULT_REPLAYS, encode_replay
+from goatarena.report.source import GameSource, ListSource, StoreSource
 from goatarena.store.database import StoredGame
 from goatarena.store.whole_file import write_whole
 
-__all__ = ["DEFAULT_REPLAYS", "build_report", "write_report"]
+__all__ = ["DEFAULT_REPLAYS", "GameSource", "StoreSource", "build_report", "write_report"]
 
 
 def _asset(name: str) -> str:
@@ -39,30 +40,35 @@ def _script_json(value: object) -> str:
 
 def build_report(
     tournament: str,
-    games: Sequence[StoredGame],
+    games: Sequence[StoredGame] | GameSource,
     *,
     disqualified: Mapping[str, str] | None = None,
     replays: int = DEFAULT_REPLAYS,
 ) -> str:
-    """The whole report page as one string of HTML."""
-    results = [game.result for game in games]
-    standings = data.standings_of(tournament, games, disqualified or {})
+    """The whole report page as one string of HTML, from stored games or a
+    :class:`~goatarena.report.source.GameSource` (a results database: its summaries are
+    read twice and only the replayed games' full records once)."""
+    source = ListSource(games) if isinstance(games, Sequence) else games
+    found = data.read_report_data(tournament, source.summaries, disqualified or {}, replays)
+    standings = found.standings
     order = data.tables_in_order(standings)
     overall = [row.bot for row in standings.standings.get(OVERALL, [])]
     colours = html.bot_colours(overall)
-    bots, cells = data.head_to_head(results)
-    chosen = choose_replays(games, replays)
     packed: dict[str, str] = {}
     broken: list[str] = []
-    for game in chosen:
+    for game in source.records(found.replay_keys):
         try:
             packed[game.key] = encode_replay(game)
         except IllegalAction as error:
             # A record its engine cannot replay: the page says so rather than failing.
             broken.append(f"{game.key}: {error}")
+    game_list = found.game_list
+    for row in game_list["rows"]:
+        row[-1] = row[0] in packed
+    listed = len(game_list["rows"])
     payload = {
         "tournament": tournament,
-        "list": data.game_rows(games, set(packed)),
+        "list": game_list,
         "titles": {name: info.title for name, info in GAMES.items()},
         "seatColours": list(SEAT_COLOURS),
     }
@@ -70,19 +76,20 @@ def build_report(
         "TITLE": escape(f"{tournament}: goatarena report"),
         "TOURNAMENT": escape(tournament),
         "SUMMARY": escape(
-            f"{len(games)} games, {len(bots)} bots, {len(order) - 1} game types;"
+            f"{found.games} games, {len(found.bots)} bots, {len(order) - 1} game types;"
             f" {len(packed)} replays embedded"
             + (f"; {len(broken)} could not be replayed ({'; '.join(broken[:3])})" if broken else "")
+            + (
+                f"; the list shows {listed} of the games (goatarena list shows them all)"
+                if listed < found.games
+                else ""
+            )
         ),
         "STANDINGS": html.standings_section(standings, order, colours),
-        "HEATMAP": html.heat_map(overall or bots, cells),
-        "VIOLATIONS": html.violations_table(data.violations_by_cause(results)),
+        "HEATMAP": html.heat_map(overall or found.bots, found.cross),
+        "VIOLATIONS": html.violations_table(found.violations),
         "HISTORY": html.history_section(
-            {
-                name: data.rating_history([r for r in results if name == OVERALL or r.game == name])
-                for name in order
-            },
-            colours,
+            {name: found.history.get(name, {}) for name in order}, colours
         ),
     }
     page = _asset("template.html")

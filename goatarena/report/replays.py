@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import gzip
-from collections import defaultdict
 from collections.abc import Sequence
 
 import msgspec
@@ -19,6 +18,7 @@ import msgspec
 from goatarena.render.replay import record_of
 from goatarena.render.view import final_view, replay_steps
 from goatarena.store.database import StoredGame
+from goatarena.store.summary import GameSummary, summary_of
 
 DEFAULT_REPLAYS = 200
 """Replays embedded by default; every game when there are no more games than this."""
@@ -26,22 +26,69 @@ DEFAULT_REPLAYS = 200
 
 def choose_replays(games: Sequence[StoredGame], limit: int) -> list[StoredGame]:
     """Up to ``limit`` games, shared fairly between game types: violations first, then
-    games evenly spread over the tournament."""
-    if len(games) <= limit:
-        return list(games)
-    by_type: dict[str, list[StoredGame]] = defaultdict(list)
-    for game in games:
-        by_type[game.result.game].append(game)
-    chosen: list[StoredGame] = []
-    for index, group in enumerate(by_type.values()):
-        share = limit // len(by_type) + (index < limit % len(by_type))
-        flagged = [g for g in group if any(g.result.violations)][: share // 2]
-        rest = [g for g in group if g not in flagged]
-        wanted = min(share - len(flagged), len(rest))
-        spread = [rest[i * len(rest) // wanted] for i in range(wanted)] if wanted else []
-        chosen.extend(flagged + spread)
-    keys = {game.key for game in chosen}
-    return [game for game in games if game.key in keys]
+    games evenly spread over the tournament (see :class:`ReplayChooser`)."""
+    chooser = ReplayChooser(limit)
+    summaries = [summary_of(game.key, game.round, game.result, 0.0) for game in games]
+    for summary in summaries:
+        chooser.observe(summary)
+    chooser.settle()
+    return [game for game, summary in zip(games, summaries, strict=True) if chooser.pick(summary)]
+
+
+class ReplayChooser:
+    """The games to replay, chosen in two passes over the summaries, in finishing order.
+
+    All games when there are no more than ``limit``. Otherwise each game type gets its
+    share of ``limit``: up to half of it its first games with a forfeit, the rest spread
+    evenly over its other games. The first pass (``observe`` each game, then ``settle``)
+    counts; the second (``pick`` each game again) says which are chosen. Memory: the
+    counts per type and at most ``limit`` keys.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.chosen: set[str] = set()
+        self._counts: dict[str, int] = {}
+        self._flagged: dict[str, list[str]] = {}
+        self._spread: dict[str, set[int]] = {}
+        self._seen: dict[str, int] = {}
+        self._all = False
+
+    def observe(self, summary: GameSummary) -> None:
+        """First pass: count one game."""
+        kind = summary.game
+        self._counts[kind] = self._counts.get(kind, 0) + 1
+        flagged = self._flagged.setdefault(kind, [])
+        if any(summary.forfeits) and len(flagged) <= self.limit // 2:
+            flagged.append(summary.key)
+
+    def settle(self) -> None:
+        """Between the passes: each type's share, its flagged games, its spread."""
+        self._all = sum(self._counts.values()) <= self.limit
+        types = len(self._counts)
+        for index, (kind, count) in enumerate(self._counts.items()):
+            share = self.limit // types + (index < self.limit % types)
+            flagged = self._flagged[kind][: share // 2]
+            self._flagged[kind] = flagged
+            rest = count - len(flagged)
+            wanted = min(share - len(flagged), rest)
+            self._spread[kind] = {i * rest // wanted for i in range(wanted)} if wanted else set()
+            self.chosen.update(flagged)
+
+    def pick(self, summary: GameSummary) -> bool:
+        """Second pass: whether this game is replayed."""
+        if self._all:
+            self.chosen.add(summary.key)
+            return True
+        if summary.key in self.chosen:
+            return True
+        kind = summary.game
+        position = self._seen.get(kind, 0)
+        self._seen[kind] = position + 1
+        if position in self._spread.get(kind, ()):
+            self.chosen.add(summary.key)
+            return True
+        return False
 
 
 def encode_replay(game: StoredGame) -> str:

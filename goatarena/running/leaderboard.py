@@ -1,10 +1,9 @@
 """Interim standings while a tournament runs: a cheap rating fit of the games so far.
 
-The runner tells :class:`Leaderboard` of each finished game; only counts are kept (how
-often each finishing order of a set of bots happened, each bot's games and violations),
-so its memory grows with the bots and tables met, never with the number of games.
-:class:`~goatarena.running.progress.Progress` asks for a table every few seconds, never
-per game, so the fit costs the run nothing measurable.
+The runner tells :class:`Leaderboard` of each finished game (only the pair counts of its
+bots' ranks and the violations are kept); :class:`~goatarena.running.progress.Progress`
+asks for a table every few seconds, never per game, so the fit costs the run nothing
+measurable.
 """
 
 from __future__ import annotations
@@ -15,12 +14,11 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from goatarena.ratings.fit import fit_ratings
+from goatarena.ratings.tally import PairTally
 from goatarena.referee.match import MatchResult
 from goatarena.store.summary import GameSummary
 
 OVERALL = "overall"
-
-_Outcome = tuple[tuple[str, int], ...]
 
 
 class BoardRow(msgspec.Struct, frozen=True):
@@ -35,73 +33,61 @@ class BoardRow(msgspec.Struct, frozen=True):
 
 
 class Leaderboard:
-    """The finished games of a run so far, fitted on demand per game and overall."""
+    """The finished games of a run so far, counted per table (a pair tally each, whose
+    memory grows with the pairs of bots, not the games) and fitted on demand."""
 
     def __init__(self, results: Iterable[MatchResult] = ()) -> None:
-        self._outcomes: dict[str, Counter[_Outcome]] = defaultdict(Counter)
-        """Per table: how often each finishing order (bot, rank), sorted by bot, happened."""
-        self._played: dict[str, Counter[str]] = defaultdict(Counter)
+        self._tables: dict[str, PairTally] = {}
         self._violations: dict[str, Counter[str]] = defaultdict(Counter)
         self.games = 0
         for result in results:
             self.add(result)
 
-    @classmethod
-    def from_summaries(cls, summaries: Iterable[GameSummary]) -> Leaderboard:
-        """A leaderboard of stored games, read from their summaries (no moves decoded)."""
-        board = cls()
-        for summary in summaries:
-            counts = [
-                len(causes) or (forfeit is not None)
-                for causes, forfeit in zip(summary.violations, summary.forfeits, strict=True)
-            ]
-            board._count(summary.game, summary.players, summary.ranks, counts)
-        return board
-
     def add(self, result: MatchResult) -> None:
         """Count one finished game."""
         counts = [
-            len(result.all_violations[seat] if seat < len(result.all_violations) else [])
-            or (result.violations[seat] is not None)
+            len(result.all_violations[seat])
+            if seat < len(result.all_violations) and result.all_violations[seat]
+            else int(result.violations[seat] is not None)
             for seat in range(len(result.players))
         ]
         self._count(result.game, result.players, result.ranks, counts)
 
+    def add_summary(self, summary: GameSummary) -> None:
+        """Count one stored game from its summary."""
+        counts = [len(causes) for causes in summary.violations]
+        self._count(summary.game, summary.players, summary.ranks, counts)
+
     def _count(
         self, game: str, players: Sequence[str], ranks: Sequence[int], violations: Sequence[int]
     ) -> None:
-        outcome = tuple(sorted(zip(players, ranks, strict=True)))
         self.games += 1
         for table in (OVERALL, game):
-            self._outcomes[table][outcome] += 1
-            self._played[table].update(players)
+            tally = self._tables.get(table)
+            if tally is None:
+                tally = self._tables[table] = PairTally()
+            tally.add(players, ranks)
             counts = self._violations[table]
-            for bot, many in zip(players, violations, strict=True):
-                counts[bot] += many
+            for bot, count in zip(players, violations, strict=True):
+                counts[bot] += count
 
     def names(self) -> list[str]:
         """The tables there are: ``overall`` first, then each game played so far."""
-        return [OVERALL] + sorted(name for name in self._outcomes if name != OVERALL)
+        return [OVERALL] + sorted(name for name in self._tables if name != OVERALL)
 
     def rows(self, table: str = OVERALL) -> list[BoardRow]:
         """The bots of ``table`` (a game or ``overall``), best first."""
-        outcomes = self._outcomes.get(table)
-        if not outcomes:
+        tally = self._tables.get(table)
+        if tally is None or not tally.games:
             return []
-        # The fit is the same for the same counts in any order: each finishing order is
-        # one mapping, listed as often as it happened.
-        games: list[dict[str, int]] = []
-        for outcome, times in outcomes.items():
-            games += [dict(outcome)] * times
-        ratings = fit_ratings(games)
-        played = self._played[table]
+        ratings = fit_ratings(tally)
         rows = [
             BoardRow(
                 bot=bot,
                 elo=rating.elo,
                 lo=rating.lo,
                 hi=rating.hi,
-                games=played[bot],
+                games=rating.games,
                 violations=self._violations[table][bot],
             )
             for bot, rating in ratings.items()

@@ -260,9 +260,9 @@ class Runner:
         """Play deal after deal until the test decides (or the deals run out)."""
         config = self.config
         assert config.sprt is not None
-        stored = await self._in_store(lambda: list(self.store.games()))
+        stored = await self._in_store(lambda: list(self.store.summaries()))
         self._sprt = tally_of(
-            config.sprt, config.bots, config.challengers[0], ((g.key, g.result) for g in stored)
+            config.sprt, config.bots, config.challengers[0], ((g.key, g) for g in stored)
         )
         self._sprt_step()
         if self._sprt.status().verdict != "running":
@@ -289,7 +289,7 @@ class Runner:
         bots = list(self.config.bots)
         byes: dict[str, int] = defaultdict(int)
         for round_number in range(1, swiss_rounds(self.config, entry.players) + 1):
-            stored = await self._in_store(lambda: list(self.store.games(game=entry.name)))
+            stored = await self._in_store(lambda: list(self.store.summaries(game=entry.name)))
             before = SwissEvent(label, bots, entry.players, round_number, defaultdict(int, byes))
             # The rating fit and the split search take a while on large fields: in a
             # thread, so that other events' games keep their clocks.

@@ -270,6 +270,19 @@ class Store:
         for key, round_number, result in self._rows(query + " ORDER BY rowid", params):
             yield StoredGame(key=key, round=round_number, result=self._decode(key, result))
 
+    def games_with_keys(self, keys: set[str]) -> Iterator[StoredGame]:
+        """The stored games of ``keys`` (those that are stored), in finishing order: the
+        few full records a report embeds."""
+        wanted = sorted(keys)
+        found: list[tuple[int, str, int, str]] = []
+        for start in range(0, len(wanted), _BATCH):  # SQLite caps a query's parameters
+            chunk = tuple(wanted[start : start + _BATCH])
+            marks = ", ".join("?" * len(chunk))
+            query = f"SELECT rowid, key, round, result FROM games WHERE key IN ({marks})"
+            found.extend(self._rows(query, chunk))
+        for _, key, round_number, result in sorted(found):
+            yield StoredGame(key=key, round=round_number, result=self._decode(key, result))
+
     @property
     def has_summaries(self) -> bool:
         """Whether the database keeps a summary of each game; without (a database of an

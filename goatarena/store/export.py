@@ -1,21 +1,24 @@
 """Stored games as lines: a one-line summary each for ``list``, and every record for
 ``export`` (JSON lines: one whole record a line; CSV: one row per seat).
 
-Pure: takes :class:`~goatarena.store.database.StoredGame` values, returns text.
+Pure: takes :class:`~goatarena.store.summary.GameSummary` values (``list``, CSV) or
+:class:`~goatarena.store.database.StoredGame` values (JSON lines, the whole records),
+returns text as it goes, so that a million games stream through without being held.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import msgspec
 from tabulate import tabulate
 
-from goatarena.referee.match import MatchResult
 from goatarena.store.database import StoredGame
+from goatarena.store.summary import GameSummary
 
 CSV_FIELDS = [
     "key",
@@ -36,70 +39,91 @@ CSV_FIELDS = [
 
 
 def select(
-    games: Iterable[StoredGame],
+    games: Iterable[GameSummary],
     *,
     bot: str | None = None,
     game: str | None = None,
     violations: bool = False,
-) -> Iterator[tuple[int, StoredGame]]:
+) -> Iterator[tuple[int, GameSummary]]:
     """The games (numbered from 1 in finishing order, as ``replay`` takes them) that
     seat ``bot``, are of ``game``, and (with ``violations``) had any violation."""
-    for number, stored in enumerate(games, 1):
-        result = stored.result
-        if bot is not None and bot not in result.players:
+    for number, summary in enumerate(games, 1):
+        if bot is not None and bot not in summary.players:
             continue
-        if game is not None and result.game != game:
+        if game is not None and summary.game != game:
             continue
-        if violations and not any(
-            _seat_violations(stored.result, seat) for seat in range(len(result.players))
-        ):
+        if violations and not any(summary.violations):
             continue
-        yield number, stored
+        yield number, summary
 
 
-def _seat_violations(result: MatchResult, seat: int) -> list[str]:
-    if seat < len(result.all_violations):
-        return [str(violation.cause) for violation in result.all_violations[seat]]
-    violation = result.violations[seat]
-    return [] if violation is None else [str(violation.cause)]
-
-
-def summary_row(number: int, stored: StoredGame) -> list[Any]:
+def summary_row(number: int, summary: GameSummary) -> list[Any]:
     """One game as a list row: number, key, game, players, result, violations."""
-    result = stored.result
     return [
         number,
-        stored.key,
-        result.game,
-        " ".join(result.players),
-        outcome(result),
-        violations_note(result) or "-",
+        summary.key,
+        summary.game,
+        " ".join(summary.players),
+        outcome(summary),
+        violations_note(summary) or "-",
     ]
 
 
-def violations_note(result: MatchResult) -> str:
+def violations_note(summary: GameSummary) -> str:
     """Who broke a rule and how (``slow: timeout; crasher: crash``), or ``""``."""
     found = [
-        f"{result.players[seat]}: {', '.join(causes)}"
-        for seat in range(len(result.players))
-        if (causes := _seat_violations(result, seat))
+        f"{bot}: {', '.join(causes)}"
+        for bot, causes in zip(summary.players, summary.violations, strict=True)
+        if causes
     ]
     return "; ".join(found)
 
 
-def outcome(result: MatchResult) -> str:
+def outcome(summary: GameSummary) -> str:
     """A game's result in one line, best first: ``1. greedy 1730, 2. random 1145``."""
-    order = sorted(range(len(result.players)), key=lambda seat: (result.ranks[seat], seat))
+    order = sorted(range(len(summary.players)), key=lambda seat: (summary.ranks[seat], seat))
     return ", ".join(
-        f"{result.ranks[seat]}. {result.players[seat]} {result.scores[seat]:g}" for seat in order
+        f"{summary.ranks[seat]}. {summary.players[seat]} {summary.scores[seat]:g}" for seat in order
     )
 
 
-def render_list(rows: Iterable[tuple[int, StoredGame]]) -> str:
+LIST_HEADERS = ["#", "key", "game", "players (by seat)", "result (rank. bot score)", "violations"]
+WIDTHS_FROM = 200
+"""How many rows set the column widths of ``list``: it prints as it reads, so a longer
+cell further down widens only its own line."""
+
+
+def list_lines(rows: Iterable[tuple[int, GameSummary]]) -> Iterator[str]:
+    """The games as a table, one line each, streamed: the first :data:`WIDTHS_FROM` rows
+    set the column widths (``tabulate``'s plain format); nothing when there are none."""
+    rows = iter(rows)
+    first = [
+        [str(cell) for cell in summary_row(*row)] for row in itertools.islice(rows, WIDTHS_FROM)
+    ]
+    if not first:
+        return
+    widths = [
+        max(len(header), *(len(line[c]) for line in first)) for c, header in enumerate(LIST_HEADERS)
+    ]
+    yield _line(LIST_HEADERS, widths)
+    yield "  ".join("-" * width for width in widths)
+    for line in first:
+        yield _line(line, widths)
+    for row in rows:
+        yield _line([str(cell) for cell in summary_row(*row)], widths)
+
+
+def _line(cells: list[str], widths: list[int]) -> str:
+    """One line: the number right-aligned, the rest left-aligned, two spaces apart."""
+    parts = [cells[0].rjust(widths[0])]
+    parts += [cell.ljust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
+    return "  ".join(parts).rstrip()
+
+
+def render_list(rows: Iterable[tuple[int, GameSummary]]) -> str:
     """The games as a table, one line each."""
     return tabulate(
-        [summary_row(number, stored) for number, stored in rows],
-        headers=["#", "key", "game", "players (by seat)", "result (rank. bot score)", "violations"],
+        [summary_row(number, summary) for number, summary in rows], headers=LIST_HEADERS
     )
 
 
@@ -109,31 +133,30 @@ def jsonl_lines(games: Iterable[StoredGame]) -> Iterator[str]:
         yield msgspec.json.encode(stored).decode() + "\n"
 
 
-def csv_lines(games: Iterable[StoredGame]) -> Iterator[str]:
-    """A header, then one CSV row per seat of each game."""
+def csv_lines(games: Iterable[GameSummary]) -> Iterator[str]:
+    """A header, then one CSV row per seat of each game (from the games' summaries)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_FIELDS)
     yield _take(out)
-    for stored in games:
-        result = stored.result
-        options = msgspec.json.encode(result.options).decode()
-        for seat, bot in enumerate(result.players):
-            latency = result.latency[seat] if seat < len(result.latency) else None
+    for summary in games:
+        options = msgspec.json.encode(summary.options).decode()
+        for seat, bot in enumerate(summary.players):
+            latency = summary.latency[seat]
             writer.writerow(
                 [
-                    stored.key,
-                    stored.round,
-                    result.game,
-                    result.seed,
+                    summary.key,
+                    summary.round,
+                    summary.game,
+                    summary.seed,
                     seat,
                     bot,
-                    result.ranks[seat],
-                    result.scores[seat],
-                    ";".join(_seat_violations(stored.result, seat)),
+                    summary.ranks[seat],
+                    summary.scores[seat],
+                    ";".join(summary.violations[seat]),
                     "" if latency is None else latency.median_ms,
                     "" if latency is None else latency.max_ms,
-                    result.duration_s,
+                    summary.duration_s,
                     options,
                 ]
             )

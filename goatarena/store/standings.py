@@ -1,11 +1,18 @@
-"""Standings of a stored tournament: the results, entrants and format read from its store."""
+"""Standings of a stored tournament: the results, entrants and format read from its store.
+
+The games are read as their compact summaries (:meth:`Store.summaries`), streamed into a
+:class:`~goatarena.ratings.standings.StandingsTally`: memory for the bots and pairs, not
+the games.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 
-from goatarena.ratings.standings import Standings, compute_standings
+from goatarena.ratings.standings import Standings, StandingsTally
 from goatarena.store.database import Store, StoredGame
+from goatarena.store.summary import GameSummary, summary_of
 
 
 def standings_from_store(
@@ -14,27 +21,50 @@ def standings_from_store(
     game: str | None = None,
     los: bool = False,
     stored: list[StoredGame] | None = None,
+    tally: StandingsTally | None = None,
+    also: Callable[[GameSummary], None] | None = None,
 ) -> Standings:
     """Standings of every stored game (or one game's), with the Swiss columns for a Swiss.
 
     The entrants and the format come from the tournament file the store was claimed with;
     a store without one (or with one it cannot read) gives standings of the games alone.
-    ``stored`` passes the games when the caller has read them already.
+    ``stored`` passes the games when the caller has read them already; ``tally`` a tally
+    to count into (one made with ``cross`` keeps the head-to-head table), and ``also`` is
+    shown each game's summary as it is read (an SPRT counting the same games).
     """
-    if stored is None:
-        stored = list(store.games(game=game))
     config = _config(store)
     entered = config.get("bots")
     bots = [str(name) for name in entered] if isinstance(entered, dict) else []
     swiss = config.get("format") == "swiss"
-    rounds = [(item.key.split("/", 1)[0], item.round) for item in stored] if swiss else None
-    return compute_standings(
+    tally = tally or StandingsTally()
+    summaries: Iterable[GameSummary] = (
+        store.summaries(game=game)
+        if stored is None
+        else (summary_of(item.key, item.round, item.result, 0.0) for item in stored)
+    )
+    for summary in summaries:
+        count_summary(tally, summary, swiss=swiss)
+        if also is not None:
+            also(summary)
+    return tally.standings(
         store.meta("tournament") or "?",
-        [item.result for item in stored],
         disqualified=store.disqualified(),
         bots=bots,
-        swiss_rounds=rounds,
+        swiss=swiss,
         los=los,
+    )
+
+
+def count_summary(tally: StandingsTally, summary: GameSummary, *, swiss: bool = False) -> None:
+    """Count one stored game into a standings tally (with its Swiss event and round)."""
+    tally.add(
+        summary.game,
+        summary.players,
+        summary.ranks,
+        summary.scores,
+        summary.violations,
+        [None if seat is None else (seat.median_ms, seat.max_ms) for seat in summary.latency],
+        (summary.event, summary.round) if swiss else None,
     )
 
 

@@ -1,0 +1,60 @@
+"""The standings table's types: a bot's row, a seat's advantage, the whole standings."""
+
+from __future__ import annotations
+
+import msgspec
+
+OVERALL = "overall"
+
+
+class Row(msgspec.Struct, frozen=True):
+    """One bot's line in a standings table."""
+
+    bot: str
+    elo: float
+    lo: float
+    hi: float
+    games: int
+    wins: int
+    avg_rank: float
+    avg_score: float | None
+    """The mean game score; None in the overall table of several games, whose scores
+    are on different scales (hundreds in one game, a handful in another)."""
+    violations: dict[str, int]
+    latency_median_ms: float | None = None
+    latency_max_ms: float | None = None
+    disqualified: str | None = None
+    swiss_points: float | None = None
+    buchholz: float | None = None
+    sonneborn_berger: float | None = None
+
+
+class SeatTerm(msgspec.Struct, frozen=True):
+    """A seat's fitted advantage over the average seat of its game and table size, Elo."""
+
+    game: str
+    players: int
+    seat: int
+    elo: float
+    lo: float
+    hi: float
+
+
+class Standings(msgspec.Struct, frozen=True):
+    """Standings of a tournament: overall and per game, best first.
+
+    Per table (``overall`` and each game): ``seat_advantage`` lists the fitted seat
+    terms; ``connected`` is False when some bots never met the others, directly or
+    through common opponents, and ``groups`` then lists the separate groups (their
+    ratings are not comparable); ``los`` (when asked for) maps bot a -> bot b -> the
+    likelihood that a is stronger than b. ``no_games`` names entered bots without games.
+    """
+
+    tournament: str
+    games: int
+    standings: dict[str, list[Row]]
+    seat_advantage: dict[str, list[SeatTerm]] = {}
+    connected: dict[str, bool] = {}
+    groups: dict[str, list[list[str]]] = {}
+    no_games: list[str] = []
+    los: dict[str, dict[str, dict[str, float]]] | None = None
