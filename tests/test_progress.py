@@ -229,7 +229,9 @@ def test_the_leaderboard_of_a_resumed_run_reads_the_summaries_as_the_records_wou
     store = open_store(tmp_path / "t.sqlite", create=False)
     try:
         from_records = Leaderboard(game.result for game in store.games())
-        from_summaries = Leaderboard.from_summaries(store.summaries())
+        from_summaries = Leaderboard()
+        for summary in store.summaries():
+            from_summaries.add_summary(summary)
     finally:
         store.close()
     assert from_summaries.games == from_records.games == 60
