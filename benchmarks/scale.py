@@ -27,6 +27,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +47,7 @@ GOALS = {
     "fit": "1,000 bots <= 1 s; 10,000 bots (50 games each) <= 60 s",
     "swiss round": "1,000 bots <= 3 s",
     "run: first game": "1M-game file: <= 5 s, <= 300 MB",
+    "run: Ctrl-C at once": "<= 1 s",
     "run: Ctrl-C while starting": "<= 1 s",
     "run: Ctrl-C while playing": "<= 1 s",
     "run: RSS growth": "RSS at 100k games <= 1.5 x RSS at 5k",
@@ -327,21 +329,25 @@ def million_game_file(work: Path, games: int) -> Path:
 
 def run_rows(games: int, args: argparse.Namespace, work: Path) -> list[list[str]]:
     """``run`` on a file of ``games`` games: the first game's latency and memory, and how
-    long Ctrl-C takes while it starts and while it plays."""
+    long Ctrl-C takes at once, while it starts (its first line out: the file loaded and
+    checked, the bots' pre-flight done, the referees starting) and while it plays."""
     config = million_game_file(work, games)
     label = f"{games:,}-game file"
+    rows = []
+    at_once = _interrupted(config, work, args, at=None)
+    rows.append(
+        ["run: Ctrl-C at once", f"{label}, at 0.3 s", at_once.cell(), GOALS["run: Ctrl-C at once"]]
+    )
+    starting = _interrupted(config, work, args, at=lambda line: b" games, " in line)
+    rows.append(
+        ["run: Ctrl-C while starting", label, starting.cell(), GOALS["run: Ctrl-C while starting"]]
+    )
     first, playing = _run_until_first_game(config, work, args)
-    rows = [["run: first game", label, first.cell(), GOALS["run: first game"]]]
-    for after_s in (0.3, 1.5):
-        starting = _interrupted_run(config, work, args, after_s=after_s)
-        rows.append(
-            ["run: Ctrl-C while starting", f"{label}, at {after_s} s", starting.cell(),
-             GOALS["run: Ctrl-C while starting"]]
-        )  # fmt: skip
+    rows.append(["run: first game", label, first.cell(), GOALS["run: first game"]])
     rows.append(
         ["run: Ctrl-C while playing", label, playing.cell(), GOALS["run: Ctrl-C while playing"]]
     )
-    return rows
+    return rows  # fmt: skip
 
 
 def _start_run(config: Path, work: Path, args: argparse.Namespace) -> subprocess.Popen[bytes]:
@@ -357,6 +363,12 @@ def _start_run(config: Path, work: Path, args: argparse.Namespace) -> subprocess
     )
 
 
+def _wait_for(process: subprocess.Popen[bytes], wanted: Callable[[bytes], bool]) -> bool:
+    """Read the process's stderr until a line is ``wanted``; False if it ended first."""
+    assert process.stderr is not None
+    return any(wanted(line) for line in process.stderr)
+
+
 def _run_until_first_game(
     config: Path, work: Path, args: argparse.Namespace
 ) -> tuple[Measure, Measure]:
@@ -364,40 +376,41 @@ def _run_until_first_game(
     the first game's latency and the RSS then, and the time Ctrl-C took."""
     started = time.monotonic()
     process = _start_run(config, work, args)
-    assert process.stderr is not None
-    first = None
-    rss = 0.0
-    for line in process.stderr:
-        if line.startswith(b"1/"):
-            first = time.monotonic() - started
-            rss = _rss_mb(process.pid)
-            break
-    if first is None:
+    if not _wait_for(process, lambda line: line.startswith(b"1/")):
         process.wait()
         return Measure(time.monotonic() - started, 0, f"exit {process.returncode}"), Measure(0, 0)
+    first, rss = time.monotonic() - started, _rss_mb(process.pid)
     time.sleep(2.0)  # well into play
-    stop = _stop(process, signal.SIGINT)
-    return Measure(first, rss), stop
+    return Measure(first, rss), _stop(process, signal.SIGINT)
 
 
-def _interrupted_run(
-    config: Path, work: Path, args: argparse.Namespace, *, after_s: float
+def _interrupted(
+    config: Path, work: Path, args: argparse.Namespace, *, at: Callable[[bytes], bool] | None
 ) -> Measure:
-    """Ctrl-C a run ``after_s`` seconds after it started: the time it took to end."""
+    """Ctrl-C a run when it writes a line that is ``at`` (None: 0.3 s after it started,
+    which may be before Python has loaded goatarena at all): the time it took to end."""
     process = _start_run(config, work, args)
-    time.sleep(after_s)
-    return _stop(process, signal.SIGINT)
+    if at is None:
+        time.sleep(0.3)
+    elif not _wait_for(process, at):
+        process.wait()
+        return Measure(0, 0, f"exit {process.returncode}")
+    return _stop(process, signal.SIGINT, early=at is None)
 
 
-def _stop(process: subprocess.Popen[bytes], signum: int) -> Measure:
-    """Send ``signum`` and time the process's end; its exit status must be 128 + signum."""
+def _stop(process: subprocess.Popen[bytes], signum: int, *, early: bool = False) -> Measure:
+    """Send ``signum`` and time the process's end: it must say so in one line with exit
+    status 128 + signum (``early``: before goatarena was loaded, Python's own death by the
+    signal is what a Ctrl-C there gives)."""
     started = time.monotonic()
     process.send_signal(signum)
     _, errors = process.communicate(timeout=60)
     took = time.monotonic() - started
-    lines = [line for line in errors.decode().splitlines() if "interrupted" in line]
-    status = "ok" if process.returncode == 128 + signum else f"exit {process.returncode}"
-    return Measure(took, _peak_mb(process), status, "one line" if len(lines) == 1 else "")
+    said = [line for line in errors.decode().splitlines() if "interrupted" in line]
+    expected = {128 + signum, -signum} if early else {128 + signum}
+    status = "ok" if process.returncode in expected else f"exit {process.returncode}"
+    detail = "one line" if len(said) == 1 and "Traceback" not in errors.decode() else ""
+    return Measure(took, _peak_mb(process), status, detail)
 
 
 def _rss_mb(pid: int) -> float:

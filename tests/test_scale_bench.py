@@ -32,6 +32,7 @@ def test_the_quick_growth_table_measures_every_step():
         "fit",
         "swiss round",
         "run: first game",
+        "run: Ctrl-C at once",
         "run: Ctrl-C while starting",
         "run: Ctrl-C while playing",
         "run: RSS growth",
@@ -39,5 +40,6 @@ def test_the_quick_growth_table_measures_every_step():
     failed = ("timeout after", "out of memory after", "exit ")
     assert not [row for row in rows if any(word in row for word in failed)]
     assert all(" MB" in row for row in rows)
-    interrupted = [row for row in rows if "Ctrl-C" in row]
-    assert len(interrupted) == 3 and all("(one line)" in row for row in interrupted)
+    # Once goatarena is loaded, a Ctrl-C is one line, whatever the run is doing.
+    interrupted = [row for row in rows if "Ctrl-C while" in row]
+    assert len(interrupted) == 2 and all("(one line)" in row for row in interrupted)
