@@ -179,7 +179,7 @@ from goatarena.store.database import open_store
 db, bots, game = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 started = time.perf_counter()
 store = open_store(__import__("pathlib").Path(db), create=False)
-stored = list(store.games(game=game))
+stored = list(store.summaries(game=game))
 event = SwissEvent(f"0.{game}.2p", bot_names(bots), 2, 5, defaultdict(int))
 pairing = pair_round(event, stored, seed=1)
 took = time.perf_counter() - started
