@@ -447,20 +447,27 @@ def main() -> None:
         games, bots, run_games, early, late = [200], [16], 1_000_000, 200, 2_000
     parts = set(args.only.split(","))
     rows: list[list[str]] = []
+
+    def measured(new: list[list[str]]) -> None:
+        # Said as it comes: the full table takes an hour or more.
+        for row in new:
+            print("  " + " | ".join(row[:3]), file=sys.stderr, flush=True)
+        rows.extend(new)
+
     with tempfile.TemporaryDirectory(prefix="goatarena-scale-") as folder:
         work = Path(folder)
         if "readers" in parts:
             for count in games:
                 for field in bots:
-                    rows += reader_rows(count, field, work, args)
+                    measured(reader_rows(count, field, work, args))
         if "fit" in parts:
-            rows += fit_rows(bots if args.quick else [256, 1000, 10000], args, work)
+            measured(fit_rows(bots if args.quick else [256, 1000, 10000], args, work))
         if "swiss" in parts:
-            rows += swiss_rows([64] if args.quick else [256, 1000], args, work)
+            measured(swiss_rows([64] if args.quick else [256, 1000], args, work))
         if "run" in parts:
-            rows += run_rows(run_games, args, work)
+            measured(run_rows(run_games, args, work))
         if "growth" in parts:
-            rows += growth_rows(early, late, args, work)
+            measured(growth_rows(early, late, args, work))
     from tabulate import tabulate
 
     print(tabulate(rows, headers=["step", "size", "time, peak RSS", "goal"]))
