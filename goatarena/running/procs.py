@@ -229,6 +229,13 @@ async def serve(forward_logs: bool) -> None:
             host.close()
 
 
+def _out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is a MemoryError, or holds one in its exception groups."""
+    if isinstance(error, BaseExceptionGroup):
+        return any(_out_of_memory(inner) for inner in error.exceptions)
+    return isinstance(error, MemoryError)
+
+
 def _absorb(signum: int, frame: FrameType | None) -> None:
     """A signal this process leaves to the driver."""
 
@@ -241,7 +248,16 @@ def main() -> None:
     # bot that ignores SIGTERM can only be killed, after a grace, when its game stops.
     signal.signal(signal.SIGINT, _absorb)
     signal.signal(signal.SIGTERM, _absorb)
-    trio.run(serve, FORWARD_LOGS in sys.argv[1:])
+    try:
+        trio.run(serve, FORWARD_LOGS in sys.argv[1:])
+    except BaseException as error:
+        if not _out_of_memory(error):
+            raise
+        # One line on the terminal the driver shares, which then stops the run in one
+        # line of its own (a referee that exited mid-game), keeping every stored game.
+        sys.stderr.write("goatarena: a referee process ran out of memory\n")
+        sys.stderr.flush()
+        os._exit(1)
     # Every bot is stopped and reaped and every answer written (to the unbuffered pipe):
     # nothing is left that the interpreter's own teardown (a good part of a second on a
     # loaded machine, while the driver waits) would do for anyone.
