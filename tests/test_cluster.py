@@ -100,7 +100,15 @@ class Cluster:
             return list(client.run(os.getpid).values())
 
     def wait_for_workers(self, count: int) -> None:
-        _wait(lambda: len(self.workers()) >= count, 60, f"{count} workers")
+        def enough() -> bool:
+            try:
+                return len(self.workers()) >= count
+            except OSError:  # the scheduler is not listening yet
+                return False
+
+        # Generous: on a loaded machine the scheduler and each worker take a minute or
+        # more to import Dask.
+        _wait(enough, 240, f"{count} workers")
 
     def stop(self) -> None:
         for process in reversed(self.processes):
