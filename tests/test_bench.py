@@ -12,9 +12,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from goatarena import protocol
-from goatarena.bench import referee as bench
+from goatarena import bench, protocol
 from goatarena.bench import split as bench_split
+from goatarena.bench import table as bench_table
+from goatarena.bench.decisions import table_size
+from goatarena.bench.floor import sample_decide
 from goatarena.cli import main
 from goatarena.games import GAMES
 
@@ -33,7 +35,7 @@ TINY = bench.Sizes(
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_sample_decide_is_a_decide_line_the_sdk_reads(game):
-    line = bench.sample_decide(GAMES[game], bench.table_size(GAMES[game]))
+    line = sample_decide(GAMES[game], table_size(GAMES[game]))
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     message = protocol.parse_referee_message(line)
     assert isinstance(message, protocol.Decide)
@@ -41,19 +43,23 @@ def test_sample_decide_is_a_decide_line_the_sdk_reads(game):
 
 
 def test_a_ratio_is_shown_against_its_target():
-    assert bench._against(1.95, 2.0) == "1.95 × floor (within 2.0×)"
-    assert bench._against(3.04, 3.0) == "3.04 × floor (over 3.0×)"
+    assert bench_table._against(1.95, 2.0) == "1.95 × floor (within 2.0×)"
+    assert bench_table._against(3.04, 3.0) == "3.04 × floor (over 3.0×)"
 
 
 def test_bench_quick_json_reports_every_measurement(monkeypatch):
-    monkeypatch.setattr(bench, "QUICK", TINY)
+    monkeypatch.setattr(bench, "QUICK", TINY)  # what the command runs
+    monkeypatch.setattr(bench.referee, "QUICK", TINY)  # what the report calls "quick"
     cpus = os.sched_getaffinity(0)
     result = CliRunner().invoke(main, ["bench", "--quick", "--json"])
     assert result.exit_code == 0, result.output
     assert os.sched_getaffinity(0) == cpus  # pinned to one CPU only while measuring
     report = json.loads(result.output.strip().splitlines()[-1])
     assert "× floor" in result.output  # the table comes first
-    for target in (bench.MINIMAL_BOT_TARGET, bench.RANDOM_BOT_TARGET):  # each ratio's target
+    for target in (
+        bench_table.MINIMAL_BOT_TARGET,
+        bench_table.RANDOM_BOT_TARGET,
+    ):  # each ratio's target
         assert f"within {target:.1f}×" in result.output or f"over {target:.1f}×" in result.output
     assert "scaling, concurrency 2 ÷ 1" in result.output
 

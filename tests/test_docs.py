@@ -90,6 +90,29 @@ def test_the_docs_link_only_to_files_that_exist():
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
 
 
+def test_the_docs_name_only_modules_and_folders_that_exist():
+    """Paths (``goatarena/store/``) and modules (``goatarena.sdk``) named in the docs are real."""
+    for page in [ROOT / "README.md", *DOCS.glob("*.md")]:
+        text = page.read_text()
+        for path in re.findall(r"`(goatarena/[\w/.]*)`", text):
+            assert (ROOT / path).exists(), f"{page.name} names missing {path}"
+        for dotted in set(re.findall(r"\bgoatarena(?:\.[a-z_]+)+", text)):
+            name = dotted
+            while name.count(".") and not is_module(name):
+                name = name.rpartition(".")[0]  # goatarena.sdk.Bot: a name in a module
+            assert name.count("."), f"{page.name} names {dotted}, which is no module"
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` can be imported as a module (not an attribute of one)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a parent is a module, not a package
+        return False
+
+
 if __name__ == "__main__":
     for name, match in documented_examples().items():
         args = (name, int(match["players"]), int(match["seed"]), int(match["decisions"]))

@@ -56,7 +56,7 @@ def test_a_disabled_progress_prints_nothing():
 
 
 def result(players, ranks, game="mountain-goats", violations=None):
-    from goatarena.referee.match import MatchResult, Violation
+    from goatarena.referee.records import MatchResult, Violation
 
     bad = [
         None

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.games import GAMES, find_game
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.render.replay import describe_match
 from goatarena.store.database import open_store
 from goatarena.testing import random_playout

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.games import GAMES, find_game
-from goatarena.referee.match import MatchResult, Violation
+from goatarena.referee.records import MatchResult, Violation
 from goatarena.render.view import observation_of
 from goatarena.report import build_report
 from goatarena.report.replays import choose_replays

@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 from click.testing import CliRunner
 
-from goatarena import protocol, sdk_wire
+from goatarena import protocol
 from goatarena.cli import main
 from goatarena.errors import ConfigError
 from goatarena.games import GAMES
@@ -30,6 +30,7 @@ from goatarena.sdk import (
     serve,
     view,
 )
+from goatarena.sdk import _wire as sdk_wire
 from tests.helpers import RANDOM_BOT, ROOT
 
 

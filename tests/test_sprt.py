@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from goatarena.cli import main
 from goatarena.formats.config import SprtSettings
 from goatarena.formats.sprt import SprtTally, bounds, elo_to_score, llr, pair_points
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from tests.helpers import ROOT
 
 

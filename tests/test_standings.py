@@ -15,7 +15,7 @@ from goatarena.ratings.standings import (
     render_los,
     render_tables,
 )
-from goatarena.referee.match import Latency, MatchResult, Violation
+from goatarena.referee.records import Latency, MatchResult, Violation
 from tests.helpers import STANDINGS_ROW_KEYS
 
 

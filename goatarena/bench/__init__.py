@@ -10,3 +10,9 @@
 
 May import everything below the command line; nothing imports a benchmark but ``cli``.
 """
+
+from goatarena.bench.referee import run_bench
+from goatarena.bench.sizes import FULL, QUICK, BenchReport, Sizes
+from goatarena.bench.table import render_report, report_json
+
+__all__ = ["FULL", "QUICK", "BenchReport", "Sizes", "render_report", "report_json", "run_bench"]

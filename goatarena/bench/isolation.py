@@ -20,8 +20,9 @@ from goatarena.games import find_game
 from goatarena.referee.bot import BotProcess
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.lineup import open_lineup
-from goatarena.referee.match import MatchResult, play_match
+from goatarena.referee.match import play_match
 from goatarena.referee.policy import Penalty, ViolationPolicy
+from goatarena.referee.records import MatchResult
 
 EXPENSIVE_REPLY = b'{"type":"action","action":[' + b",".join([b"1e300"] * 10_000) + b"]}\n"
 """60 KiB, under the line cap: a line that costs a naive decoder about 0.3 s."""

@@ -1,9 +1,10 @@
 """The Swiss part of ``make bench``: accuracy, rematches, seat rules and pairing time.
 
-- **Accuracy**: Kendall τ of the final standings against the true order, Swiss and random
-  tables with the same games, at 16, 32 and 64 bots and 2, 3, 4 and 6 seats
-  (:mod:`.swiss_sim`), at the default number of rounds and at the textbook
-  ``ceil(log_k N) + 2`` it replaced.
+- **Finding the top**: how often the final standings' winner is the true best bot and
+  their top three the true top three — what a Swiss is for — and, for information, Kendall
+  τ of the whole table against the true order; Swiss and random tables with the same
+  games, at 16, 32 and 64 bots and 2, 3, 4 and 6 seats (:mod:`.swiss_sim`), at the
+  default number of rounds and at the textbook ``ceil(log_k N) + 2`` it replaced.
 - **Rematches**: simulated events at 18 bots (4 and 6 seats) and 36 bots (6 seats), of
   ``ceil(log_k N) + 2`` rounds (the shorter default these were first measured at); each
   round's split is checked by an exact branch and bound for the fewest rematches
@@ -25,11 +26,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from goatarena.bench.swiss_sim import Event, accuracy, new_event, run_swiss
+from goatarena.bench.swiss_sim import Accuracy, Event, accuracy, new_event, run_swiss
 from goatarena.formats.grouping import group_tables, split_cost
 from goatarena.formats.pairing import default_swiss_rounds, swiss_depth, swiss_round
 
-_Say = Callable[[str], None]
+Say = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -45,36 +46,61 @@ FULL = SwissBenchSizes(accuracy_events=60, rematch_events=6, seat_events=20)
 QUICK = SwissBenchSizes(accuracy_events=6, rematch_events=3, seat_events=8)
 
 
-def run_swiss_bench(sizes: SwissBenchSizes, say: _Say) -> Iterator[str]:
+def run_swiss_bench(sizes: SwissBenchSizes, say: Say) -> Iterator[str]:
     """Run every Swiss measurement; each section's report as text, as it finishes."""
     yield _rematch_table(sizes.rematch_events, say)
     yield _seat_table(sizes.seat_events, say)
     yield _timing_table(say)
-    yield _accuracy_table(sizes.accuracy_events, say)
+    results = _accuracy_results(sizes.accuracy_events, say)
+    yield _top_table(sizes.accuracy_events, results)
+    yield _tau_table(sizes.accuracy_events, results)
 
 
-def _accuracy_table(events: int, say: _Say) -> str:
-    lines = [
-        f"accuracy: Kendall τ against the truth ({events} events each, a third of that at 64"
-        " bots; true ratings ~ N(0, 200) Elo); gain: the mean paired difference, Swiss and"
-        " random tables on the same true ratings, and its standard error",
-        "bots  seats  rounds   swiss τ  random τ     gain  ± s.e.  rematches/event",
-    ]
+def _accuracy_results(events: int, say: Say) -> list[Accuracy]:
+    """Swiss against random tables at equal games, every field size and table size."""
+    results = []
     for bots, seats in itertools.product((16, 32, 64), (2, 3, 4, 6)):
         events_here = events if bots < 64 else max(2, events // 3)  # 64 bots: slow fits
         # the default and the textbook ceil(log_k N) + 2, which it replaced
         for rounds in (default_swiss_rounds(bots, seats), swiss_depth(bots, seats) + 2):
             say(f"accuracy: {bots} bots, {seats} seats, {rounds} rounds")
-            result = accuracy(bots, seats, rounds, events_here)
-            lines.append(
-                f"{bots:4d}  {seats:5d}  {rounds:6d}  {result.swiss_tau:8.3f}"
-                f"  {result.random_tau:8.3f}  {result.gain:+7.3f}  {result.gain_stderr:6.3f}"
-                f"  {result.swiss_rematches:15.1f}"
-            )
+            results.append(accuracy(bots, seats, rounds, events_here))
+    return results
+
+
+def _top_table(events: int, results: Sequence[Accuracy]) -> str:
+    lines = [
+        f"finding the top ({events} events each, a third of that at 64 bots; true ratings ~"
+        " N(0, 200) Elo): how often the standings' winner is the true best bot, and their"
+        " top three the true top three, Swiss and random tables with the same games",
+        "bots  seats  rounds  best: swiss  random  top 3: swiss  random",
+    ]
+    for result in results:
+        lines.append(
+            f"{result.bots:4d}  {result.table_size:5d}  {result.rounds:6d}"
+            f"  {result.swiss_best:11.0%}  {result.random_best:6.0%}"
+            f"  {result.swiss_top3:12.0%}  {result.random_top3:6.0%}"
+        )
     return "\n".join(lines)
 
 
-def _rematch_table(events: int, say: _Say) -> str:
+def _tau_table(events: int, results: Sequence[Accuracy]) -> str:
+    lines = [
+        f"the whole table, for information: Kendall τ against the truth ({events} events each,"
+        " a third of that at 64 bots); gain: the mean paired difference, Swiss and random"
+        " tables on the same true ratings, and its standard error",
+        "bots  seats  rounds   swiss τ  random τ     gain  ± s.e.  rematches/event",
+    ]
+    for result in results:
+        lines.append(
+            f"{result.bots:4d}  {result.table_size:5d}  {result.rounds:6d}  {result.swiss_tau:8.3f}"
+            f"  {result.random_tau:8.3f}  {result.gain:+7.3f}  {result.gain_stderr:6.3f}"
+            f"  {result.swiss_rematches:15.1f}"
+        )
+    return "\n".join(lines)
+
+
+def _rematch_table(events: int, say: Say) -> str:
     lines = [
         f"rematches ({events} events each): rematched pairs per event, avoidable ones",
         "bots  seats  rounds  rematched  avoidable  unproven rounds (of them beaten by a"
@@ -107,7 +133,7 @@ def _rematch_table(events: int, say: _Say) -> str:
     return "\n".join(lines)
 
 
-def _seat_table(events: int, say: _Say) -> str:
+def _seat_table(events: int, say: Say) -> str:
     lines = [
         f"seats ({events} events each): the largest spread of a bot's seat counts, bots in one"
         " seat three games running, seat 0's share for the first and second half by name",
@@ -137,7 +163,7 @@ def _seat_table(events: int, say: _Say) -> str:
     return "\n".join(lines)
 
 
-def _timing_table(say: _Say) -> str:
+def _timing_table(say: Say) -> str:
     lines = [
         "pairing 256 bots: the slowest round of an event, the rating fit included (seconds)",
         "seats  slowest",

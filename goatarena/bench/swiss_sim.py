@@ -4,7 +4,8 @@ Each event draws true ratings (normal, mean 0, spread :data:`SPREAD` Elo) and pl
 rounds exactly as the runner pairs them (points, fitted ratings, seat history, the
 tournament seed), with finishing orders drawn from the Plackett–Luce model. The same
 number of rounds at random tables is the baseline. The final standings of both are one
-Bradley–Terry fit, compared with the truth by Kendall's τ. The same events also count
+Bradley–Terry fit, compared with the truth by what a Swiss is for — does it find the
+best bot, and the top three — and, over the whole table, by Kendall's τ. The same events also count
 rematches and check the seat rules. ``make bench`` prints the table
 (``goatarena bench --swiss``); docs/tournaments.md keeps it.
 """
@@ -143,10 +144,25 @@ def run_random(bots: int, table_size: int, rounds: int, seed: int) -> Event:
     return event
 
 
+def fitted(event: Event) -> dict[str, float]:
+    """The event's final standings: one Bradley–Terry fit of all its games, in Elo."""
+    ratings = fit_ratings(event.games)
+    return {name: ratings[name].elo for name in event.names}
+
+
 def tau(event: Event) -> float:
     """Kendall's τ of the event's fitted standings against the truth."""
-    ratings = fit_ratings(event.games)
-    return kendall_tau(event.truth, {name: ratings[name].elo for name in event.names})
+    return kendall_tau(event.truth, fitted(event))
+
+
+def top_set(ratings: dict[str, float], k: int) -> frozenset[str]:
+    """The ``k`` best by rating; a tie at the cut goes to the earlier name, as a table shows."""
+    return frozenset(sorted(ratings, key=lambda name: (-ratings[name], name))[:k])
+
+
+def finds_top(truth: dict[str, float], ratings: dict[str, float], k: int) -> bool:
+    """Whether the fitted top ``k`` are the true top ``k`` (as a set: their order aside)."""
+    return top_set(truth, k) == top_set(ratings, k)
 
 
 @dataclass(frozen=True)
@@ -165,6 +181,14 @@ class Accuracy:
     random_tau: float
     swiss_rematches: float
     gain_stderr: float = 0.0
+    swiss_best: float = 0.0
+    """The share of events whose fitted winner is the true best bot, Swiss."""
+    random_best: float = 0.0
+    """The same at random tables."""
+    swiss_top3: float = 0.0
+    """The share of events whose fitted top three are the true top three (as a set), Swiss."""
+    random_top3: float = 0.0
+    """The same at random tables."""
 
     @property
     def gain(self) -> float:
@@ -174,12 +198,19 @@ class Accuracy:
 
 def accuracy(bots: int, table_size: int, rounds: int, events: int, seed: int = 0) -> Accuracy:
     """Play ``events`` Swiss and random-table events and average their τ."""
-    swiss_taus, random_taus, rematches = [], [], []
+    swiss_taus: list[float] = []
+    random_taus: list[float] = []
+    rematches: list[int] = []
+    found: dict[tuple[str, int], int] = defaultdict(int)
     for e in range(events):
         swiss = run_swiss(bots, table_size, rounds, seed + e)
-        swiss_taus.append(tau(swiss))
+        at_random = run_random(bots, table_size, rounds, seed + e)
         rematches.append(swiss.rematches)
-        random_taus.append(tau(run_random(bots, table_size, rounds, seed + e)))
+        for kind, event, taus in (("swiss", swiss, swiss_taus), ("random", at_random, random_taus)):
+            ratings = fitted(event)
+            taus.append(kendall_tau(event.truth, ratings))
+            for k in (1, 3):
+                found[kind, k] += finds_top(event.truth, ratings, k)
     gains = [a - b for a, b in zip(swiss_taus, random_taus, strict=True)]
     return Accuracy(
         bots=bots,
@@ -189,4 +220,8 @@ def accuracy(bots: int, table_size: int, rounds: int, events: int, seed: int = 0
         random_tau=statistics.fmean(random_taus),
         swiss_rematches=statistics.fmean(rematches),
         gain_stderr=statistics.stdev(gains) / math.sqrt(events) if events > 1 else math.inf,
+        swiss_best=found["swiss", 1] / events,
+        random_best=found["random", 1] / events,
+        swiss_top3=found["swiss", 3] / events,
+        random_top3=found["random", 3] / events,
     )

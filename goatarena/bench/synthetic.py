@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from goatarena.games import GAMES, find_game
-from goatarena.referee.match import Latency, MatchResult, Violation
+from goatarena.referee.records import Latency, MatchResult, Violation
 from goatarena.store.database import open_store
 from goatarena.testing import random_playout
 

@@ -20,13 +20,19 @@ from goatarena.store.database import Store, open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+OUT_OF_MEMORY = (
+    "goatarena: error: out of memory (the machine, or a limit such as ulimit -v, gave no"
+    " more); every result stored before is kept"
+)
+"""The one line a command that runs out of memory ends with."""
+
 
 def reports_errors(command: F) -> F:
     """Turn a :class:`GoatArenaError` into one line on stderr and exit status 2, output
     that cannot be written (a full disk) into one line and exit status 2, a reader that
-    stopped reading (``| head``) into a quiet exit status 141, running out of memory into
-    one line and exit status 2, and Ctrl-C or SIGTERM into one line and exit status 130
-    or 143 (see :mod:`goatarena.interrupt`)."""
+    stopped reading (``| head``) into a quiet exit status 141, and Ctrl-C or SIGTERM into
+    one line and exit status 130 or 143 (see :mod:`goatarena.interrupt`), and running out
+    of memory into one line and exit status 2."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -42,10 +48,14 @@ def reports_errors(command: F) -> F:
             tell(f"goatarena: {interrupted.verb}")
             sys.exit(interrupted.exit_status)
         except MemoryError:
-            tell_out_of_memory()
+            _drop_output()  # what is buffered may be half a line
+            tell(OUT_OF_MEMORY)
+            sys.exit(2)
         except (GoatArenaError, BaseExceptionGroup, OSError) as error:
-            if _found_in(error, _is_out_of_memory) is not None:
-                tell_out_of_memory()
+            if _found_in(error, _is_out_of_memory):  # inside trio: wrapped in groups
+                _drop_output()
+                tell(OUT_OF_MEMORY)
+                sys.exit(2)
             found = user_error_in(error)
             if found is not None and not _found_in(error, _is_broken_pipe):
                 tell(f"goatarena: error: {found}")
@@ -121,19 +131,6 @@ def stop_for_output(error: BaseException) -> None:
         sys.exit(2)
 
 
-OUT_OF_MEMORY = (
-    "goatarena: error: out of memory (the machine's, or the limit this process runs"
-    " under); whatever was stored before is kept"
-)
-
-
-def tell_out_of_memory() -> None:
-    """End the process in one line, for a :class:`MemoryError` anywhere in a command."""
-    # What the error held is gone by now, so that these last lines have room to run.
-    tell(OUT_OF_MEMORY)
-    sys.exit(2)
-
-
 def _is_out_of_memory(error: BaseException) -> bool:
     return isinstance(error, MemoryError)
 
@@ -181,8 +178,20 @@ database_option = click.option(
 
 def open_results(db: Path | None) -> Store:
     """The results database ``db`` (else :func:`only_database`), opened read-only: the
-    commands that read a tournament never create or alter a file."""
-    return open_store(db or only_database(), create=False)
+    commands that read a tournament never create or alter a file. A database of an older
+    version (without the games' summaries) is read all the same, more slowly, and the
+    command says so."""
+    store = open_store(db or only_database(), create=False)
+    try:
+        if not store.has_summaries:
+            tell(
+                f"goatarena: note: {store.path} is from an older goatarena: its full records"
+                " are read (slower); the next run into it adds the fast summaries"
+            )
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 def only_database() -> Path:

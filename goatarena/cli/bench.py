@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from goatarena.bench import referee as bench
+from goatarena import bench
 from goatarena.bench import swiss as swiss_bench
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors, tell

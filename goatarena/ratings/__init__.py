@@ -1,13 +1,17 @@
 """Ratings and standings: from finished games to a table with intervals.
 
+- :mod:`.tally` — the pairwise results of games counted one at a time (NumPy arrays whose
+  size grows with the pairs, not the games);
 - :mod:`.fit` — the Elo fit (Bradley–Terry over the pairs of every table, with seat
-  terms), its intervals and the pair statistics;
-- :mod:`.points` — points from ranks, and the fit on points that Swiss pairing uses;
+  terms) of a tally, and its intervals; :mod:`._newton` its numerics (NumPy, SciPy);
+- :mod:`.pair_stats` — two-bot match statistics and points from ranks;
+- :mod:`.points` — the point estimates alone, which Swiss pairing uses;
 - :mod:`.graph` — which bots are connected by games, so a fit is defined;
 - :mod:`.tiebreaks` — Buchholz and Sonneborn–Berger for Swiss tables;
-- :mod:`.standings` — the standings table (rows, seat terms, cross table) and its text.
+- :mod:`.standings` — the standings, counted game by game (:class:`StandingsTally`);
+  :mod:`.table` their rows and :mod:`.standings_render` their text, JSON and CSV.
 
-May import: games, the referee's record types (:mod:`goatarena.referee.match`), errors.
+May import: games, the referee's record types (:mod:`goatarena.referee.records`), errors.
 Never the store, the formats or the runner: they call down into this package.
 """
 

@@ -103,12 +103,6 @@ class Problem:
     prior: float
     blocks: Sequence[tuple[int, int]]
 
-    @cached_property
-    def flat_layout(self) -> IntArray:
-        """Each Hessian entry's index in the flattened dense matrix."""
-        rows, cols, _, _ = self.pairs.layout
-        return rows.astype(np.int64) * self.size + cols
-
 
 def sums(index: npt.NDArray[np.integer], weights: FloatArray, size: int) -> FloatArray:
     """``out[r] = Σ weights[index == r]`` for r < size (``np.bincount``, typed)."""
@@ -162,13 +156,43 @@ def dense_hessian(x: FloatArray, problem: Problem, curvature: FloatArray) -> Flo
     """The Hessian as a dense matrix; without the prior ``11ᵀ/m`` is added to each block,
     which fixes the block's mean (the direction the likelihood does not see)."""
     size = problem.size
-    rows, cols, values = _entries(problem, curvature)
-    hess = sums(problem.flat_layout, values, size * size).reshape(size, size)
+    hess = _pair_terms(problem, curvature)
     if problem.prior:
         hess[np.diag_indices(size)] += _prior_diagonal(x, problem.prior)
     else:
         for start, length in problem.blocks:
             hess[start : start + length, start : start + length] += 1.0 / length
+    return hess
+
+
+def _pair_terms(problem: Problem, curvature: FloatArray) -> FloatArray:
+    """The pairs' part of the dense Hessian, ``Σ h·v vᵀ`` with ``v = e_i − e_j (+ e_a −
+    e_b)``, summed one (row end, column end) combination at a time: memory for the matrix
+    and one pass over the pairs, never the 16 entries of every pair at once."""
+    size = problem.size
+    pairs = problem.pairs
+    flat = np.zeros(size * size)
+    seated = pairs.seated
+    for mask, ends in (
+        (~seated, ((pairs.i, 1.0), (pairs.j, -1.0))),
+        (seated, ((pairs.i, 1.0), (pairs.j, -1.0), (pairs.a, 1.0), (pairs.b, -1.0))),
+    ):
+        if not mask.any():
+            continue
+        h = curvature[mask]
+        chosen = [(end[mask], sign) for end, sign in ends]
+        for r, (rows, sign_r) in enumerate(chosen):
+            for cols, sign_c in chosen[r:]:  # the upper combinations; the rest by symmetry
+                index = rows * size + cols
+                if size * size <= 4 * len(index):
+                    flat += sums(index, sign_r * sign_c * h, size * size)
+                else:
+                    np.add.at(flat, index, sign_r * sign_c * h)
+    hess = flat.reshape(size, size)
+    # each off-diagonal combination (r, c) was added once; its mirror (c, r) is its transpose
+    diagonal = np.diag(hess).copy()
+    hess += hess.T
+    hess[np.diag_indices(size)] = diagonal
     return hess
 
 

@@ -33,6 +33,8 @@ of a million games keeps only the counts). The numerics are in
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,12 +43,13 @@ from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from goatarena.ratings import _newton
+from goatarena.ratings._pairs import chosen_cells, problem_of, renumbered_cells
 from goatarena.ratings.graph import check_finite_cells, groups_of_cells
 from goatarena.ratings.pair_stats import PairStats, pair_score, points_from_ranks
-from goatarena.ratings.tally import NO_FAMILY, Cells, PairTally
+from goatarena.ratings.tally import NO_FAMILY, PairTally
 
 __all__ = [
     "BASE_ELO",
@@ -249,28 +252,39 @@ def fit_tally(
     given). Without ``intervals`` only the point estimates are computed (every interval is
     the point itself): what a Swiss round's pairing needs."""
     _check_prior(prior_draws)
-    cells, played = _chosen_cells(tally, seat_key)
+    cells, played = chosen_cells(tally, seat_key)
     names = tuple(sorted(name for name, count in played.items() if count))
     if not names:
         return RatingFit(names=(), ratings={}, iterations=0)
-    renumbered = _renumbered(cells, tally.names, names)
+    renumbered = renumbered_cells(cells, tally.names, names)
     groups = groups_of_cells(names, renumbered.i, renumbered.j)
     if not prior_draws:
         check_finite_cells(names, renumbered, groups)
     families = sorted({tally.families[f] for f in np.unique(renumbered.family) if f != NO_FAMILY})
-    problem = _problem(renumbered, tally.families, families, len(names), prior_draws)
-    # One BLAS thread: the systems of up to a few thousand bots are solved faster alone
-    # than by threads that wait for each other, and on a machine whose cores are busy
-    # playing games (the usual case) threads that spin for a core cost ten times the CPU.
-    with threadpool_limits(limits=1, user_api="blas"):
+    problem = problem_of(renumbered, tally.families, families, len(names), prior_draws)
+    with _one_blas_thread():
         theta, iterations = _newton.maximise(problem)
     if iterations is None:
         raise ValueError(
             "the ratings diverge: some seat or group of bots won or lost every point; "
             "fit with prior_draws > 0"
         )
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         return _result(names, theta, iterations, problem, played, families, groups, intervals)
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """The BLAS libraries loaded, found once (finding them reads the process's maps)."""
+    return ThreadpoolController()
+
+
+def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """One BLAS thread for a fit: the systems of up to a few thousand bots are solved
+    faster alone than by threads that wait for each other, and on a machine whose cores
+    are busy playing games (the usual case) threads that spin for a core cost ten times
+    the CPU (even a 64-bot inverse took 0.2 s so)."""
+    return _blas().limit(limits=1, user_api="blas")
 
 
 def likelihood_of_superiority(result: RatingFit, a: str, b: str) -> float:
@@ -281,113 +295,6 @@ def likelihood_of_superiority(result: RatingFit, a: str, b: str) -> float:
 def _check_prior(prior_draws: float) -> None:
     if prior_draws < 0.0 or not math.isfinite(prior_draws):
         raise ValueError(f"prior_draws must be a finite number >= 0, not {prior_draws!r}")
-
-
-# --- internals: counts to pairs --------------------------------------------------------
-
-
-def _chosen_cells(tally: PairTally, seat_key: str | None) -> tuple[Cells, dict[str, int]]:
-    """The cells of the games of ``seat_key`` (all when None) and games per bot."""
-    cells = tally.cells()
-    if seat_key is None:
-        return cells, tally.played()
-    wanted = [number for number, (key, _) in enumerate(tally.families) if key == seat_key]
-    mask = np.isin(cells.family, wanted)
-    chosen = Cells(*(np.asarray(getattr(cells, name))[mask] for name in Cells.__dataclass_fields__))
-    return chosen, tally.played(families=wanted)
-
-
-def _renumbered(cells: Cells, seen: Sequence[str], names: Sequence[str]) -> Cells:
-    """The cells with bots numbered by sorted name, the lower number first."""
-    order = {name: index for index, name in enumerate(names)}
-    position = np.array([order.get(name, -1) for name in seen], dtype=np.int64)
-    i, j = position[cells.i], position[cells.j]
-    swap = i > j
-    counts = cells.counts.copy()
-    counts[swap] = counts[swap][:, ::-1]
-    return Cells(
-        i=np.where(swap, j, i),
-        j=np.where(swap, i, j),
-        k=cells.k,
-        family=cells.family,
-        seat_i=np.where(swap, cells.seat_j, cells.seat_i),
-        seat_j=np.where(swap, cells.seat_i, cells.seat_j),
-        counts=counts,
-    )
-
-
-def _pair_weight(k: int) -> float:
-    """The weight of one pairwise result from a table of ``k`` bots: ``3 / (k + 1)``.
-
-    The ``k(k−1)/2`` pairs of one finishing order are not independent results, so counting
-    each as a full game (weight 1) overstates the evidence and makes the intervals too
-    narrow; weight ``1/(k−1)`` (each bot's game counts once) understates it. Weight
-    ``3/(k+1)`` is the one for which the inverse Hessian is the true variance of the
-    pairwise fit (the sandwich ``H⁻¹ J H⁻¹``) when the bots are of similar strength: a
-    bot's pairwise score in one game is ``(k+1)/2 − rank`` up to a constant, whose
-    covariance over a random finishing order is ``(k+1)/12 · (k·I − 11ᵀ)``, while the
-    Hessian of a table with weight ``w`` is ``w/4 · (k·I − 11ᵀ)``; the two agree
-    (``J = H``) exactly when ``w = 3/(k+1)``. Two-player games keep weight 1, so for
-    them this is the ordinary Bradley–Terry fit. A k-player game then carries
-    ``3(k−1)/(k+1)`` times the information of a two-player game per bot, close to what
-    the exact Plackett–Luce model gives (1.8 vs 1.92 for k = 4).
-    """
-    return 3.0 / (k + 1)
-
-
-def _problem(
-    cells: Cells,
-    seen_families: Sequence[tuple[str, int]],
-    families: Sequence[tuple[str, int]],
-    bots: int,
-    prior: float,
-) -> _newton.Problem:
-    """Per pair of bots and seats: the total weight and the weighted score of the first,
-    summed over table sizes in a fixed order (cells sorted by bots, size, seats)."""
-    blocks = [(0, bots)]
-    start = bots
-    offsets = np.full(len(seen_families) + 1, -1, dtype=np.int64)
-    for key, players in families:
-        offsets[seen_families.index((key, players))] = start
-        blocks.append((start, players))
-        start += players
-    base = offsets[cells.family]  # NO_FAMILY (-1) picks the last entry: -1
-    seated = base >= 0
-    a = np.where(seated, base + cells.seat_i, -1)
-    b = np.where(seated, base + cells.seat_j, -1)
-    order = np.lexsort((b, a, cells.k, cells.j, cells.i))
-    i, j, a, b, k = cells.i[order], cells.j[order], a[order], b[order], cells.k[order]
-    counts = cells.counts[order].astype(np.float64)
-    weight = 3.0 / (k + 1.0)
-    n = weight * counts.sum(axis=1)
-    s = weight * (counts[:, 0] + 0.5 * counts[:, 1])
-    if len(i):
-        # one entry per (bots, seats), summed over table sizes in the order of the sort
-        unique, inverse = np.unique(_pair_codes(i, j, a, b, start), return_inverse=True)
-        inverse = inverse.ravel()
-        n = _newton.sums(inverse, n, len(unique))
-        s = _newton.sums(inverse, s, len(unique))
-        first = np.zeros(len(unique), dtype=np.int64)
-        first[inverse[::-1]] = np.arange(len(inverse))[::-1]
-        i, j, a, b = i[first], j[first], a[first], b[first]
-    pairs = _newton.Pairs(i=i, j=j, a=a, b=b, n=n, s=s)
-    return _newton.Problem(size=start, pairs=pairs, prior=prior, blocks=blocks)
-
-
-def _pair_codes(
-    i: npt.NDArray[np.int64],
-    j: npt.NDArray[np.int64],
-    a: npt.NDArray[np.int64],
-    b: npt.NDArray[np.int64],
-    size: int,
-) -> npt.NDArray[np.int64]:
-    """One integer per (i, j, a, b), ordered as the tuples are."""
-    if size >= 40_000:  # (size + 1)⁴ would overflow an int64: compare rows instead
-        rows = np.stack([i, j, a, b], axis=1)
-        _, codes = np.unique(rows, axis=0, return_inverse=True)
-        return np.asarray(codes, dtype=np.int64).ravel()
-    width = size + 1
-    return ((i * width + j) * width + (a + 1)) * width + (b + 1)
 
 
 # --- internals: the result -------------------------------------------------------------

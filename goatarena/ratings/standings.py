@@ -8,23 +8,23 @@ not comparable), which entered bots played no game, and, for Swiss events, the S
 points and tie-breaks (:mod:`goatarena.ratings.tiebreaks`).
 
 :class:`StandingsTally` takes the games one at a time and keeps only aggregates: the pair
-counts of the fit (:class:`~goatarena.ratings.tally.PairTally`) and, per table and bot,
-counts, sums and a histogram of per-game median latencies (medians are kept to the
-microsecond, so the histogram is bounded by the distinct values, not by the games), so
-the standings of a million games need memory for the bots and pairs only. (A Swiss
-event's tie-breaks keep its games' seats and ranks: a Swiss has few games per bot.)
+counts of the fit (:class:`~goatarena.ratings.tally.PairTally`) and per-bot results in
+columns (:class:`~goatarena.ratings.seat_stats.SeatStats`), so the standings of a million
+games need memory for the bots and pairs, plus 22 bytes a seat for the scores and median
+latencies that an exact mean and a median need (88 MB for a million 4-seat games), and a
+Swiss event's seats and ranks per game, which its tie-breaks need (a Swiss has few games
+per bot).
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 import msgspec
 
 from goatarena.ratings.fit import RatingFit, fit_tally
+from goatarena.ratings.seat_stats import BotStats, SeatLatency, SeatStats
 from goatarena.ratings.standings_render import (
     HEADERS,
     SWISS_HEADERS,
@@ -39,7 +39,7 @@ from goatarena.ratings.standings_render import (
 from goatarena.ratings.table import OVERALL, Row, SeatTerm, Standings
 from goatarena.ratings.tally import PairTally
 from goatarena.ratings.tiebreaks import SwissGame, SwissScore, scores_of_events, sum_scores
-from goatarena.referee.match import MatchResult, Violation
+from goatarena.referee.records import MatchResult, Violation
 
 __all__ = [
     "HEADERS",
@@ -60,33 +60,6 @@ __all__ = [
     "render_tables",
 ]
 
-SeatLatency = tuple[float, float] | None
-"""A seat's (median, maximum) decision time in ms, or None where none was measured."""
-
-
-@dataclass
-class _BotTally:
-    """One bot's aggregates in one table."""
-
-    games: int = 0
-    wins: int = 0
-    rank_sum: int = 0
-    score_partials: list[float] = field(default_factory=list)
-    violations: Counter[str] = field(default_factory=Counter)
-    medians: Counter[float] = field(default_factory=Counter)
-    latency_max: float | None = None
-
-    def add(self, rank: int, score: float, causes: Sequence[str], latency: SeatLatency) -> None:
-        self.games += 1
-        self.wins += rank == 1
-        self.rank_sum += rank
-        _add_exactly(self.score_partials, score)
-        self.violations.update(causes)
-        if latency is not None:
-            self.medians[latency[0]] += 1
-            if self.latency_max is None or latency[1] > self.latency_max:
-                self.latency_max = latency[1]
-
 
 class StandingsTally:
     """Standings fed one game at a time (see the module docstring); ``cross`` also keeps
@@ -95,7 +68,8 @@ class StandingsTally:
     def __init__(self, *, cross: bool = False) -> None:
         self.games = 0
         self.pairs = PairTally()
-        self._tables: dict[str, dict[str, _BotTally]] = {OVERALL: {}}
+        self._seats = SeatStats()
+        self._kinds: dict[str, int] = {}
         self._cross: dict[tuple[str, str], list[float]] | None = {} if cross else None
         self._events: dict[str, list[SwissGame]] = defaultdict(list)
         self._game_of_event: dict[str, str] = {}
@@ -109,17 +83,16 @@ class StandingsTally:
         violations: Sequence[Sequence[str]],
         latency: Sequence[SeatLatency],
         swiss_round: tuple[str, int] | None = None,
+        *,
+        checked: bool = True,
     ) -> None:
         """Count one game: per seat its bot, rank, score, violation causes and latency;
-        ``swiss_round`` gives a Swiss game's event (its game entry) and round."""
+        ``swiss_round`` gives a Swiss game's event (its game entry) and round. Without
+        ``checked`` the ranks are taken to be ints (a decoded summary's are)."""
         self.games += 1
-        self.pairs.add(players, ranks, game)
-        for table in (self._tables[OVERALL], self._tables.setdefault(game, {})):
-            for seat, bot in enumerate(players):
-                entry = table.get(bot)
-                if entry is None:
-                    entry = table[bot] = _BotTally()
-                entry.add(ranks[seat], scores[seat], violations[seat], latency[seat])
+        numbers = self.pairs.add(players, ranks, game, checked=checked)
+        kind = self._kinds.setdefault(game, len(self._kinds))
+        self._seats.add(kind, numbers, ranks, scores, violations, latency)
         if self._cross is not None:
             _count_cross(self._cross, players, ranks)
         if swiss_round is not None:
@@ -143,8 +116,8 @@ class StandingsTally:
     def violations(self) -> dict[str, Counter[str]]:
         """Per bot that committed any, how many violations of each cause (all games)."""
         return {
-            bot: Counter(entry.violations)
-            for bot, entry in self._tables[OVERALL].items()
+            self.pairs.names[number]: Counter(entry.violations)
+            for number, entry in self._table(None).items()
             if entry.violations
         }
 
@@ -152,7 +125,7 @@ class StandingsTally:
         """The head-to-head table (the tally must have been made with ``cross``)."""
         if self._cross is None:
             raise ValueError("this tally was made without the head-to-head table")
-        return sorted(self._tables[OVERALL]), self._cross
+        return sorted(self.pairs.names), self._cross
 
     def standings(
         self,
@@ -166,7 +139,7 @@ class StandingsTally:
         """Fit ratings over all games at once, per game and pooled across games (see
         :func:`compute_standings`)."""
         swiss_scores = scores_of_events(self._events, self._game_of_event, bots) if swiss else None
-        games = sorted(name for name in self._tables if name != OVERALL)
+        games = sorted(self._kinds)
         standings: dict[str, list[Row]] = {}
         seats: dict[str, list[SeatTerm]] = {}
         connected: dict[str, bool] = {}
@@ -202,9 +175,13 @@ class StandingsTally:
             seat_advantage=seats,
             connected=connected,
             groups=groups,
-            no_games=sorted(set(bots) - set(self._tables[OVERALL])),
+            no_games=sorted(set(bots) - set(self.pairs.names)),
             los=matrices if los else None,
         )
+
+    def _table(self, game: str | None) -> dict[int, BotStats]:
+        kind = None if game is None else self._kinds[game]
+        return self._seats.table(len(self._kinds), len(self.pairs.names), kind)
 
     def _rows(
         self,
@@ -212,15 +189,17 @@ class StandingsTally:
         disqualified: Mapping[str, str],
         swiss: Mapping[str, SwissScore] | None,
     ) -> tuple[list[Row], RatingFit | None]:
-        tallies = self._tables.get(table, {})
-        if not tallies:
+        if not self.games:
             return [], None
+        stats = self._table(None if table == OVERALL else table)
         rating_fit = fit_tally(self.pairs, seat_key=None if table == OVERALL else table)
-        rows = [
-            _row(bot, rating_fit, entry, disqualified.get(bot),
-                 None if swiss is None else swiss.get(bot))
-            for bot, entry in tallies.items()
-        ]  # fmt: skip
+        rows = []
+        for number, entry in stats.items():
+            bot = self.pairs.names[number]
+            rows.append(
+                _row(bot, rating_fit, entry, disqualified.get(bot),
+                     None if swiss is None else swiss.get(bot))
+            )  # fmt: skip
         return sorted(rows, key=lambda row: (-row.elo, row.bot)), rating_fit
 
 
@@ -290,19 +269,18 @@ def _violations_of(result: MatchResult, seat: int) -> list[Violation]:
 
 
 def _latency_of(result: MatchResult, seat: int) -> SeatLatency:
-    latency = result.latency[seat] if seat < len(result.latency) else None
-    return None if latency is None else (latency.median_ms, latency.max_ms)
+    return result.latency[seat] if seat < len(result.latency) else None
 
 
 def _row(
     bot: str,
     rating_fit: RatingFit,
-    entry: _BotTally,
+    entry: BotStats,
     disqualified: str | None,
     swiss: SwissScore | None,
 ) -> Row:
     rating = rating_fit.ratings[bot]
-    median = _median(entry.medians)
+    median, worst = entry.latency_median_ms, entry.latency_max_ms
     return Row(
         bot=bot,
         elo=round(rating.elo, 1),
@@ -310,48 +288,13 @@ def _row(
         hi=round(rating.hi, 1),
         games=entry.games,
         wins=entry.wins,
-        avg_rank=round(entry.rank_sum / entry.games, 3),
-        avg_score=round(math.fsum(entry.score_partials) / entry.games, 2),
-        violations=dict(sorted(entry.violations.items())),
+        avg_rank=round(entry.avg_rank, 3),
+        avg_score=round(entry.avg_score, 2),
+        violations=entry.violations,
         latency_median_ms=None if median is None else round(median, 3),
-        latency_max_ms=None if entry.latency_max is None else round(entry.latency_max, 3),
+        latency_max_ms=None if worst is None else round(worst, 3),
         disqualified=disqualified,
         swiss_points=None if swiss is None else swiss.points,
         buchholz=None if swiss is None else swiss.buchholz,
         sonneborn_berger=None if swiss is None else swiss.sonneborn_berger,
     )
-
-
-def _median(histogram: Counter[float]) -> float | None:
-    """The median of the values a histogram counts, as ``statistics.median`` gives it."""
-    total = sum(histogram.values())
-    if not total:
-        return None
-    wanted = [(total - 1) // 2, total // 2]  # the middle one, or the middle two
-    found: list[float] = []
-    seen = 0
-    for value in sorted(histogram):
-        seen += histogram[value]
-        while wanted and wanted[0] < seen:
-            found.append(value)
-            wanted.pop(0)
-        if not wanted:
-            break
-    return found[0] if total % 2 else (found[0] + found[1]) / 2
-
-
-def _add_exactly(partials: list[float], x: float) -> None:
-    """Add ``x`` to a sum kept exactly as non-overlapping partials (Shewchuk's algorithm,
-    as ``math.fsum`` uses), so that a mean over a million games is the correctly rounded
-    mean ``statistics.fmean`` would give, whatever the order of the games."""
-    i = 0
-    for y in partials:
-        if abs(x) < abs(y):
-            x, y = y, x
-        high = x + y
-        low = y - (high - x)
-        if low:
-            partials[i] = low
-            i += 1
-        x = high
-    partials[i:] = [x]

@@ -72,10 +72,17 @@ class PairTally:
         """Games per (seat family + 1, bot): row 0 counts games without seat terms."""
 
     def add(
-        self, players: Sequence[str], ranks: Sequence[int], seat_key: str | None = None
-    ) -> None:
+        self,
+        players: Sequence[str],
+        ranks: Sequence[int],
+        seat_key: str | None = None,
+        *,
+        checked: bool = True,
+    ) -> list[int]:
         """Count one game: its bots in seat order, their finishing ranks (1 is best) and
-        the key of its seat terms (None: the game adds none)."""
+        the key of its seat terms (None: the game adds none). Returns the bots' numbers
+        (their places in :attr:`names`). Without ``checked`` the ranks are taken to be
+        ints (a decoded summary's, typed by its decoder, are)."""
         k = len(players)
         if k < 2:
             raise ValueError(f"a game needs at least two bots, got {list(players)!r}")
@@ -85,7 +92,7 @@ class PairTally:
             raise ValueError(f"a bot sits twice at one table: {list(players)!r}")
         if k >= 1 << _BITS_K:
             raise ValueError(f"tables of {k} bots are more than a tally counts")
-        for name, rank in zip(players, ranks, strict=True):
+        for name, rank in zip(players, ranks, strict=True) if checked else ():
             if not isinstance(rank, int) or isinstance(rank, bool):
                 raise ValueError(f"rank of {name!r} must be an int, got {rank!r}")
         numbers = [self._number(name) for name in players]
@@ -98,6 +105,7 @@ class PairTally:
         self._pending_pairs += k * (k - 1) // 2
         if self._pending_pairs >= FLUSH_EVERY:
             self._flush()
+        return numbers
 
     def played(self, *, families: Sequence[int] | None = None) -> dict[str, int]:
         """Games played per bot (only in the given seat families, numbers of

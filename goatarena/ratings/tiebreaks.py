@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from goatarena.ratings.fit import points_from_ranks
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,9 @@ from goatarena.protocol import bot_seed
 from goatarena.referee.bot import BotViolation, Cause
 from goatarena.referee.clock import Clock, TimeControl
 from goatarena.referee.policy import Penalty, ViolationPolicy
+from goatarena.referee.records import Latency as Latency  # re-exported
+from goatarena.referee.records import MatchResult as MatchResult
+from goatarena.referee.records import Violation as Violation
 
 Watcher = Callable[[State, int, Action], Awaitable[None]]
 """Told of each decision as it is played: the state after it, the seat, the action."""
@@ -70,43 +73,6 @@ class Connection(Protocol):
     async def receive(self) -> protocol.BotHello | protocol.Action: ...
 
     def mark_broken(self, violation: BotViolation) -> None: ...
-
-
-class Violation(msgspec.Struct, frozen=True):
-    """What a seat did wrong: the cause, the decision number it happened at, a detail,
-    and the penalty it got (``forfeit`` or ``random-move``)."""
-
-    cause: str
-    detail: str
-    decision: int
-    penalty: str = Penalty.FORFEIT.value
-
-
-class Latency(msgspec.Struct, frozen=True):
-    """A seat's measured decision times in milliseconds."""
-
-    decisions: int
-    median_ms: float
-    max_ms: float
-
-
-class MatchResult(msgspec.Struct, frozen=True):
-    """The complete outcome of one game, ready to print or store."""
-
-    game: str
-    seed: int
-    players: list[str]
-    scores: list[float]
-    ranks: list[int]
-    violations: list[Violation | None]
-    decisions: list[Any]
-    options: dict[str, Any] = {}
-    duration_s: float = 0.0
-    latency: list[Latency | None] = []
-    all_violations: list[list[Violation]] = []
-    """Every violation of each seat in order; a forfeiting one is also in ``violations``."""
-    host: str = ""
-    """The machine whose referee played the game ("" in records from before it was kept)."""
 
 
 def _nothing() -> None:

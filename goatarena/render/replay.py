@@ -13,8 +13,8 @@ from tabulate import tabulate
 
 from goatarena.errors import ConfigError
 from goatarena.games import GameRecord, find_game
-from goatarena.referee.match import MatchResult
 from goatarena.referee.policy import Penalty
+from goatarena.referee.records import MatchResult
 from goatarena.render import Style, render_board, replay_steps, seat_view
 from goatarena.render.view import final_view
 

@@ -18,7 +18,7 @@ from typing import Any
 from goatarena.ratings.fit import fit_tally
 from goatarena.ratings.standings import OVERALL, Standings, StandingsTally, compute_standings
 from goatarena.ratings.tally import PairTally
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.report.replays import ReplayChooser
 from goatarena.store.database import StoredGame
 from goatarena.store.standings import count_summary

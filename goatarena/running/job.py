@@ -25,8 +25,9 @@ from goatarena.formats.schedule import ScheduledGame
 from goatarena.games import find_game
 from goatarena.referee.bot import BotLimits, BotProcess, parse_command
 from goatarena.referee.clock import TimeControl
-from goatarena.referee.match import MatchResult, play_match
+from goatarena.referee.match import play_match
 from goatarena.referee.policy import ViolationPolicy
+from goatarena.referee.records import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.running.pool import BotPool, Connection
 

@@ -15,7 +15,7 @@ import msgspec
 
 from goatarena.ratings.fit import fit_ratings
 from goatarena.ratings.tally import PairTally
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.store.summary import GameSummary
 
 OVERALL = "overall"

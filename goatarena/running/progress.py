@@ -11,7 +11,7 @@ import sys
 import time
 from typing import TextIO
 
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.render.style import can_redraw
 from goatarena.running.leaderboard import Leaderboard, board_lines, board_summary
 

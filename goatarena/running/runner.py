@@ -42,7 +42,7 @@ from goatarena.formats.schedule import (
 from goatarena.formats.size import count_games, swiss_rounds
 from goatarena.formats.sprt import SprtStatus, SprtTally, progress_note, tally_of
 from goatarena.formats.swiss_rounds import SwissEvent, pair_round, round_games
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.running.executors import Executor, open_executor
 from goatarena.running.job import JobOutcome, deal_of, job_for

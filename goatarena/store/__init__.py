@@ -2,8 +2,11 @@
 
 The only package that touches a results database. What lives here:
 
-- :mod:`.database` — :class:`Store`: the SQLite schema, one transaction per finished game,
-  opening a file to write or read-only, putting a database aside;
+- :mod:`.database` — :class:`Store`: one transaction per finished game (its full record
+  and its summary), streaming readers, opening a file to write or read-only, putting a
+  database aside;
+- :mod:`.schema` — the tables and the migration of databases of older versions;
+- :mod:`.summary` — the compact summary of a game that every reader but ``replay`` reads;
 - :mod:`.problems` — what can be wrong with a database (SQLite errors in words, files that
   are no database, damaged records, a full disk);
 - :mod:`.lock` — one writer per database file, across processes;

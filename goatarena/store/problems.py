@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 
 from goatarena.errors import StoreError
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.store.summary import GameSummary
 
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -76,14 +76,21 @@ def record_inconsistency(result: MatchResult) -> str | None:
 def summary_inconsistency(summary: GameSummary) -> str | None:
     """What makes a decoded summary impossible (as :func:`record_inconsistency`), or None."""
     seats = len(summary.players)
+    ranks = summary.ranks
+    if (  # every reader of every game comes through here: the usual case in one test
+        seats >= 2
+        and len(ranks) == len(summary.scores) == len(summary.violations) == seats
+        and len(summary.forfeits) == len(summary.latency) == seats
+        and min(ranks) >= 1
+        and max(ranks) <= seats
+    ):
+        return None
     if seats < 2:
         return f"{seats} players"
     for field in ("scores", "ranks", "violations", "forfeits", "latency"):
         if len(getattr(summary, field)) != seats:
             return f"{len(getattr(summary, field))} {field} for {seats} players"
-    if any(not 1 <= rank <= seats for rank in summary.ranks):
-        return f"ranks {summary.ranks} for {seats} players"
-    return None
+    return f"ranks {summary.ranks} for {seats} players"
 
 
 def remove_if_empty(path: Path) -> None:

@@ -21,7 +21,7 @@ import sqlite3
 
 import msgspec
 
-from goatarena.referee.match import MatchResult
+from goatarena.referee.records import MatchResult
 from goatarena.store.summary import encode_summary, summary_of
 
 APPLICATION = "goatarena"

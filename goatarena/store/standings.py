@@ -63,8 +63,9 @@ def count_summary(tally: StandingsTally, summary: GameSummary, *, swiss: bool = 
         summary.ranks,
         summary.scores,
         summary.violations,
-        [None if seat is None else (seat.median_ms, seat.max_ms) for seat in summary.latency],
+        summary.latency,
         (summary.event, summary.round) if swiss else None,
+        checked=False,
     )
 
 

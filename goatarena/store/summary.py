@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from goatarena.referee.match import Latency, MatchResult
+from goatarena.referee.records import Latency, MatchResult
 
 
 class SeatLatency(msgspec.Struct, frozen=True, array_like=True):
