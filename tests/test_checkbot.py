@@ -147,7 +147,8 @@ def test_an_answer_naming_another_decision_fails():
     ("bot", "expected"),
     [
         (misbehaving("no-hello"), "crash: exited with code 4"),
-        ("/no/such/bot", "cannot start bot '/no/such/bot'"),
+        ("/no/such/bot", "cannot start bot '/no/such/bot': file not found"),
+        ("nosuchprog-goatarena", "'nosuchprog-goatarena': program not found on PATH"),
         (python_bot("import time; time.sleep(30)"), "no hello within 1500 ms"),
         # A deaf bot (as mawk is without -W interactive) is told about buffering.
         (python_bot("import sys; sys.stdin.read()"), "buffers its input or output"),
@@ -162,6 +163,7 @@ def test_a_bot_that_does_not_start_fails_start_up_and_nothing_else_runs(bot, exp
     result, rows = check(bot, "--startup-ms", "1500", "--game", "mountain-goats")
     assert result.exit_code == 1
     assert rows["start-up"][0] == "FAIL" and expected in rows["start-up"][1]
+    assert "the sandbox" not in rows["start-up"][1]  # none of these is the sandbox's doing
     assert all(
         row == ("FAIL", "not run: the bot did not start")
         for name, row in rows.items()
@@ -234,3 +236,31 @@ def test_a_failure_is_found_at_the_same_place_with_or_without_game_and_earlier_f
     assert len(failures) == 3  # unknown messages, the game, several games
     _, other_seed = check(crashing, "--games", "2", "--seed", "6", "--game", "herr-der-ziegen")
     assert other_seed["herr-der-ziegen"][1] != alone["herr-der-ziegen"][1]
+
+
+def test_log_dir_keeps_what_the_bot_writes_on_stderr(tmp_path):
+    code = (
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello': print(json.dumps({'type': 'hello', 'name': 'talker'}), flush=True)\n"
+        "    elif m['type'] == 'start': print('starting', m['game'], file=sys.stderr, flush=True)\n"
+        "    elif m['type'] == 'decide': print(json.dumps({'type': 'action', 'index': 0}), flush=True)\n"
+        "    elif m['type'] == 'quit': break\n"
+    )
+    logs = tmp_path / "logs"
+    result = CliRunner().invoke(
+        main,
+        [
+            "check-bot",
+            "--game",
+            "mountain-goats",
+            "--games",
+            "1",
+            "--log-dir",
+            str(logs),
+            python_bot(code),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "starting mountain-goats" in (logs / "bot.log").read_text()

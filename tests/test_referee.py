@@ -203,7 +203,7 @@ def test_scripted_conversation_under_a_virtual_clock():
     assert [event.seat for event in decides[1].events] == [0, 1]
 
 
-def test_stale_replies_to_an_earlier_decision_are_discarded():
+def test_a_reply_to_a_decision_never_asked_is_malformed_at_once_and_says_so():
     bot = ScriptedConnection(
         "echo",
         [b'{"type":"action","index":0,"decision":999}', b'{"type":"action","index":0}'],
@@ -213,8 +213,11 @@ def test_stale_replies_to_an_earlier_decision_are_discarded():
     async def main() -> MatchResult:
         return await play_match(MOUNTAIN_GOATS, [bot, other], seed=2)
 
-    result = trio.run(main)
-    assert result.violations == [None, None]
+    result = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    violation = result.violations[0]
+    assert violation is not None and violation.cause == "malformed"
+    assert violation.detail == "answered decision 999, expected 0"
+    assert result.violations[1] is None and result.duration_s < 1.0  # not a timeout
 
 
 def test_a_bot_that_greets_with_garbage_is_reported_broken():
@@ -320,3 +323,22 @@ def test_games_whose_bots_never_make_them_wait_still_take_turns():
     turns = 1 + sum(1 for before, after in zip(log, log[1:], strict=False) if before != after)
     # A game gives way about once a millisecond; else one would play all its games first.
     assert turns >= 10, f"{turns} turns in {elapsed_ms:.0f} ms over {len(log)} decisions"
+
+
+def test_with_two_players_a_forfeit_ends_the_asking_and_the_game_is_played_out_at_random():
+    """docs/protocol.md: once fewer than two seats have not forfeited, nobody is asked."""
+    bad = ScriptedConnection("bad", [b'{"type":"action","index":999}'])
+    good = ScriptedConnection("good", [])
+
+    async def main() -> MatchResult:
+        return await play_match(MOUNTAIN_GOATS, [bad, good], seed=4)
+
+    result = trio.run(main)
+    assert result.violations[0] is not None and result.violations[0].cause == Cause.ILLEGAL
+    sent = [msgspec.json.decode(line)["type"] for line in good.sent]
+    assert "decide" not in sent  # seat 0 decides first and forfeits at once
+    assert sent[-1] == "end" and result.ranks == [2, 1]
+    state = MOUNTAIN_GOATS.new_state(2, 4)
+    for action in result.decisions:
+        state.apply(action)
+    assert state.is_over and len(result.decisions) > 10
