@@ -390,7 +390,8 @@ def cut_summary_ranks(summary: bytes) -> bytes:
 
 
 SUMMARY_READERS = {"standings", "list"}
-"""The commands that read the games' summaries (the others, their full records)."""
+"""The commands that read the games' summaries (the others, ``report`` among them for
+now, their full records)."""
 
 
 @pytest.mark.parametrize(
