@@ -343,3 +343,22 @@ def test_seat_advantage_is_estimated_jointly_and_sums_to_zero():
 def test_seat_keys_must_match_the_games():
     with pytest.raises(ValueError, match="seat keys"):
         fit([beats("A", "B")], seat_keys=["g", "g"])
+
+
+def test_ties_narrow_the_intervals_by_the_sandwich():
+    # A and B: one win each and two ties, so p = ½ at the MLE. Curvature of the gap:
+    # 4·¼ = 1; the ties' share of it, 2·¼ = ½, is no variance. Var(gap) = (1 − ½)/1² = ½,
+    # so each centred rating has stderr 173.72·sqrt(½)/2 = 61.42 (86.86 blind to ties).
+    games = [beats("A", "B"), beats("B", "A"), {"A": 1, "B": 1}, {"B": 1, "A": 1}]
+    aware = fit(games, prior_draws=0).ratings["A"]
+    blind = fit(games, prior_draws=0, tie_aware=False).ratings["A"]
+    assert aware.elo == blind.elo == pytest.approx(1500.0)
+    assert aware.stderr == pytest.approx(61.418, abs=1e-3)
+    assert blind.stderr == pytest.approx(86.859, abs=1e-3)
+
+
+def test_without_ties_the_intervals_are_the_curvatures():
+    rng = random.Random(5)
+    games = tournament(rng, {"a": 0.0, "b": 100.0, "c": -50.0}, [2, 3], 40)
+    aware, blind = fit(games), fit(games, tie_aware=False)
+    assert aware == blind

@@ -58,6 +58,8 @@ class Pairs:
     b: IntArray
     n: FloatArray
     s: FloatArray
+    ties: FloatArray | None = None
+    """The weight of the tied results among ``n`` (None: no ties)."""
 
     @cached_property
     def seated(self) -> npt.NDArray[np.bool_]:
@@ -285,18 +287,25 @@ def spread(theta: FloatArray, problem: Problem, *, whole_ratings_block: bool) ->
     Without the prior, ``Σ = (H + 11ᵀ/m)⁻¹`` and ``P Σ P`` is the pseudo-inverse of H on
     the block, the covariance under the sum-to-zero constraint. The centring needs only
     ``Σ·1_block`` (one solve with the factor per block) besides ``Σ``'s diagonal.
+
+    With ties the covariance is the sandwich ``Σ B Σ``: the variance of one result of a
+    pair whose mean score is ``p`` and whose share of ties is ``τ`` is ``p(1−p) − τ/4``,
+    not the ``p(1−p)`` of the curvature, so ``B = H − T`` with ``T = Σ n·τ/4 · v vᵀ``
+    over the pairs, ``τ`` their observed tie share, and ``Σ B Σ = Σ − Σ T Σ`` (two dense
+    products, ``2n³`` flops, only when some pair tied).
     """
     _, curvature = gradient(theta, problem)
     factor = _cholesky(dense_hessian(theta, problem, curvature))
+    ties = problem.pairs.ties
+    if ties is not None and np.any(ties > 0.0):
+        return _tied_spread(factor, problem, ties / 4.0, whole_ratings_block)
     sums = []
     for start, length in problem.blocks:
         indicator = np.zeros(problem.size)
         indicator[start : start + length] = 1.0
         solved, _ = lapack.dpotrs(factor, indicator, lower=0)
         sums.append(np.asarray(solved)[start : start + length])
-    inverse, info = lapack.dpotri(factor, lower=0, overwrite_c=1)
-    if info != 0:
-        raise ValueError(UNDETERMINED)
+    inverse = _inverse(factor)
     diagonal = np.diag(inverse)
     diagonals = []
     for (start, length), row_sums in zip(problem.blocks, sums, strict=True):
@@ -312,3 +321,38 @@ def spread(theta: FloatArray, problem: Problem, *, whole_ratings_block: bool) ->
         grand_mean = float(np.sum(row_means)) / length
         block = sigma - row_means[:, None] - row_means[None, :] + grand_mean
     return Spread(diagonals, block)
+
+
+def _inverse(factor: FloatArray) -> FloatArray:
+    """The inverse from the upper Cholesky factor (its upper triangle; LAPACK's potri)."""
+    inverse, info = lapack.dpotri(factor, lower=0, overwrite_c=1)
+    if info != 0:
+        raise ValueError(UNDETERMINED)
+    return np.asarray(inverse)
+
+
+def sandwich(factor: FloatArray, problem: Problem, meat: FloatArray) -> FloatArray:
+    """``Σ − Σ M Σ`` for ``M = Σ meat·v vᵀ`` over the pairs (``Σ`` from its factor)."""
+    upper = np.triu(_inverse(factor))
+    sigma = upper + np.triu(upper, 1).T
+    return sigma - sigma @ _pair_terms(problem, meat) @ sigma
+
+
+def centred(covariance: FloatArray, problem: Problem, whole_ratings_block: bool) -> Spread:
+    """The :class:`Spread` of a whole covariance, each block centred on its mean."""
+    diagonals = []
+    block = None
+    for number, (start, length) in enumerate(problem.blocks):
+        part = covariance[start : start + length, start : start + length]
+        row_means = part.sum(axis=1) / length
+        grand_mean = float(np.sum(row_means)) / length
+        diagonals.append(np.diag(part) - 2.0 * row_means + grand_mean)
+        if number == 0 and whole_ratings_block:
+            block = part - row_means[:, None] - row_means[None, :] + grand_mean
+    return Spread(diagonals, block)
+
+
+def _tied_spread(
+    factor: FloatArray, problem: Problem, meat: FloatArray, whole_ratings_block: bool
+) -> Spread:
+    return centred(sandwich(factor, problem, meat), problem, whole_ratings_block)
