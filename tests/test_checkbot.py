@@ -234,3 +234,31 @@ def test_a_failure_is_found_at_the_same_place_with_or_without_game_and_earlier_f
     assert len(failures) == 3  # unknown messages, the game, several games
     _, other_seed = check(crashing, "--games", "2", "--seed", "6", "--game", "herr-der-ziegen")
     assert other_seed["herr-der-ziegen"][1] != alone["herr-der-ziegen"][1]
+
+
+def test_log_dir_keeps_what_the_bot_writes_on_stderr(tmp_path):
+    code = (
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello': print(json.dumps({'type': 'hello', 'name': 'talker'}), flush=True)\n"
+        "    elif m['type'] == 'start': print('starting', m['game'], file=sys.stderr, flush=True)\n"
+        "    elif m['type'] == 'decide': print(json.dumps({'type': 'action', 'index': 0}), flush=True)\n"
+        "    elif m['type'] == 'quit': break\n"
+    )
+    logs = tmp_path / "logs"
+    result = CliRunner().invoke(
+        main,
+        [
+            "check-bot",
+            "--game",
+            "mountain-goats",
+            "--games",
+            "1",
+            "--log-dir",
+            str(logs),
+            python_bot(code),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "starting mountain-goats" in (logs / "bot.log").read_text()

@@ -320,3 +320,22 @@ def test_games_whose_bots_never_make_them_wait_still_take_turns():
     turns = 1 + sum(1 for before, after in zip(log, log[1:], strict=False) if before != after)
     # A game gives way about once a millisecond; else one would play all its games first.
     assert turns >= 10, f"{turns} turns in {elapsed_ms:.0f} ms over {len(log)} decisions"
+
+
+def test_with_two_players_a_forfeit_ends_the_asking_and_the_game_is_played_out_at_random():
+    """docs/protocol.md: once fewer than two seats have not forfeited, nobody is asked."""
+    bad = ScriptedConnection("bad", [b'{"type":"action","index":999}'])
+    good = ScriptedConnection("good", [])
+
+    async def main() -> MatchResult:
+        return await play_match(MOUNTAIN_GOATS, [bad, good], seed=4)
+
+    result = trio.run(main)
+    assert result.violations[0] is not None and result.violations[0].cause == Cause.ILLEGAL
+    sent = [msgspec.json.decode(line)["type"] for line in good.sent]
+    assert "decide" not in sent  # seat 0 decides first and forfeits at once
+    assert sent[-1] == "end" and result.ranks == [2, 1]
+    state = MOUNTAIN_GOATS.new_state(2, 4)
+    for action in result.decisions:
+        state.apply(action)
+    assert state.is_over and len(result.decisions) > 10

@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -24,7 +25,9 @@ from goatarena.games.base import GameInfo
 from goatarena.protocol import bot_seed
 from goatarena.referee import BotProcess, BotViolation, Cause, Clock, TimeControl, choose_index
 from goatarena.referee.bot import open_bot
+from goatarena.referee.limits import BotLimits
 from goatarena.referee.sandbox import SandboxPolicy
+from goatarena.referee.stderr_log import StderrLog
 
 QUIT_GRACE_S = 1.0
 """How long a bot may take to exit after ``quit`` or after its input closes."""
@@ -45,6 +48,10 @@ TRAILING_FIELDS = {"x_more": [1, "two", None, {"three": 3.5}]}
 """Unknown fields put at the end of every message of the probe game."""
 
 
+LOG_NAME = "bot.log"
+"""The file of ``--log-dir`` that keeps the checked bot's stderr."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckSettings:
     """What to check: ``games`` games of each game (or only ``game``), at ``move_ms``."""
@@ -56,6 +63,8 @@ class CheckSettings:
     game: str | None = None
     sandbox: SandboxPolicy | None = None
     """The sandbox the bot runs in, as in a tournament (None: unsandboxed)."""
+    log_dir: Path | None = None
+    """Where the bot's stderr is kept (``bot.log``, every process of the check in turn)."""
 
     @property
     def infos(self) -> list[GameInfo]:
@@ -97,6 +106,9 @@ class BotSession:
         self.bot: BotProcess | None = None
         self.games_in_process = 0
         self.most_games_in_process = 0
+        self.log: StderrLog | None = None
+        if settings.log_dir is not None:
+            self.log = StderrLog(settings.log_dir / LOG_NAME, BotLimits().stderr_log_bytes)
 
     # -- processes ---------------------------------------------------------------------------
 
@@ -109,7 +121,7 @@ class BotSession:
         await self.stack.enter_async_context(self.process_stack)
         try:
             self.bot = await self.process_stack.enter_async_context(
-                open_bot(self.command, sandbox=self.settings.sandbox)
+                open_bot(self.command, sandbox=self.settings.sandbox, log=self.log)
             )
         except BotError as error:
             raise CheckFailure(str(error)) from None

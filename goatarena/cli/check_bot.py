@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
 from goatarena.checkbot import CheckSettings, check_bot, check_names, format_result, summary
 from goatarena.cli import main
-from goatarena.cli._common import reports_errors, sandbox_options
+from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options
 from goatarena.games import find_game
 from goatarena.interrupt import run_trio
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
@@ -35,6 +36,12 @@ from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
     help="Time to answer hello.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the bot's stderr in this folder (bot.log).",
+)
 @sandbox_options
 @reports_errors
 def check_bot_command(
@@ -44,6 +51,7 @@ def check_bot_command(
     move_ms: int,
     startup_ms: int,
     seed: int,
+    log_dir: Path | None,
     sandbox: str,
     ponder: bool,
     read_paths: tuple[str, ...],
@@ -69,11 +77,23 @@ def check_bot_command(
     if game is not None:
         find_game(game)
     isolation = SandboxPolicy(
-        mode=sandbox, ponder=ponder, read_paths=read_paths, write_paths=write_paths
+        mode=sandbox,
+        ponder=ponder,
+        read_paths=read_paths,
+        write_paths=write_paths,
+        hidden=(str(log_dir),) if log_dir else (),
     )
     require_sandbox(isolation)
+    if log_dir is not None:
+        make_log_dir(log_dir)
     settings = CheckSettings(
-        games=games, move_ms=move_ms, startup_ms=startup_ms, seed=seed, game=game, sandbox=isolation
+        games=games,
+        move_ms=move_ms,
+        startup_ms=startup_ms,
+        seed=seed,
+        game=game,
+        sandbox=isolation,
+        log_dir=log_dir,
     )
     shown = command[0] if len(command) == 1 else " ".join(command)
     click.echo(

@@ -1,0 +1,3 @@
+module goatarena.invalid/bot
+
+go 1.19
