@@ -45,16 +45,22 @@ from goatarena.store.standings import standings_from_store
     is_flag=True,
     help='Add the likelihood-of-superiority matrix (in JSON: the "los" field).',
 )
+@click.option(
+    "--deals",
+    is_flag=True,
+    help="Add deal-adjusted 95% intervals (a deal's seat rotations counted as one unit; "
+    'in JSON: "deal_lo" and "deal_hi"). Reads the games twice.',
+)
 @reports_errors
 def standings_command(
-    db: Path | None, game: str | None, output_format: str, cross: bool, los: bool
+    db: Path | None, game: str | None, output_format: str, cross: bool, los: bool, deals: bool
 ) -> None:
     """Print the standings of a stored tournament (and its SPRT, if it has one).
 
     \b
     Example:
         goatarena standings --db results/demo.sqlite --game goat-lords --cross
-        goatarena standings --los
+        goatarena standings --los --deals
     """
     if game is not None:
         find_game(game)
@@ -65,7 +71,9 @@ def standings_command(
         sprt = stored_sprt_tally(store.meta("config"))
         tally = StandingsTally(cross=cross)
         also = None if sprt is None else (lambda summary: sprt.offer(summary.key, summary))
-        standings = standings_from_store(store, game=game, los=los, tally=tally, also=also)
+        standings = standings_from_store(
+            store, game=game, los=los, tally=tally, also=also, deals=deals
+        )
         status = None if sprt is None else sprt.tally.status()
     finally:
         store.close()
