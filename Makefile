@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/goatarena bench
 	$(BIN)/python benchmarks/report_scale.py
 	$(BIN)/goatarena bench --swiss
+	$(BIN)/python benchmarks/calibration.py
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache
