@@ -3,6 +3,7 @@ import random
 import statistics
 import time
 
+import numpy as np
 import pytest
 
 from goatarena.ratings.fit import (
@@ -362,3 +363,25 @@ def test_without_ties_the_intervals_are_the_curvatures():
     games = tournament(rng, {"a": 0.0, "b": 100.0, "c": -50.0}, [2, 3], 40)
     aware, blind = fit(games), fit(games, tie_aware=False)
     assert aware == blind
+
+
+def test_tie_aware_intervals_do_not_depend_on_the_column_blocks(monkeypatch):
+    from goatarena.ratings import _newton
+
+    rng = random.Random(9)
+    games = tournament(rng, {f"b{n}": 40.0 * n for n in range(7)}, [2, 4], 60)
+    for game in games[::3]:
+        first, second = list(game)[:2]
+        game[second] = game[first]
+    keys = ["g"] * len(games)
+    whole = fit(games, seat_keys=keys)
+    monkeypatch.setattr(_newton, "SANDWICH_COLUMNS", 3)
+    blocks = fit(games, seat_keys=keys)
+    for name in whole.names:
+        assert blocks.ratings[name].stderr == pytest.approx(whole.ratings[name].stderr, rel=1e-12)
+    assert np.allclose(blocks.covariance, whole.covariance, rtol=1e-10, atol=1e-9)
+    for a, b in zip(blocks.seat_advantage, whole.seat_advantage, strict=True):
+        assert a.stderr == pytest.approx(b.stderr, rel=1e-12)
+    # and the narrowing is real: every interval is narrower than the tie-blind one
+    blind = fit(games, seat_keys=keys, tie_aware=False)
+    assert all(whole.ratings[n].stderr < blind.ratings[n].stderr for n in whole.names)
