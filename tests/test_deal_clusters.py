@@ -111,3 +111,53 @@ def test_a_deal_whose_rotations_split_evenly_adds_no_spread():
     assert scores.deals == 2
     assert adjusted.ratings["A"].stderr == pytest.approx(0.0, abs=1e-9)
     assert plain.ratings["A"].stderr > 50
+
+
+def rotated_deal(rng: random.Random, k: int, seat_elo: list[float]) -> list[dict[str, int]]:
+    """All k rotations of one deal of k random bots, with seat advantages and no luck:
+    Plackett–Luce finishes, bots listed in seat order."""
+    table = rng.sample(range(BOTS), k)
+    games = []
+    for turn in range(k):
+        seated = table[turn:] + table[:turn]
+        weight = [math.exp(THETA[b] + seat_elo[s] / ELO_PER_NATURAL_LOG)
+                  for s, b in enumerate(seated)]  # fmt: skip
+        remaining, rank = list(range(k)), [0] * k
+        for place in range(1, k + 1):
+            pick = rng.random() * sum(weight[s] for s in remaining)
+            for s in remaining:
+                pick -= weight[s]
+                if pick <= 0.0:
+                    break
+            rank[s] = place
+            remaining.remove(s)
+        games.append({f"b{seated[s]}": rank[s] for s in range(k)})
+    return games
+
+
+@pytest.mark.slow
+def test_at_four_seats_with_seat_terms_the_deal_adjusted_intervals_cover_the_truth():
+    """Measured: ratings 96.1 % (the fit's own 96.1 %). With 15 deals an event instead of
+    40 the small-sample factor G/(G − q) = 3 over-corrects: 98.6 % (the factor is the
+    leverage's upper bound; the raw sandwich is 0.86 of the fit's width there)."""
+    rng = random.Random(2900)
+    seat_elo = [45.0, 15.0, -15.0, -45.0]
+    truth = {f"b{b}": 1500.0 + ELO_PER_NATURAL_LOG * THETA[b] for b in range(BOTS)}
+    covered = total = seat_covered = seat_total = 0
+    for _ in range(80):
+        deals = [rotated_deal(rng, 4, seat_elo) for _ in range(40)]
+        games = [game for one in deals for game in one]
+        plain = fit(games, seat_keys=["g"] * len(games))
+        scores = DealScores(plain)
+        for number, one in enumerate(deals):
+            for game in one:
+                scores.add(f"d{number}", list(game), list(game.values()), "g")
+        adjusted = deal_adjusted(scores)
+        for name, rating in adjusted.ratings.items():
+            total += 1
+            covered += rating.lo <= truth[name] <= rating.hi
+        for term in adjusted.seat_advantage:
+            seat_total += 1
+            seat_covered += term.lo <= seat_elo[term.seat] <= term.hi
+    assert 0.92 <= covered / total <= 0.98, covered / total
+    assert 0.90 <= seat_covered / seat_total <= 0.99, seat_covered / seat_total
