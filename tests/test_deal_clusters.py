@@ -3,9 +3,9 @@ deal share its luck, a deal effect ``δ ~ N(0, σ²)`` (ln γ units) that favour
 holds seat 0. Counting the deal as one unit, the intervals must still cover the truth
 92–98 % of the time, and be narrower where the luck is strong (each bot holds the lucky
 seat once per deal, so the luck cancels within the deal). Measured (100 events of 75
-deals, 8 bots): without luck coverage 95.4 % (the fit's own 96.3 %), width 0.99 of the
-fit's; with the deal explaining a third of the latent variance 93.9 % (97.1 %), width
-0.885; with two thirds 93.5 % (99.5 %), width 0.75."""
+deals, 8 bots): without luck coverage 96.1 % (the fit's own 96.3 %), width 1.045 of the
+fit's; with the deal explaining a third of the latent variance 95.1 % (97.1 %), width
+0.93; with two thirds 95.5 % (99.5 %), width 0.79."""
 
 from __future__ import annotations
 
@@ -82,23 +82,24 @@ def test_deal_adjusted_intervals_cover_the_truth_and_narrow_with_deal_luck(sigma
     ratio = statistics.fmean(ratios)
     assert 0.92 <= covered / total <= 0.98, covered / total
     if sigma:
-        assert ratio <= 0.9, ratio
+        assert ratio <= 0.95, ratio
     else:
         assert 0.9 <= ratio <= 1.1, ratio
 
 
 def test_one_game_per_deal_is_the_sandwich_over_games():
     # two bots, A wins 3 of 4: at the MLE (no prior) p = ¾ and every game's score is
-    # ±(y − p); B = Σ (y − p)² = 3·(¼)² + (¾)² = ¾ = H, so the intervals are the fit's
-    # times the small-sample factor sqrt(G/(G − 1)) = sqrt(4/3).
+    # ±(y − p); Σ (y − p)² = 3·(¼)² + (¾)² = ¾ = H. Each game's leverage is its share of
+    # the curvature, ¼, so its residual is divided by 1 − ¼: the variance is the fit's
+    # times (4/3)², the standard error times 4/3.
     games = [{"A": 1, "B": 2}] * 3 + [{"B": 1, "A": 2}]
     plain = fit(games, prior_draws=0)
     scores = DealScores(plain)
     for number, game in enumerate(games):
         scores.add(str(number), list(game), list(game.values()))
     adjusted = deal_adjusted(scores)
-    assert adjusted.ratings["A"].stderr == pytest.approx(plain.ratings["A"].stderr * (4 / 3) ** 0.5)
-    assert adjusted.cov("A", "B") == pytest.approx(plain.cov("A", "B") * 4 / 3)
+    assert adjusted.ratings["A"].stderr == pytest.approx(plain.ratings["A"].stderr * 4 / 3)
+    assert adjusted.cov("A", "B") == pytest.approx(plain.cov("A", "B") * 16 / 9)
 
 
 def test_a_deal_whose_rotations_split_evenly_adds_no_spread():
@@ -137,9 +138,9 @@ def rotated_deal(rng: random.Random, k: int, seat_elo: list[float]) -> list[dict
 
 @pytest.mark.slow
 def test_at_four_seats_with_seat_terms_the_deal_adjusted_intervals_cover_the_truth():
-    """Measured: ratings 96.1 % (the fit's own 96.1 %). With 15 deals an event instead of
-    40 the small-sample factor G/(G − q) = 3 over-corrects: 98.6 % (the factor is the
-    leverage's upper bound; the raw sandwich is 0.86 of the fit's width there)."""
+    """Measured: ratings 95.2 % (the fit's own 96.1 %); with 15 deals an event instead of
+    40, 93.3 % (a uniform small-sample factor G/(G − q) instead of each deal's leverage
+    gave 98.6 % there)."""
     rng = random.Random(2900)
     seat_elo = [45.0, 15.0, -15.0, -45.0]
     truth = {f"b{b}": 1500.0 + ELO_PER_NATURAL_LOG * THETA[b] for b in range(BOTS)}
