@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/goatarena bench
 	$(BIN)/python benchmarks/report_scale.py
 	$(BIN)/goatarena bench --swiss
+	$(BIN)/goatarena bench --ladder
 	$(BIN)/python benchmarks/calibration.py
 
 clean:

@@ -200,6 +200,13 @@ def decode_reply(line: bytes, *, max_depth: int = MAX_DEPTH) -> BotHello | Actio
             raise MalformedLine(f"more than {MAX_BRACKETS} brackets in one line")
         if nests_deeper(line, max_depth):
             raise MalformedLine(f"nested more than {max_depth} deep")
+    if not line.isascii():
+        # The decoder checks only the strings it keeps: invalid UTF-8 in an unknown field
+        # or in an action value would pass. A line must be UTF-8 throughout.
+        try:
+            line.decode()
+        except UnicodeDecodeError as error:
+            raise MalformedLine(f"invalid UTF-8 at byte {error.start}: {line[:60]!r}") from None
     try:
         return _bot_decoder.decode(line)
     except Exception as error:  # any failure of a decoder fed hostile bytes
@@ -242,10 +249,16 @@ def _short(text: str, limit: int = 120) -> str:
 
 def printable(text: str, *, limit: int = 64) -> str:
     """``text`` without control or format characters (newlines, escapes, bidirectional
-    overrides), cut to ``limit`` characters: safe to print on one line of a terminal,
-    such as a bot's name, which the bot chooses itself."""
-    kept = (char for char in text[: limit * 4] if unicodedata.category(char)[0] != "C")
+    overrides) or line and paragraph separators, cut to ``limit`` characters: safe to
+    print on one line of a terminal, such as a bot's name, which the bot chooses itself."""
+    kept = (char for char in text[: limit * 4] if unicodedata.category(char) not in _UNPRINTABLE)
     return "".join(kept)[:limit]
+
+
+_UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories never printed: controls, format characters (bidirectional overrides),
+surrogates, private use, unassigned, and the line and paragraph separators (U+2028,
+U+2029), which some terminals, editors and JSON readers take for a new line."""
 
 
 def parse_referee_message(line: bytes) -> Hello | Start | Decide | End | Quit | None:

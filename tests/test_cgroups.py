@@ -1,4 +1,4 @@
-"""Cgroups of bot processes: v2 freezing and killing, on a v2 hierarchy where one exists.
+"""Cgroups of bot processes: freezing (v2, and v1 where this machine has it) and killing.
 
 On a machine with cgroup v1 the unified hierarchy (often mounted, without controllers,
 at /sys/fs/cgroup/unified) still freezes and kills: the v2 code runs there.
@@ -53,7 +53,10 @@ def v2_cgroup(monkeypatch):
         if cgroup.remove():
             break
         time.sleep(0.01)
-    support.bases["freezer"].rmdir()
+    # On a v1 machine the runner's own freezer base may be this same folder: keep it.
+    runners = cgroups.detect().bases.values() if cgroups.detect.cache_info().currsize else ()
+    if support.bases["freezer"] not in runners:
+        support.bases["freezer"].rmdir()
 
 
 def test_a_frozen_v2_cgroup_gets_no_cpu_and_can_still_be_killed(v2_cgroup):
@@ -146,3 +149,87 @@ def test_a_bot_with_many_busy_processes_gets_one_share_of_a_shared_cpu():
                 if cgroup.remove():
                     break
                 time.sleep(0.01)
+
+
+def _freezer() -> cgroups.CgroupSupport:
+    support = cgroups.detect()
+    if "freezer" not in support.bases or "cpuacct" not in support.bases:
+        pytest.skip(f"no cgroup freezer and CPU count here: {support.reason or 'no cgroups'}")
+    return support
+
+
+def test_a_frozen_cgroup_gets_no_cpu_and_its_own_sigcont_cannot_wake_it():
+    """Whichever freezer the runner uses here (v2, v2 beside v1 controllers, or v1)."""
+    _freezer()
+    cgroup = BotCgroup.create(memory_bytes=None, processes=None)
+    assert cgroup is not None and cgroup.can_freeze
+    process = subprocess.Popen(BUSY, preexec_fn=cgroup.join)
+    try:
+        time.sleep(0.3)
+        cgroup.freeze()
+        time.sleep(0.1)
+        frozen_at = cgroup.cpu_ns()
+        assert frozen_at is not None
+        os.kill(process.pid, signal.SIGCONT)  # what a bot's timer would send it
+        time.sleep(0.5)
+        assert (cgroup.cpu_ns() or 0) - frozen_at < 5_000_000
+        cgroup.thaw()
+        time.sleep(0.5)
+        assert (cgroup.cpu_ns() or 0) - frozen_at > 20_000_000
+    finally:
+        cgroup.kill_all()
+        process.wait()
+        for _ in range(100):
+            if cgroup.remove():
+                break
+            time.sleep(0.01)
+
+
+RUNNER_THAT_DIES = """
+import os, signal, subprocess, sys, time
+from goatarena.referee import cgroups
+cgroups._unified_freezer = lambda own: None  # the v1 freezer, even beside a unified one
+cgroup = cgroups.BotCgroup.create(memory_bytes=None, processes=None)
+bot = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=cgroup.join)
+cgroup.freeze()
+print(bot.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_bots_a_dead_runner_left_frozen_in_v1_are_thawed_and_die_with_it():
+    """A task the v1 freezer holds cannot die even of SIGKILL: the runner's watchdog
+    thaws and kills its bots once it has gone, however it died."""
+    if cgroups.detect().version != 1 or not (cgroups.ROOT / "freezer" / "tasks").exists():
+        pytest.skip("no cgroup v1 freezer here")
+    runner = subprocess.Popen(
+        [sys.executable, "-c", RUNNER_THAT_DIES], stdout=subprocess.PIPE, text=True
+    )
+    assert runner.stdout is not None
+    bot = int(runner.stdout.readline())
+    time.sleep(0.2)
+    assert _freezer_state(bot) == "FROZEN"
+    runner.kill()
+    runner.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(bot):
+        time.sleep(0.05)
+    assert not _alive(bot)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def _freezer_state(pid: int) -> str:
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, names, path = line.split(":", 2)
+        if "freezer" in names.split(","):
+            return (
+                (cgroups.ROOT / "freezer" / path.lstrip("/") / "freezer.state").read_text().strip()
+            )
+    return ""

@@ -147,7 +147,8 @@ def test_an_answer_naming_another_decision_fails():
     ("bot", "expected"),
     [
         (misbehaving("no-hello"), "crash: exited with code 4"),
-        ("/no/such/bot", "cannot start bot '/no/such/bot'"),
+        ("/no/such/bot", "cannot start bot '/no/such/bot': file not found"),
+        ("nosuchprog-goatarena", "'nosuchprog-goatarena': program not found on PATH"),
         (python_bot("import time; time.sleep(30)"), "no hello within 1500 ms"),
         # A deaf bot (as mawk is without -W interactive) is told about buffering.
         (python_bot("import sys; sys.stdin.read()"), "buffers its input or output"),
@@ -162,6 +163,7 @@ def test_a_bot_that_does_not_start_fails_start_up_and_nothing_else_runs(bot, exp
     result, rows = check(bot, "--startup-ms", "1500", "--game", "mountain-goats")
     assert result.exit_code == 1
     assert rows["start-up"][0] == "FAIL" and expected in rows["start-up"][1]
+    assert "the sandbox" not in rows["start-up"][1]  # none of these is the sandbox's doing
     assert all(
         row == ("FAIL", "not run: the bot did not start")
         for name, row in rows.items()

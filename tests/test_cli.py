@@ -28,6 +28,17 @@ def test_games_lists_every_game_with_player_counts():
     assert "mountain-goats" in result.output and "2-4" in result.output
 
 
+def test_the_games_table_stays_aligned_on_the_row_with_wide_characters():
+    from goatarena.render.style import display_width
+
+    lines = invoke("games").output.splitlines()
+    # The column "players" starts at the same terminal column on every row, the one of
+    # Goat 'n' Goat (やぎ山: three characters, six columns) too.
+    starts = [display_width(line[: line.index("2-")]) for line in lines[2:]]
+    assert len(starts) == 4 and len(set(starts)) == 1, lines
+    assert display_width(lines[0][: lines[0].index("players")]) == starts[0]
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_play_prints_a_complete_json_result_and_repeats_it_for_the_seed(players):
     args = ["play", "mountain-goats", "--seed", "7", "--json", *["--bot", RANDOM_BOT] * players]
@@ -104,9 +115,9 @@ def play_json(*args: str) -> tuple[dict, float, str]:
         (misbehaving("endless-line", 2), [], "malformed"),
         (misbehaving("no-read"), [], "timeout"),
         (misbehaving("orphan", 2), [], "crash"),
-        # In its sandbox bubblewrap holds the pipe too: a bot that closes its stdout but
-        # runs on is a silent bot; unsandboxed, the closed pipe is a crash at once.
-        (misbehaving("close-stdout", 2), [], "timeout"),
+        # In its sandbox bubblewrap holds the pipe too, but no process of the bot's own
+        # does: a crash as soon as the referee looks, as unsandboxed.
+        (misbehaving("close-stdout", 2), [], "crash"),
         (misbehaving("close-stdout", 2), ["--sandbox", "none"], "crash"),
         (misbehaving("memory", 2), ["--memory-mb", "64", "--move-ms", "2000"], "crash"),
     ],
@@ -176,20 +187,22 @@ def test_play_keeps_a_stderr_flood_out_of_the_result_and_caps_its_log(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("bot", "cause", "detail"),
+    ("bot", "detail"),
     [
-        (misbehaving("no-hello"), "crash", "exited with code 4"),
-        (misbehaving("slow-start", 0, 5000), "timeout", "no hello within 1500 ms"),
+        (misbehaving("no-hello"), "crash: exited with code 4"),
+        (misbehaving("slow-start", 0, 5000), "timeout: no hello within 1500 ms"),
+        (python_bot("print('nonsense', flush=True)"), "malformed: "),
     ],
 )
-def test_a_bot_that_fails_to_start_forfeits_at_once_and_is_named_on_stderr(bot, cause, detail):
+def test_a_bot_that_fails_to_start_ends_play_with_one_line_and_a_failure(bot, detail):
     # The limit leaves the honest Python seat time to start on a loaded machine.
-    outcome, elapsed, output = play_json("--startup-ms", "1500", "--bot", bot, "--bot", RANDOM_BOT)
-    violation = outcome["violations"][0]
-    assert violation["cause"] == cause and detail in violation["detail"]
-    assert violation["decision"] == 0 and outcome["ranks"] == [2, 1]
-    assert "did not start" in output
-    assert elapsed < 4.5
+    args = ["--startup-ms", "1500", "--bot", bot, "--bot", RANDOM_BOT]
+    result = invoke("play", "mountain-goats", "--seed", "1", "--json", "--quiet", *args)
+    assert result.exit_code == 2, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("goatarena: error: bot ") and "did not start: " + detail in last
+    assert last.endswith("nothing was played") and "Traceback" not in result.output
+    assert '"violations"' not in result.output  # no game, no result
 
 
 def test_a_log_folder_that_cannot_be_created_is_one_clear_line():

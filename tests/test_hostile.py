@@ -37,8 +37,10 @@ def hostile(attack: str) -> str:
         ("floats", "malformed", f"a line longer than {protocol.MAX_LINE_BYTES} bytes"),
         ("floats-60k", "illegal", "is not among the legal actions"),
         ("nan", "malformed", "JSON is malformed"),
-        ("utf8", "malformed", "Invalid UTF-8"),
-        ("name-utf8", "malformed", "Invalid UTF-8"),
+        ("utf8", "malformed", "invalid UTF-8 at byte 12"),
+        ("utf8-unknown", "malformed", "invalid UTF-8 at byte 38"),
+        ("utf8-value", "malformed", "invalid UTF-8 at byte 27"),
+        ("name-utf8", "malformed", "invalid UTF-8 at byte 24"),
         ("bigint", "illegal", "index 9999"),
         ("bigint-value", "illegal", "is not among the legal actions"),
         ("nul", "malformed", "trailing characters"),
@@ -58,18 +60,26 @@ def test_each_attack_is_the_attackers_violation_and_the_honest_seat_loses_nothin
     assert group_is_gone(played.pids[0])
 
 
-def test_a_name_with_control_characters_is_printed_on_one_line():
-    played = play([hostile("name-newline"), RANDOM_BOT])
+@pytest.mark.parametrize("attack", ["name-newline", "name-separator"])
+def test_a_name_with_control_characters_is_printed_on_one_line(attack):
+    played = play([hostile(attack), RANDOM_BOT])
     name = played.result.players[0]
     assert name.startswith("evil") and "result: evil wins" in name
     assert all(char.isprintable() for char in name)
+    assert not any(char in name for char in "\u2028\u2029\x85")
     assert played.result.violations == [None, None]
+
+
+def test_line_and_paragraph_separators_are_cut_with_the_controls():
+    text = "a\u2028b\u2029c\x85d\u202ee\u200bf"
+    assert protocol.printable(text) == "abcdef"
+    assert text.splitlines() != [protocol.printable(text)] == protocol.printable(text).splitlines()
 
 
 def test_play_from_the_command_line_records_an_attack_and_exits_0():
     completed = subprocess.run(
         [sys.executable, "-m", "goatarena", "play", "mountain-goats", "--seed", "3"]
-        + ["--bot", hostile("deep"), "--bot", hostile("name-newline"), "--json"],
+        + ["--bot", hostile("deep"), "--bot", hostile("name-separator"), "--json"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -80,8 +90,10 @@ def test_play_from_the_command_line_records_an_attack_and_exits_0():
     result = msgspec.json.decode(completed.stdout.splitlines()[-1])
     assert result["violations"][0]["cause"] == "malformed"
     assert result["violations"][1] is None
-    # The forged line of the second bot's name never starts a line of its own.
+    # The forged line of the second bot's name never starts a line of its own, even for a
+    # reader that splits lines at U+2028 and U+2029 as Python does.
     assert not any(line.startswith("result: evil") for line in completed.stdout.splitlines())
+    assert "\u2028" not in completed.stdout and "\\u2028" not in completed.stdout
 
 
 def test_an_expensive_action_value_is_judged_without_being_decoded(monkeypatch):

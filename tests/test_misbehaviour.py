@@ -75,7 +75,7 @@ def play(
         ("orphan", None, "crash", "exited with code 0"),
         ("close-stdout", None, "crash", "closed its stdout"),
         ("late", 60, "timeout", "no answer within 250 ms"),
-        ("stale-flood", None, "timeout", "no answer within 250 ms"),
+        ("stale-flood", None, "malformed", "answered decision -1, expected 4"),
     ],
 )
 def test_a_misbehaving_process_loses_promptly_and_is_cleaned_up(mode, arg, cause, detail):

@@ -7,10 +7,12 @@ import shlex
 import shutil
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.formats.tournament_file import load_config, resolve_command
+from goatarena.referee.sandbox import explain_denial, probe
 from tests.helpers import RANDOM_BOT, ROOT
 from tests.test_tournament import write_config
 
@@ -33,6 +35,9 @@ def test_words_naming_files_beside_the_tournament_file_become_absolute(tmp_path)
     assert resolve_command("/usr/bin/env -S bots/mine.py", tmp_path).endswith(
         str(tmp_path / "bots" / "mine.py")
     )
+    # Written as a relative path, a program not built yet is resolved all the same.
+    assert resolve_command("../kits/go/bot", tmp_path / "t") == str(tmp_path / "kits/go/bot")
+    assert resolve_command("./bot --fast", tmp_path) == f"{tmp_path / 'bot'} --fast"
 
 
 def test_a_tournament_runs_the_same_from_another_folder(tmp_path, monkeypatch):
@@ -99,15 +104,15 @@ def test_play_shows_the_end_of_a_broken_bots_stderr(tmp_path):
         main,
         ["play", "mountain-goats", "--bot", f"{sys.executable} {script}", "--bot", RANDOM_BOT],
     )
-    assert result.exit_code == 0
-    assert "did not start: exited with code 3" in result.output
+    assert result.exit_code == 2
+    assert "did not start: crash: exited with code 3" in result.output
     assert "    | first clue" in result.output
 
 
 def test_shipped_files_name_bots_relative_to_their_folder():
     for path in sorted((ROOT / "tournaments").glob("*.toml")):
         for command in load_config(path).bots.values():
-            assert str(ROOT / "bots") in command, (path, command)
+            assert str(ROOT / "bots") in command or str(ROOT / "kits") in command, (path, command)
 
 
 def test_check_bot_shows_the_end_of_the_stderr_of_a_bot_that_does_not_start(tmp_path):
@@ -116,3 +121,50 @@ def test_check_bot_shows_the_end_of_the_stderr_of_a_bot_that_does_not_start(tmp_
     result = run("check-bot", f"{sys.executable} {script}", "--games", "1")
     assert result.exit_code == 1
     assert "FAIL  start-up" in result.output and "    | SyntaxError" in result.output
+
+
+@pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}")
+def test_a_file_the_sandbox_hides_is_named_hidden_and_a_missing_one_missing(tmp_path):
+    """A bot reading a sibling folder's file is told the sandbox hides it, with the hint;
+    a file that is nowhere is said to be missing, and the sandbox is not blamed."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "table.txt").write_text("42\n")
+    (tmp_path / "bot").mkdir()
+    python = shlex.quote(sys.executable)
+    bots = {"alpha": RANDOM_BOT}
+    for name, wanted in (("hidden", "table.txt"), ("missing", "nothing.txt")):
+        # The path is in the program, not its command line: a bot is given the folders
+        # its command names.
+        script = tmp_path / "bot" / f"{name}.py"
+        script.write_text(f"open({str(tmp_path / 'data' / wanted)!r}).read()\n")
+        bots[name] = f"{python} {script}"
+    config = write_config(tmp_path / "t.toml", bots=bots)
+    result = run("run", str(config), "--db", str(tmp_path / "t.sqlite"))
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    hidden = next(line for line in lines if "bot 'hidden' did not start" in line)
+    assert f"{tmp_path / 'data' / 'table.txt'} exists but the sandbox hides it" in hidden
+    assert "[paths.NAME]" in hidden  # the hint: how to give it that file
+    missing = next(line for line in lines if "bot 'missing' did not start" in line)
+    assert "nothing.txt does not exist outside the sandbox either" in missing
+    assert "the sandbox hides" not in missing
+
+
+def test_a_missing_file_is_the_sandboxs_doing_only_if_it_exists_outside(tmp_path):
+    (tmp_path / "here.txt").write_text("")
+    there = f"[Errno 2] No such file or directory: '{tmp_path / 'here.txt'}'"
+    assert "exists but the sandbox hides it" in (explain_denial(there) or "")
+    nowhere = f"[Errno 2] No such file or directory: '{tmp_path / 'gone.txt'}'"
+    assert (
+        explain_denial(nowhere)
+        == f"{tmp_path / 'gone.txt'} does not exist outside the sandbox either"
+    )
+    # Relative paths are the bot's folder's; C tools put the path before the message.
+    assert "hides it" in (
+        explain_denial("cat: here.txt: No such file or directory", cwd=tmp_path) or ""
+    )
+    assert "hides it" in (explain_denial(f"bwrap: execvp {tmp_path}/here.txt: No such file") or "")
+    # Named nowhere: the hint, hedged.
+    assert (explain_denial("ENOENT: no such file or directory") or "").startswith(
+        "if that file exists"
+    )

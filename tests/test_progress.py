@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from goatarena.running import progress as progress_module
 from goatarena.running.progress import Progress
 
@@ -186,3 +188,36 @@ def test_a_dumb_terminal_gets_plain_lines_without_escapes(monkeypatch):
     progress.finish()
     assert "\x1b" not in stream.getvalue() and "\r" not in stream.getvalue()
     assert stream.getvalue().startswith("1/10 games")
+
+
+@pytest.mark.parametrize("columns", ["0", "", "junk"])
+def test_a_terminal_that_reports_no_width_gets_eighty_columns_not_twenty(monkeypatch, columns):
+    import os
+
+    # A pseudo-terminal that was never sized reports 0 columns; so does COLUMNS=0.
+    monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=0: os.terminal_size((0, 0)))
+
+    class SizedTerminal(Terminal):
+        def fileno(self) -> int:
+            return 1
+
+    stream = SizedTerminal()
+    progress = Progress(1000, stream=stream)
+    progress.advance(result=result(["alpha", "beta"], [1, 2]))
+    assert progress._columns() == 80
+    first = stream.getvalue().lstrip("\r").split("\n")[0]
+    assert first.startswith("[") and len(first) > 40  # the bar and its counts, not 18 chars
+
+
+def test_a_terminal_width_it_reports_wins_over_columns(monkeypatch):
+    import os
+
+    monkeypatch.setenv("COLUMNS", "0")
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=0: os.terminal_size((132, 40)))
+
+    class SizedTerminal(Terminal):
+        def fileno(self) -> int:
+            return 1
+
+    assert Progress(10, stream=SizedTerminal())._columns() == 132

@@ -203,7 +203,7 @@ def test_scripted_conversation_under_a_virtual_clock():
     assert [event.seat for event in decides[1].events] == [0, 1]
 
 
-def test_stale_replies_to_an_earlier_decision_are_discarded():
+def test_a_reply_to_a_decision_never_asked_is_malformed_at_once_and_says_so():
     bot = ScriptedConnection(
         "echo",
         [b'{"type":"action","index":0,"decision":999}', b'{"type":"action","index":0}'],
@@ -213,8 +213,11 @@ def test_stale_replies_to_an_earlier_decision_are_discarded():
     async def main() -> MatchResult:
         return await play_match(MOUNTAIN_GOATS, [bot, other], seed=2)
 
-    result = trio.run(main)
-    assert result.violations == [None, None]
+    result = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    violation = result.violations[0]
+    assert violation is not None and violation.cause == "malformed"
+    assert violation.detail == "answered decision 999, expected 0"
+    assert result.violations[1] is None and result.duration_s < 1.0  # not a timeout
 
 
 def test_a_bot_that_greets_with_garbage_is_reported_broken():

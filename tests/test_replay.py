@@ -12,6 +12,7 @@ from goatarena.cli import main
 from goatarena.games import GAMES, find_game
 from goatarena.referee.records import MatchResult
 from goatarena.render.replay import describe_match
+from goatarena.render.words import describe_move
 from goatarena.store.database import open_store
 from goatarena.testing import random_playout
 
@@ -40,11 +41,10 @@ def test_a_seat_view_shows_only_that_seats_observations_and_public_moves(name):
     for number, action in enumerate(result.decisions):
         actor = state.to_act
         assert actor is not None
-        shown = action if actor == 1 else state.public_action(actor, action)
-        assert (
-            f"[{number}] {actor} bot{actor}: {json.dumps(shown, separators=(',', ':'), ensure_ascii=False)}"
-            in log
-        )
+        words = describe_move(state, action, viewer=1)
+        assert f"[{number}] {actor} bot{actor}: {words}" in log
+        if actor != 1 and state.public_action(actor, action) != action:
+            assert "a card" in words  # what seat 1 did not see is not told
         state.apply(action)
 
 
@@ -104,3 +104,21 @@ def test_replay_draws_a_board_before_every_decision_and_at_the_end(tmp_path, nam
     beyond = runner.invoke(main, ["replay", "g/one", "--db", str(db), "--at", str(count + 1)])
     assert beyond.exit_code != 0 and f"decision {count + 1} does not exist" in beyond.output
     assert "Traceback" not in beyond.output
+
+
+def test_replay_shows_moves_in_words_and_no_round_zero(tmp_path):
+    db = tmp_path / "r.sqlite"
+    store = open_store(db)
+    store.add_game("mg/one", 0, finished_game("mountain-goats", 2, seed=5))
+    store.add_game("sw/s2/a+b/d0", 2, finished_game("goat-lords", 2, seed=5))
+    store.close()
+    runner = CliRunner()
+    plain = runner.invoke(main, ["replay", "mg/one", "--db", str(db)])
+    assert plain.exit_code == 0, plain.output
+    first = plain.output.splitlines()[0]
+    assert first == "mg/one" and "round 0" not in plain.output
+    moves = [line for line in plain.output.splitlines() if line.startswith("> [")]
+    assert moves and all(": moves " in line for line in moves)
+    assert '{"move"' not in plain.output
+    swiss = runner.invoke(main, ["replay", "sw/s2/a+b/d0", "--db", str(db)])
+    assert swiss.output.splitlines()[0] == "sw/s2/a+b/d0 (Swiss round 2)"

@@ -7,6 +7,7 @@ import gzip
 import json
 import random
 import re
+import sys
 
 from click.testing import CliRunner
 
@@ -14,6 +15,7 @@ from goatarena.cli import main
 from goatarena.games import GAMES, find_game
 from goatarena.referee.records import MatchResult, Violation
 from goatarena.render.view import observation_of
+from goatarena.render.words import describe_move
 from goatarena.report import build_report
 from goatarena.report.replays import choose_replays
 from goatarena.store.database import StoredGame, open_store
@@ -77,8 +79,12 @@ def test_a_replay_holds_the_engines_observations_at_every_step():
     replay = json.loads(gzip.decompress(base64.b64decode(packed)))
     state = find_game(game.result.game).new_state(3, game.result.seed)
     assert len(replay["steps"]) == len(game.result.decisions)
-    for (actor, action, _shown, view), decision in zip(replay["steps"], game.result.decisions):
+    for step, decision in zip(replay["steps"], game.result.decisions):
+        actor, action, shown, view, words, shown_words = step
         assert actor == state.to_act and action == decision
+        assert words == describe_move(state, action)
+        if shown is not None:  # a hidden move: the other seats' words say "a card"
+            assert shown_words == describe_move(state, action, viewer=(actor + 1) % 3)
         for seat in range(3):
             assert observation_of(view, seat) == state.observation(seat)
         state.apply(action)
@@ -140,16 +146,19 @@ def test_hostile_bot_names_cannot_break_out_of_the_page():
     assert embedded(page, "report-data")["list"]["bots"][0] == hostile
 
 
-def test_the_rating_history_ends_at_each_bots_games_and_the_full_fit():
-    from goatarena.ratings.fit import fit_ratings
+def test_the_rating_history_ends_at_each_bots_games_and_its_standings_rating():
+    from goatarena.ratings.standings import compute_standings
     from goatarena.report.data import rating_history
 
     results = [game.result for game in stored_games(per_game=3)]
     history = rating_history(results, checkpoints=5)
-    final = fit_ratings([dict(zip(r.players, r.ranks)) for r in results])
+    # The standings fit seat advantage per game; a history without it ended elsewhere
+    # (a legend of 1956 beside a table of 1997).
+    rows = {row.bot: row for row in compute_standings("t", results).standings["overall"]}
     for bot, points in history.items():
         games = sum(bot in result.players for result in results)
-        assert points[-1][0] == games and points[-1][1] == final[bot].elo
+        assert points[-1][0] == games
+        assert points[-1][1:] == (rows[bot].elo, rows[bot].lo, rows[bot].hi)
         assert [p[0] for p in points] == sorted(p[0] for p in points)
         assert all(lo <= elo <= hi for _, elo, lo, hi in points)
 
@@ -166,6 +175,184 @@ def test_a_record_its_engine_cannot_replay_is_listed_without_a_replay():
     games[0] = StoredGame(key=games[0].key, round=0, result=broken)
     page = build_report("demo", games)
     rows = embedded(page, "report-data")["list"]["rows"]
-    assert [row[-1] for row in rows] == [False, True, True, True]
+    assert [row[8] for row in rows] == [False, True, True, True]
     assert games[0].key not in embedded(page, "report-replays")
     assert f"1 could not be replayed ({games[0].key}: " in page
+
+
+def test_report_refuses_to_replace_a_file_that_is_not_a_report_unless_forced(tmp_path):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    for game in stored_games(per_game=1):
+        store.add_game(game.key, game.round, game.result)
+    store.close()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    refused = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(notes)])
+    assert refused.exit_code != 0
+    assert refused.output == (
+        f"goatarena: error: cannot write {notes}: it exists and is not a goatarena report;"
+        " pass --force to replace it\n"
+    )
+    assert notes.read_text() == "my notes\n"
+    # a report is replaced without asking, an empty file too; anything else with --force
+    report = tmp_path / "r.html"
+    for _ in range(2):
+        again = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(report)])
+        assert again.exit_code == 0, again.output
+    (tmp_path / "empty.html").write_text("")
+    empty = CliRunner().invoke(
+        main, ["report", "--db", str(db), "-o", str(tmp_path / "empty.html")]
+    )
+    assert empty.exit_code == 0
+    forced = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(notes), "--force"])
+    assert forced.exit_code == 0 and notes.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_a_report_written_before_the_generator_mark_may_be_replaced(tmp_path):
+    from goatarena.report import is_report
+
+    old = tmp_path / "old.html"
+    old.write_text("<!DOCTYPE html>\n<html><head><title>league: goatarena report</title>")
+    assert is_report(old) and is_report(tmp_path / "missing.html")
+    (tmp_path / "page.html").write_text("<!DOCTYPE html><title>my page</title>")
+    assert not is_report(tmp_path / "page.html")
+
+
+def test_one_game_type_is_singular_and_more_are_plural():
+    one = build_report("t", [game for game in stored_games(per_game=2) if game.key[0] == "m"])
+    assert "2 games, 4 bots, 1 game type; 2 replays embedded" in one
+    many = build_report("t", stored_games(per_game=1))
+    assert "4 games, 3 bots, 4 game types; 4 replays embedded" in many
+
+
+def test_the_report_shows_every_part_of_the_story():
+    games = stored_games(per_game=2)
+    page = build_report("demo", games)
+    # head to head overall and per game, one shown at a time
+    assert page.count('data-switch="heat-table"') == 1 + len(GAMES)
+    # seat advantage per game and table size, latency, the violation with its detail
+    assert 'class="seats"' in page and page.count("(3 players)</td>") == len(GAMES)
+    assert 'id="latency"' in page
+    listed = page.split('class="violation-list"', 1)[1].split("</table>", 1)[0]
+    assert "mountain-goats/0" in listed and "no answer in 1000 ms" in listed
+    row = next(
+        r for r in embedded(page, "report-data")["list"]["rows"] if r[0] == "mountain-goats/0"
+    )
+    assert row[9][1] == "at decision 3: no answer in 1000 ms"
+    # how the overall table pools games of different kinds
+    assert "can be last overall" in page
+
+
+def test_the_header_shows_the_tournaments_facts_from_its_store(tmp_path):
+    from goatarena.formats.config import TournamentConfig
+
+    config = TournamentConfig(
+        name="league",
+        bots={bot: f"python3 {bot}.py --level 2" for bot in BOTS},
+        games=[{"name": name, "players": 3} for name in GAMES],
+        format="round-robin",
+        deals=2,
+        secret_deals=False,
+        seed=41,
+    )
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    store.claim(tournament="league", fingerprint="f", config_json=msgspec_json(config))
+    for game in stored_games(per_game=1):
+        store.add_game(game.key, game.round, game.result)
+    store.close()
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)]).exit_code == 0
+    header = out.read_text().split('id="facts"', 1)[1].split("</section>", 1)[0]
+    for text in (
+        "round-robin", "1000 ms a decision", "2 deals per table, seed 41", "goat-lords (3 players)",
+        "python3 alpha.py --level 2", "timeout: forfeit", "started 20",
+    ):  # fmt: skip
+        assert text in header, text
+    from goatarena.store.database import goatarena_version
+
+    assert f"<dd>{goatarena_version()}</dd>" in header
+
+
+def test_a_store_without_a_tournament_file_says_not_recorded(tmp_path):
+    db = tmp_path / "t.sqlite"
+    store = open_store(db)
+    for game in stored_games(per_game=1):
+        store.add_game(game.key, game.round, game.result)
+    store.close()
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)]).exit_code == 0
+    header = out.read_text().split('id="facts"', 1)[1].split("</section>", 1)[0]
+    assert "<dt>format</dt><dd>not recorded</dd>" in header
+    assert "not recorded (stored by an older version)" in header
+    assert "<dt>alpha</dt>" in header  # the bots that played, without commands
+
+
+def test_a_gauntlet_report_draws_the_sprt_course_between_its_bounds():
+    from goatarena.report import SprtCourse
+
+    course = SprtCourse(
+        challenger="alpha", baseline="bravo", lower=-2.94, upper=2.94, elo0=0, elo1=50,
+        verdict="H1", points=[(1, 0.4), (2, 1.1), (3, 3.0)],
+    )  # fmt: skip
+    page = build_report("g", stored_games(per_game=1), sprt=course)
+    section = page.split('id="sprt"', 1)[1].split("</section>", 1)[0]
+    assert "log-likelihood ratio 3.00 after 3 pairs" in section and "accepted H1" in section
+    assert section.count('class="bound"') == 2 and "at 2.94" in section and "at -2.94" in section
+    assert 'id="sprt"' not in build_report("g", stored_games(per_game=1))
+
+
+def test_chart_ticks_are_round_and_cover_the_data():
+    from goatarena.report.charts import nice_ticks
+
+    assert nice_ticks(1221.7, 1598.2, 6) == [1200, 1300, 1400, 1500, 1600]
+    assert nice_ticks(0, 12, 6, whole=True) == [0, 2, 4, 6, 8, 10, 12]
+    assert nice_ticks(0, 3, 6, whole=True) == [0, 1, 2, 3]
+    assert nice_ticks(-2.94, 2.94, 6) == [-3, -2, -1, 0, 1, 2, 3]
+
+
+def msgspec_json(value) -> str:
+    import msgspec
+
+    return msgspec.json.encode(value).decode()
+
+
+def test_a_run_keeps_the_names_the_bots_give_and_the_report_shows_them(tmp_path):
+    from tests.helpers import ROOT
+
+    greedy = f"{sys.executable} {ROOT / 'bots' / 'python' / 'greedy_bot.py'}"
+    random_bot = f"{sys.executable} {ROOT / 'bots' / 'python' / 'random_bot.py'}"
+    file = tmp_path / "t.toml"
+    file.write_text(
+        'name = "named"\nsandbox = "none"\ndeals = 1\n'
+        f"[bots]\nmine = {json.dumps(greedy)}\nrandom = {json.dumps(random_bot)}\n"
+        '[[games]]\nname = "mountain-goats"\nplayers = 2\n'
+    )
+    db = tmp_path / "t.sqlite"
+    ran = CliRunner().invoke(main, ["run", str(file), "--db", str(db), "--quiet"])
+    assert ran.exit_code == 0, ran.output
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)]).exit_code == 0
+    bots = out.read_text().split('class="bots"', 1)[1].split("</details>", 1)[0]
+    assert "(says it is &#x27;greedy&#x27;)" in bots  # "mine" in the file, "greedy" itself
+    assert "says it is" not in bots.split("<dt>random</dt>", 1)[1]  # the same name: no note
+
+
+def test_hostile_details_and_commands_cannot_break_out_of_the_page():
+    hostile = '</script><img src=x onerror="alert(1)">'
+    games = stored_games(per_game=1)
+    last = games[-1].result
+    late = Violation(cause="timeout", decision=3, detail=hostile)
+    games[-1] = StoredGame(
+        key=games[-1].key,
+        round=0,
+        result=MatchResult(**{
+            **{f: getattr(last, f) for f in last.__struct_fields__},
+            "violations": [late, None, None],
+            "all_violations": [[late], [], []],
+        }),
+    )  # fmt: skip
+    page = build_report("t", games, facts=[("format", hostile)], bots=[("alpha", hostile)])
+    assert hostile not in page and "<img" not in page.split('id="report-data">')[0]
+    assert embedded(page, "report-data")["list"]["rows"][-1][9][0].endswith(hostile)

@@ -14,11 +14,16 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import msgspec
 import pytest
+from click.testing import CliRunner
 
+from goatarena.cli import main
+from goatarena.formats.config import GameEntry, TournamentConfig
 from goatarena.games import GAMES
-from goatarena.report import build_report, write_report
-from tests.test_report import stored_games
+from goatarena.render.words import describe_move
+from goatarena.store.database import open_store
+from tests.test_report import BOTS, stored_games
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "report"
@@ -66,16 +71,38 @@ def browser():
             launched.close()
 
 
+COMMANDS = {bot: f"python3 bots/{bot}.py --depth 3" for bot in BOTS}
+
+
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("report") / "report.html"
-    write_report(path, build_report("browser-test", stored_games(per_game=2)))
+    """The report of a stored tournament, made by the ``report`` command as a user would."""
+    folder = tmp_path_factory.mktemp("report")
+    config = TournamentConfig(
+        name="browser-test",
+        bots=COMMANDS,
+        games=[GameEntry(name=name, players=3) for name in GAMES],
+        deals=2,
+    )
+    store = open_store(folder / "t.sqlite")
+    store.claim(
+        tournament="browser-test",
+        fingerprint="f",
+        config_json=msgspec.json.encode(config).decode(),
+    )
+    for game in stored_games(per_game=2):
+        store.add_game(game.key, game.round, game.result)
+    store.close()
+    path = folder / "report.html"
+    made = CliRunner().invoke(main, ["report", "--db", str(folder / "t.sqlite"), "-o", str(path)])
+    assert made.exit_code == 0, made.output
     return path
 
 
 @pytest.fixture
-def page(browser, report_file):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, offline=True)
+def page(browser, report_file, request):
+    width = getattr(request, "param", 1280)
+    context = browser.new_context(viewport={"width": width, "height": 900}, offline=True)
     page = context.new_page()
     errors: list[str] = []
     page.on(
@@ -189,15 +216,89 @@ def test_the_seat_view_hides_the_other_seats_hands(page, game):
     assert all(faceup == 0 for faceup, _ in seen)
     listed = page.locator("#moves li").all_inner_texts()[:-1]
     assert [text.split(": ", 1)[1] for text in listed] == [
-        c.split(" chose ", 1)[1] for _, c in seen[:-1]
+        c.split(": ", 2)[2] for _, c in seen[:-1]
     ]
     key = page.evaluate("document.body.dataset.replay")
     stored = next(g for g in stored_games(per_game=2) if g.key == key)
     state = GAMES[game].new_state(3, stored.result.seed)
-    for (_, caption), action in zip(seen, stored.result.decisions):
+    titles = page.locator("#moves li").evaluate_all("items => items.map((li) => li.title)")
+    for (_, caption), action, title in zip(seen, stored.result.decisions, titles):
         actor = state.to_act
         shown = action if actor == 1 else state.public_action(actor, action)
-        assert caption.endswith(" chose " + json.dumps(shown, separators=(",", ":")))
+        assert json.loads(title) == shown  # the raw action too, as seat 1 saw it
+        words = describe_move(state, action, viewer=1)
+        name = stored.result.players[actor]
+        assert caption == f"decision {len(state.history)}: seat {actor} {name}: {words}"
+        if actor != 1 and state.public_action(actor, action) != action:
+            assert "a card" in words  # a face-down discard stays face down
         state.apply(action)
     page.locator("#slider").fill(str(decisions // 3))
     shoot(page, f"seat-view-{game}", selector="#viewer")
+
+
+def test_the_header_tells_the_tournaments_facts_and_the_bots_commands(page):
+    facts = dict(
+        zip(
+            page.locator("#facts dl.facts").first.locator("dt").all_inner_texts(),
+            page.locator("#facts dl.facts").first.locator("dd").all_inner_texts(),
+        )
+    )
+    assert facts["format"] == "round-robin"
+    assert facts["time control"].startswith("1000 ms a decision")
+    assert facts["deals"].startswith("2 deals per table, secret deals")
+    assert facts["goatarena"][0].isdigit()  # the version that made the store
+    assert facts["played"].startswith("started 20")
+    bots = page.locator("#facts details.bots dl")
+    assert bots.locator("dt").all_inner_texts() == list(COMMANDS)
+    assert bots.locator("dd").all_inner_texts() == list(COMMANDS.values())
+    assert "4 game types" in page.locator("header .summary").inner_text()
+
+
+def test_the_ratings_chart_ends_at_the_ratings_of_its_table(page):
+    tables = page.locator("#history-table option").all_inner_texts()
+    assert tables == ["overall", *GAMES]
+    for table in tables:
+        page.select_option("#history-table", value=table)
+        plot = page.locator("#history .plot:visible")
+        assert plot.get_attribute("data-table") == table
+        legend = {
+            item.get_attribute("data-bot"): item.locator("b").inner_text()
+            for item in plot.locator(".legend li").all()
+        }
+        rows = page.locator(f"table.standings[data-table='{table}'] tr:has(td)")
+        ratings = {
+            rows.nth(i).locator("td.bot").inner_text(): rows.nth(i).locator("td.elo").inner_text()
+            for i in range(rows.count())
+        }
+        assert legend == ratings and len(ratings) >= 3, (table, legend, ratings)
+        # best first in both
+        assert list(legend) == list(ratings)
+
+
+OVERFLOWS = """() => {
+    const width = document.documentElement.clientWidth;
+    const cut = [];
+    for (const cell of document.querySelectorAll("main td, main th")) {
+        const box = cell.getBoundingClientRect();
+        if (cell.offsetParent === null || box.width === 0) continue;  // hidden on purpose
+        if (box.right > width + 1) cut.push(cell.closest("table").className + ": " + cell.textContent.slice(0, 20));
+    }
+    return {body: document.documentElement.scrollWidth - window.innerWidth, cut};
+}"""
+
+
+@pytest.mark.parametrize("page", [390, 1600], indirect=True, ids=["phone", "wide"])
+def test_the_layout_fits_from_phone_width_to_a_wide_screen(page):
+    width = page.viewport_size["width"]
+    measured = page.evaluate(OVERFLOWS)
+    assert measured["body"] <= 0, measured  # the page never scrolls sideways
+    assert measured["cut"] == [], measured["cut"]  # and no column runs off its edge
+    # every standings column that matters is there: bot, Elo, games, wins, violations
+    heads = page.locator("table.standings").first.locator("th:visible").all_inner_texts()
+    for head in ("bot", "elo", "games", "wins"):
+        assert head in [h.replace("\u00ad", "").replace("\n", " ") for h in heads], heads
+    chart = page.locator("#history .plot:visible svg.history").bounding_box()
+    assert chart is not None and chart["width"] >= min(500, width - 60)  # big enough to read
+    open_replay(page, "goat-lords")
+    assert page.evaluate(OVERFLOWS)["body"] <= 0
+    shoot(page, f"report-{width}px", full=True)

@@ -245,21 +245,23 @@ def test_a_bots_last_words_reach_the_terminal_without_control_sequences(sandbox)
         ["play", "mountain-goats", "--seed", "1", "--sandbox", sandbox]
         + ["--bot", escape("terminal", token), "--bot", HONEST],
     )
-    assert result.exit_code == 0, result.output
-    assert "did not start: exited with code 3" in result.output
+    assert result.exit_code == 2, result.output
+    assert "did not start: crash: exited with code 3" in result.output
     assert "tried terminal" in result.output  # its stderr is shown, but only printable
     assert all(char.isprintable() for char in result.output.replace("\n", ""))
     assert not any(line.startswith("goatarena: all bots") for line in result.output.splitlines())
 
 
-def test_a_sandboxed_bot_that_closes_its_stdout_and_stays_alive_loses_on_time(tmp_path):
-    """bubblewrap's own processes hold the pipe too, so the referee sees no end of file:
-    the bot is a silent one, which loses on time, and is stopped with its processes."""
+def test_a_sandboxed_bot_that_closes_its_stdout_and_stays_alive_crashes_at_once(tmp_path):
+    """bubblewrap's own processes hold the pipe too, so the referee sees no end of file;
+    it sees that no process of the bot's own holds it any more: a crash, not a timeout,
+    long before the move time is up; and the bot is stopped with its processes."""
     token = uuid.uuid4().hex  # an argument the bot ignores, to find its processes by
     script = str(ROOT / "tests" / "bots" / "misbehaving.py")
     command = shlex.join([sys.executable, script, "close-stdout", "2", "0", token])
-    outcome, _ = play(tmp_path, command, "--move-ms", "300")
+    outcome, _ = play(tmp_path, command, "--move-ms", "5000")
     violation = outcome["violations"][0]
-    assert violation["cause"] == "timeout" and violation["decision"] > 0, violation
+    assert violation["cause"] == "crash" and violation["decision"] > 0, violation
+    assert violation["detail"] == "closed its stdout"  # not "no answer within 5000 ms"
     assert outcome["violations"][1] is None and outcome["ranks"] == [2, 1]
     assert survivors(token) == []

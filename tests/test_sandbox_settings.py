@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ from goatarena.errors import ConfigError
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee import cgroups, launcher, sandbox, seccomp
 from goatarena.referee.bot import open_bot
-from goatarena.referee.sandbox import SandboxPolicy, probe, sandbox_argv
+from goatarena.referee.sandbox import BOT_ID, SandboxPolicy, probe, sandbox_argv
 from tests.helpers import RANDOM_BOT, python_bot
 
 
@@ -70,6 +71,7 @@ def test_paths_must_name_a_bot(tmp_path):
 
 
 def test_runner_files_inside_a_given_folder_are_masked(tmp_path):
+    tmp_path.chmod(0o755)  # readable by a root runner's bots: shown as it is, not copied
     (tmp_path / "bot.py").write_text("")
     (tmp_path / "r.sqlite").write_text("")
     (tmp_path / "logs").mkdir()
@@ -190,9 +192,12 @@ def test_pausing_stops_processes_started_since_the_last_pause(turn, cgroup, monk
 def test_a_results_folder_inside_a_bots_folder_is_hidden_whole_but_never_the_bots_folder(
     tmp_path,
 ):
+    tmp_path.chmod(0o755)
     (tmp_path / "bot.py").write_text("")
     (tmp_path / "results").mkdir()
-    policy = SandboxPolicy(hidden=(str(tmp_path / "results"), str(tmp_path)))
+    policy = SandboxPolicy(
+        hidden=(str(tmp_path / "results"),), hidden_where_possible=(str(tmp_path),)
+    )
     argv = sandbox_argv(["python3", "bot.py"], policy, bwrap="bwrap", cwd=tmp_path)
     joined = " ".join(argv)
     assert f"--tmpfs {tmp_path / 'results'}" in joined
@@ -226,6 +231,8 @@ def test_paths_given_to_a_bot_can_be_read_or_written_as_given(tmp_path):
     scratch.mkdir()
     public.mkdir()
     (public / "model.txt").write_text("weights")
+    if os.geteuid() == 0:  # its bots run as nobody, to whom a path to write is given
+        os.chown(scratch, BOT_ID, BOT_ID)
     bot = f"{python_bot(WRITER)} {scratch} {public}"
     result = CliRunner().invoke(
         main,
@@ -247,3 +254,41 @@ def test_doctor_says_which_system_calls_and_cpu_shares_bots_get():
     [share] = [line for line in result.output.splitlines() if line.startswith("CPU share")]
     cpu = "cpu" in cgroups.detect().controllers
     assert ("one share per bot" in share) is cpu, share
+
+
+def test_whatever_a_bind_shows_of_the_runner_is_masked_after_it_and_the_bot_shown_above(
+    tmp_path,
+):
+    """A tree given whole (as /usr is) holding an arena: the masks come after the bind
+    of the tree, each secret once, and the bot's own folder after the mask over it."""
+    tree = tmp_path / "tree"
+    own, other = tree / "arena" / "bots" / "a", tree / "arena" / "bots" / "b"
+    for folder in (own, other):
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text("")
+    (tree / "arena" / "r.sqlite").write_text("")
+    tmp_path.chmod(0o755)
+    for folder in (tree, tree / "arena", tree / "arena" / "bots", own, other):
+        folder.chmod(0o755)
+    policy = SandboxPolicy(
+        read_paths=(str(tree),),
+        hidden=(str(tree / "arena" / "r.sqlite"),),
+        hidden_where_possible=(str(tree / "arena"), str(own), str(other)),
+    )
+    argv = sandbox_argv(["python3", str(own / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+    words = " ".join(argv)
+    at = words.index
+    assert at(f"--ro-bind-try {tree} {tree}") < at(f"--tmpfs {tree / 'arena'} ")
+    assert at(f"--tmpfs {tree / 'arena'} ") < at(f"--ro-bind-try {own} {own}")
+    # Inside the masked arena, the database and the other bot need no mask of their own.
+    assert str(tree / "arena" / "r.sqlite") not in words.split(" -- ")[0]
+    assert f"--tmpfs {other}" not in words
+    assert f"--remount-ro {tree / 'arena'}" in words
+
+
+def test_a_runners_file_that_is_a_bots_own_folder_refuses_the_bot(tmp_path):
+    tmp_path.chmod(0o755)
+    (tmp_path / "bot.py").write_text("")
+    policy = SandboxPolicy(hidden=(str(tmp_path),))
+    with pytest.raises(sandbox.SandboxLayoutError, match="cannot hide"):
+        sandbox_argv(["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)

@@ -12,7 +12,14 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.formats.config import SprtSettings
-from goatarena.formats.sprt import SprtTally, bounds, elo_to_score, llr, pair_points
+from goatarena.formats.sprt import (
+    SprtTally,
+    bounds,
+    elo_to_score,
+    llr,
+    llr_course,
+    pair_points,
+)
 from goatarena.referee.records import MatchResult
 from tests.helpers import ROOT
 
@@ -63,6 +70,21 @@ def test_the_tally_counts_a_deal_once_both_its_games_are_in():
     status = tally.status()
     assert status.pairs == 1 and status.pentanomial == [0, 0, 0, 0, 1]
     assert status.lower < status.llr < status.upper
+
+
+def test_the_course_is_the_llr_after_each_completed_pair():
+    settings = SprtSettings(elo0=0, elo1=50)
+    games = [
+        ("0.g/new+old/d0/r0", result(("new", "old"), (1, 2))),
+        ("0.g/new+old/d1/r0", result(("new", "old"), (2, 1))),
+        ("0.g/new+old/d0/r1", result(("old", "new"), (2, 1))),
+        ("0.g/new+old/d1/r1", result(("old", "new"), (2, 1))),
+        ("0.g/new+third/d0/r0", result(("new", "third"), (1, 2))),  # not the baseline
+    ]
+    tally, course = llr_course(settings, ["new", "old"], "new", games)
+    assert [pairs for pairs, _ in course] == [1, 2]
+    assert course[0][1] == pytest.approx(llr([0, 0, 0, 0, 1], 0, 50), abs=1e-4)
+    assert course[-1][1] == tally.status().llr
 
 
 def _pair_distribution(elo: float, draws: float = 0.2) -> list[float]:
@@ -127,3 +149,9 @@ def test_greedy_against_random_stops_early_with_h1(tmp_path):
         CliRunner().invoke(main, ["standings", "--db", str(db), "--format", "json"]).output
     )
     assert rerun["games"] == data["games"]
+    # The report draws the same test's course, ending where the standings' SPRT is.
+    out = tmp_path / "r.html"
+    assert CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)]).exit_code == 0
+    section = out.read_text().split('<section id="sprt">', 1)[1].split("</section>", 1)[0]
+    assert f"log-likelihood ratio {sprt['llr']:.2f} after {sprt['pairs']} pairs" in section
+    assert "accepted H1" in section and f"at {sprt['upper']:.2f}" in section

@@ -27,6 +27,11 @@ def test_watch_draws_the_start_and_a_board_after_every_decision():
     assert result.output.startswith("Goat Lords (Simple Version), seed 3")
     for number in (0, len(outcome["decisions"]) - 1):
         assert f"> [{number}] seat " in result.output
+    moves = [line for line in result.output.splitlines() if line.startswith("> [")]
+    assert len(moves) == len(outcome["decisions"])
+    # in words, never the raw action: "births two Goat Ninjas", "duels seat 1's top pile"
+    assert all("{" not in line for line in moves), moves
+    assert any(" births " in line for line in moves)
     assert "game over" in result.output and "\x1b" not in result.output
 
 

@@ -6,6 +6,7 @@
 - :mod:`.sandbox` — the sandbox's cost (round trip and start-up, sandboxed and not);
 - :mod:`.isolation` — an honest game's slowest decision beside a hostile one;
 - :mod:`.swiss_sim` and :mod:`.swiss` — simulated Swiss events and their accuracy table;
+- :mod:`.ladder_sim` and :mod:`.ladder` — simulated ladders and the ladder's goals.
 - :mod:`.synthetic` — large synthetic results databases of real playout records.
 
 May import everything below the command line; nothing imports a benchmark but ``cli``.

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import click
 import msgspec
-from tabulate import tabulate
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, sandbox_options, tell
-from goatarena.errors import ConfigError
+from goatarena.errors import BotError, ConfigError
 from goatarena.formats.tournament_file import MAX_MB
 from goatarena.games import GAMES, find_game
 from goatarena.interrupt import run_trio
@@ -26,11 +25,12 @@ from goatarena.referee import (
     ViolationPolicy,
     play_match,
 )
+from goatarena.referee.bot_folders import bot_folders, shared_folder_warnings
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
 from goatarena.render.replay import describe_match, result_summary
-from goatarena.render.style import can_redraw, wants_colour
+from goatarena.render.style import can_redraw, text_table, wants_colour
 from goatarena.running.preflight import STDERR_LINES
 from goatarena.store.export import outcome, violations_note
 from goatarena.store.summary import summary_of
@@ -51,7 +51,7 @@ def games_command() -> None:
         (info.name, info.title, f"{info.min_players}-{info.max_players}", info.summary)
         for info in GAMES.values()
     ]
-    click.echo(tabulate(rows, headers=["game", "title", "players", "about"]))
+    click.echo(text_table(["game", "title", "players", "about"], rows))
 
 
 @main.command("play")
@@ -206,14 +206,18 @@ def play_command(
         strikes=strikes,
     )
     limits = BotLimits(memory_bytes=memory_mb << 20 if memory_mb else None)
+    commands = {f"seat {seat}": command for seat, command in enumerate(bots)}
     isolation = SandboxPolicy(
         mode=sandbox,
         ponder=ponder,
         read_paths=read_paths,
         write_paths=write_paths,
         hidden=(str(log_dir),) if log_dir else (),
+        hidden_where_possible=(*bot_folders(commands), str(Path.cwd())),
     )
     require_sandbox(isolation)
+    for warning in shared_folder_warnings(commands):
+        tell(warning)
     if log_dir is not None:
         make_log_dir(log_dir)
     live: LiveBoard | None = None
@@ -234,11 +238,12 @@ def play_command(
         ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:
-                    # Recorded as the seat's forfeit at decision 0; said here at once too,
-                    # with the end of its stderr (a traceback, say).
-                    words = "".join(f"\n    | {line}" for line in bot.last_words(STDERR_LINES))
-                    tell(
-                        f"goatarena: bot {bot.command!r} did not start: {bot.broken.detail}" + words
+                    # A game with a seat that never started is no game: like a command
+                    # that does not exist, this ends the run, with the end of its stderr.
+                    for line in bot.last_words(STDERR_LINES):
+                        tell(f"    | {line}")
+                    raise BotError(
+                        f"bot {bot.command!r} did not start: {bot.broken}; nothing was played"
                     )
             for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
                 bot.name = name

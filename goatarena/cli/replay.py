@@ -12,7 +12,7 @@ from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
 from goatarena.errors import ConfigError
 from goatarena.render import Style
-from goatarena.render.replay import check_decision, picture_match
+from goatarena.render.replay import check_decision, picture_match, replay_header
 from goatarena.render.style import wants_colour
 
 
@@ -60,4 +60,4 @@ def replay_command(
     else:
         style = Style(colour=wants_colour(sys.stdout))
         picture = picture_match(stored.result, seat=seat, at=at, style=style)
-        click.echo(f"{stored.key} (round {stored.round})\n{picture}")
+        click.echo(f"{replay_header(stored.key, stored.round)}\n{picture}")

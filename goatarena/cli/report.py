@@ -5,11 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
-from goatarena.report import DEFAULT_REPLAYS, StoreSource, build_report, write_report
-from goatarena.store.database import database_files
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.sprt import bounds, llr_course
+from goatarena.report import DEFAULT_REPLAYS, SprtCourse, build_report, write_report
+from goatarena.report.facts import bot_facts, parse_config, tournament_facts
+from goatarena.store.database import StoredGame, database_files
 
 
 @main.command("report")
@@ -29,8 +33,11 @@ from goatarena.store.database import database_files
     show_default=True,
     help="Most games to embed a replay of (all when there are no more games than this).",
 )
+@click.option(
+    "--force", is_flag=True, help="Replace the output file even if it is not a goatarena report."
+)
 @reports_errors
-def report_command(db: Path | None, output: Path, replays: int) -> None:
+def report_command(db: Path | None, output: Path, replays: int, force: bool) -> None:
     """Write an HTML report: standings, head to head, violations, rating history, games
     and replays. It needs nothing but a browser (no network).
 
@@ -41,13 +48,52 @@ def report_command(db: Path | None, output: Path, replays: int) -> None:
     store = open_results(db)
     kept = database_files(store.path)
     try:
+        games = list(store.games())
         tournament = store.meta("tournament") or store.path.stem
         disqualified = store.disqualified()
-        count = store.count()
-        page = build_report(
-            tournament, StoreSource(store), disqualified=disqualified, replays=replays
-        )
+        config_json = store.meta("config")
+        meta = {key: store.meta(key) for key in ("created_at", "goatarena_version", "bot_hellos")}
+        finished = store.finished_span()
     finally:
         store.close()
-    write_report(output, page, keep=kept)
-    click.echo(f"{output}: {count} games, {len(page) / 1e6:.1f} MB")
+    config = parse_config(config_json)
+    played = sorted({bot for game in games for bot in game.result.players})
+    page = build_report(
+        tournament,
+        games,
+        disqualified=disqualified,
+        replays=replays,
+        facts=tournament_facts(config, meta, finished),
+        bots=bot_facts(config, played, meta["bot_hellos"]),
+        sprt=sprt_course(config_json, games),
+    )
+    write_report(output, page, keep=kept, force=force)
+    click.echo(f"{output}: {len(games)} games, {len(page) / 1e6:.1f} MB")
+
+
+def sprt_course(config_json: str | None, games: list[StoredGame]) -> SprtCourse | None:
+    """The SPRT's course of a stored gauntlet whose file has an ``[sprt]`` table."""
+    if not config_json:
+        return None
+    try:
+        config = msgspec.json.decode(config_json, type=TournamentConfig)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None  # written by another version: no test to show
+    if config.sprt is None or len(config.challengers) != 1:
+        return None
+    settings = config.sprt
+    tally, points = llr_course(
+        settings, config.bots, config.challengers[0], ((g.key, g.result) for g in games)
+    )
+    status = tally.status()
+    lower, upper = bounds(settings.alpha, settings.beta)
+    return SprtCourse(
+        challenger=status.challenger,
+        baseline=status.baseline,
+        lower=round(lower, 4),
+        upper=round(upper, 4),
+        elo0=settings.elo0,
+        elo1=settings.elo1,
+        verdict=status.verdict,
+        points=points,
+    )

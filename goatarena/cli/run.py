@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from functools import partial
 from pathlib import Path
@@ -16,13 +17,15 @@ from goatarena.formats.sprt import describe as describe_sprt
 from goatarena.formats.tournament_file import MAX_CONCURRENCY, load_config
 from goatarena.interrupt import Interrupted, run_trio
 from goatarena.ratings.standings import render_tables
+from goatarena.referee.bot_folders import shared_folder_warnings
 from goatarena.referee.sandbox import require_sandbox
 from goatarena.running.cluster import check_cluster_settings
+from goatarena.running.ladder_board import LadderBoard
 from goatarena.running.leaderboard import Leaderboard
 from goatarena.running.preflight import preflight
 from goatarena.running.progress import Progress
 from goatarena.running.runner import Runner
-from goatarena.store.database import open_store, put_database_aside
+from goatarena.store.database import database_files, open_store, put_database_aside
 from goatarena.store.standings import standings_from_store
 
 
@@ -88,16 +91,23 @@ def run_command(
     if sandbox is not None:
         config = msgspec.structs.replace(config, sandbox=sandbox)
     db = db or Path("results") / f"{config.name}.sqlite"
+    announced: dict[str, str] = {}  # the names the bots give (not asked on a cluster)
+    ladder = config.format == "ladder"
+    for warning in shared_folder_warnings(config.bots):
+        tell(warning)
     if cluster:
         check_cluster_settings(cluster)
-    else:
+    elif not ladder:  # a ladder checks each bot as it joins, and runs on without it
         # Started in the sandboxes the games will use: a stranger's bot never runs
         # unprotected, not even for its pre-flight hello.
-        sandboxes = config.sandboxes([file, db.parent])
+        log_dir = db.with_name(f"{db.stem}-logs")
+        sandboxes = config.sandboxes(
+            [file, *database_files(db), log_dir], [file.parent, db.parent, Path.cwd()]
+        )
         for policy in sandboxes.values():
             require_sandbox(policy)
         try:
-            run_trio(
+            announced = run_trio(
                 partial(
                     preflight,
                     config.bots,
@@ -122,18 +132,35 @@ def run_command(
     try:
         store.lock_for_run()
         log_dir = db.with_name(f"{db.stem}-logs")
-        runner = Runner(config, store, log_dir=log_dir, cluster=cluster or None, hidden=[file])
+        runner = Runner(
+            config,
+            store,
+            log_dir=log_dir,
+            cluster=cluster or None,
+            hidden=[file],
+            hidden_where_possible=[file.parent],
+        )
+        runner.source = file
         runner.claim()
+        if announced:
+            # For the report's header: who each bot says it is (a version, an author).
+            store.remember("bot_hellos", json.dumps(announced))
         make_log_dir(log_dir)
         total, stored = runner.expected_games(), runner.stored_of_schedule()
-        progress = Progress(total, done=stored)
+        progress = LadderBoard(runner, done=stored) if ladder else Progress(total, done=stored)
         progress.enabled = not quiet
-        if not quiet:
+        if not quiet and not ladder:
             progress.leaderboard = Leaderboard()
             for summary in store.summaries():
                 progress.leaderboard.add_summary(summary)
         runner.progress = progress
-        if not quiet:
+        if not quiet and ladder:
+            resumed = f", resuming after {stored} stored games" if stored else ""
+            tell(
+                f"{config.name}: a ladder, {config.workers} games at once{resumed}; results"
+                f" in {db}; Ctrl-C stops it (run again to resume)"
+            )
+        elif not quiet:
             resumed = f", resuming after {stored} stored" if stored else ""
             # An SPRT stops as soon as it decides: its count is the most it may play.
             games = f"up to {total} games (SPRT)" if config.sprt else f"{total} games"
@@ -149,7 +176,11 @@ def run_command(
             )
             sys.exit(interrupted.exit_status)
         progress.finish()
+        for bot, reason in runner.suspended.items():
+            tell(f"goatarena: bot {bot!r} was put out of the tournament: {reason}")
         standings = standings_from_store(store)
+        if runner.ladder is not None and runner.ladder.stopped is not None:
+            tell(f"{config.name}: stopped: {runner.ladder.stopped}")
         click.echo(render_tables(standings))
         status = runner.sprt_status()
         if status is not None:

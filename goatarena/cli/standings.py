@@ -22,7 +22,7 @@ from goatarena.ratings.standings import (
     render_los,
     render_tables,
 )
-from goatarena.store.standings import standings_from_store
+from goatarena.store.standings import retired_bots, standings_from_store, without_bots
 
 
 @main.command("standings")
@@ -51,9 +51,21 @@ from goatarena.store.standings import standings_from_store
     help="Add deal-adjusted 95% intervals (a deal's seat rotations counted as one unit; "
     'in JSON: "deal_lo" and "deal_hi"). Reads the games twice.',
 )
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="A ladder: show its retired versions too (they keep their games).",
+)
 @reports_errors
 def standings_command(
-    db: Path | None, game: str | None, output_format: str, cross: bool, los: bool, deals: bool
+    db: Path | None,
+    game: str | None,
+    output_format: str,
+    cross: bool,
+    los: bool,
+    deals: bool = False,
+    show_all: bool = False,
 ) -> None:
     """Print the standings of a stored tournament (and its SPRT, if it has one).
 
@@ -75,8 +87,11 @@ def standings_command(
             store, game=game, los=los, tally=tally, also=also, deals=deals
         )
         status = None if sprt is None else sprt.tally.status()
+        retired = [] if show_all else retired_bots(store)
     finally:
         store.close()
+    if retired:
+        standings = without_bots(standings, retired)
     if output_format == "json":
         data = msgspec.to_builtins(standings)
         if status is not None:
@@ -92,6 +107,8 @@ def standings_command(
         click.echo(f"{standings.tournament}: no {what} stored")
     else:
         click.echo(render_tables(standings, game=game))
+        if retired:
+            click.echo(f"\nretired (shown with --all): {', '.join(retired)}")
         if cross:
             click.echo("\nhead to head (points of the row bot against the column bot / games)")
             click.echo(render_cross(*tally.cross_table()))

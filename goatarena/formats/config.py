@@ -15,6 +15,7 @@ import msgspec
 
 from goatarena import protocol
 from goatarena.referee.bot import BotLimits
+from goatarena.referee.bot_folders import bot_folders
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.policy import ViolationPolicy
 from goatarena.referee.sandbox import SandboxPolicy
@@ -48,6 +49,34 @@ class SprtSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     beta: float = 0.05
 
 
+class LadderSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A ladder's settings (``[ladder]``): who has left, how tables are chosen, when to stop.
+
+        ``retired`` names the versions that no longer play (their games stay). The ladder
+        runs until stopped, or until every active bot has ``stop_games`` games, ``stop_minutes``
+        have passed in this run, or the top ``stop_separated`` are each ahead of the next at
+        95 % (0: no such rule). A version whose last ``suspend_games`` games hold more than
+        ``suspend_share`` games with a violation is suspended. ``min_games``, ``floor``,
+        ``explore`` and ``top_k`` tune the matchmaking (docs/tournaments.md; unset: the
+    defaults for the game's table size); the file is
+        read again every ``poll_s`` seconds while the ladder runs; the live board's trend
+        covers each bot's last ``trend_games`` games.
+    """
+
+    retired: list[str] = []
+    stop_games: int = 0
+    stop_minutes: float = 0.0
+    stop_separated: int = 0
+    suspend_games: int = 50
+    suspend_share: float = 0.10
+    min_games: int | None = None
+    floor: float | None = None
+    explore: float | None = None
+    top_k: int = 3
+    poll_s: float = 3.0
+    trend_games: int = 20
+
+
 class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A whole tournament: bots, games, format, clock, concurrency and master seed.
 
@@ -59,11 +88,15 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     docs/referee.md); ``policy`` says what each kind of violation costs. A gauntlet
     plays only the round-robin tables that seat one of the ``challengers``; ``sprt`` (a
     gauntlet of one challenger against one baseline) stops it as soon as the test decides.
+    A ``ladder`` (format ``"ladder"``) plays tables chosen as it goes until stopped, while
+    bots come and go; its settings are ``ladder`` (:class:`LadderSettings`).
 
     ``sandbox`` is ``"bwrap"`` (every bot isolated; the run refuses where that cannot be
     done) or ``"none"`` (unprotected: for bots you trust). ``ponder`` lets sandboxed bots
     compute between their turns (trusted setups only). ``tmp_mb`` caps each bot's private
-    ``/tmp``; ``paths`` gives named bots extra ``read`` / ``write`` paths. With
+    ``/tmp``; ``paths`` gives named bots extra ``read`` / ``write`` paths. A bot that
+    crashes in ``crash_limit`` games in a row is suspended for the rest of the run (0:
+    never), so that a bot that dies in every game costs no more start-ups. With
     ``secret_deals`` (the default) every deal also depends on a random secret kept in the
     results database; ``secret_deals = false`` makes deals reproducible from this file
     alone, which is unsafe for competitions: anyone who has it can rebuild every deal.
@@ -72,7 +105,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     name: str
     bots: dict[str, str]
     games: list[GameEntry]
-    format: Literal["round-robin", "swiss", "gauntlet"] = "round-robin"
+    format: Literal["round-robin", "swiss", "gauntlet", "ladder"] = "round-robin"
     deals: int = 1
     rounds: int = 0
     seed: int = 0
@@ -85,10 +118,12 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     sandbox: Literal["bwrap", "none"] = "bwrap"
     ponder: bool = False
     tmp_mb: int = 64
+    crash_limit: int = 5
     paths: dict[str, BotPaths] = {}
     secret_deals: bool = True
     challengers: list[str] = []
     sprt: SprtSettings | None = None
+    ladder: LadderSettings = LadderSettings()
 
     @property
     def limits(self) -> BotLimits:
@@ -99,8 +134,14 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
             stderr_log_bytes=self.log_kb << 10,
         )
 
-    def sandboxes(self, hidden: Sequence[str | Path] = ()) -> dict[str, SandboxPolicy]:
-        """Each bot's sandbox; ``hidden`` are the runner's own files, never shown to bots."""
+    def sandboxes(
+        self, hidden: Sequence[str | Path] = (), hidden_where_possible: Sequence[str | Path] = ()
+    ) -> dict[str, SandboxPolicy]:
+        """Each bot's sandbox; ``hidden`` are the runner's own files, never shown to bots,
+        ``hidden_where_possible`` its folders. No bot sees another's folders either."""
+        # Absolute: a referee process of its own may start elsewhere.
+        apart = [os.path.abspath(path) for path in hidden_where_possible]
+        apart += bot_folders(self.bots)
         policies = {}
         for name in self.bots:
             extra = self.paths.get(name, BotPaths())
@@ -109,7 +150,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
                 tmp_bytes=self.tmp_mb << 20,
                 read_paths=tuple(extra.read),
                 write_paths=tuple(extra.write),
-                hidden=tuple(str(path) for path in hidden),
+                hidden=tuple(os.path.abspath(path) for path in hidden),
+                hidden_where_possible=tuple(apart),
                 ponder=self.ponder,
             )
         return policies
@@ -122,14 +164,14 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     def fingerprint(self) -> str:
         """A hash of everything that decides which games are played and how.
 
-        Concurrency, the log cap and the sandbox settings are left out: running the same
-        tournament with more or fewer games at once, a longer log, or on a machine that
-        isolates bots differently, is still the same tournament. A line cap at its default
-        is left out too, so files written before it existed still match. ``secret_deals``
-        counts: it changes every deal.
+        Concurrency, the log cap, the crash limit and the sandbox settings are left out:
+        running the same tournament with more or fewer games at once, a longer log, or on
+        a machine that isolates bots differently, is still the same tournament. A line
+        cap at its default is left out too, so files written before it existed still
+        match. ``secret_deals`` counts: it changes every deal.
         """
         fields = msgspec.to_builtins(msgspec.structs.replace(self, concurrency=0))
-        for how in ("log_kb", "sandbox", "ponder", "tmp_mb", "paths"):
+        for how in ("log_kb", "sandbox", "ponder", "tmp_mb", "paths", "crash_limit"):
             del fields[how]
         if self.line_kb == DEFAULT_LINE_KB:
             del fields["line_kb"]

@@ -24,10 +24,20 @@ from goatarena.store.database import Store
 
 # Formats whose games have the same keys and seeds (a gauntlet plays a subset of the
 # round-robin's tables), so stored games of one count in the other.
-_SAME_KEYS = {"round-robin": "tables", "gauntlet": "tables", "swiss": "swiss"}
+_SAME_KEYS = {"round-robin": "tables", "gauntlet": "tables", "swiss": "swiss", "ladder": "ladder"}
 
 _FREE = frozenset(
-    {"concurrency", "log_kb", "challengers", "sprt", "sandbox", "ponder", "tmp_mb", "paths"}
+    {
+        "concurrency",
+        "log_kb",
+        "challengers",
+        "sprt",
+        "sandbox",
+        "ponder",
+        "tmp_mb",
+        "paths",
+        "ladder",
+    }
 )
 """Settings that decide which games are played, how fast, or how bots are isolated —
 never the rules or the clock of a game."""

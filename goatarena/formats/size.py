@@ -32,6 +32,8 @@ def entry_games(config: TournamentConfig, index: int) -> int:
     """The games of one ``[[games]]`` entry of the tournament."""
     bots = len(config.bots)
     size = config.games[index].players
+    if config.format == "ladder":
+        return 0  # a ladder chooses its tables as it goes, until it is stopped
     if config.format == "swiss":
         tables = bots // 2 if size == 2 else math.ceil(bots / size)
         return swiss_rounds(config, size) * tables * config.deals

@@ -28,6 +28,7 @@ from typing import Literal, Protocol
 import msgspec
 
 from goatarena.formats.config import SprtSettings
+from goatarena.referee.records import MatchResult
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """A pair's points divided by 2: the five pentanomial outcomes, worst first."""
@@ -188,6 +189,28 @@ def tally_of(
         if sorted(result.players) == sorted((challenger, baseline)):
             tally.add(key, result)
     return tally
+
+
+def llr_course(
+    settings: SprtSettings,
+    bots: Iterable[str],
+    challenger: str,
+    games: Iterable[tuple[str, MatchResult]],
+) -> tuple[SprtTally, list[tuple[int, float]]]:
+    """The tally of the stored games ``(key, result)`` in the order given, and the
+    log-likelihood ratio after each pair they complete: ``(pairs, LLR)``."""
+    baseline = next(name for name in bots if name != challenger)
+    tally = SprtTally(settings, challenger, baseline)
+    course: list[tuple[int, float]] = []
+    for key, result in games:
+        if sorted(result.players) != sorted((challenger, baseline)):
+            continue
+        tally.add(key, result)
+        pairs = sum(tally.pentanomial)
+        if pairs > len(course):
+            value = llr(tally.pentanomial, settings.elo0, settings.elo1)
+            course.append((pairs, round(value, 4)))
+    return tally, course
 
 
 def progress_note(status: SprtStatus) -> str:

@@ -71,9 +71,11 @@ def resolve_command(command: str, base: Path) -> str:
     ``base`` (the tournament file's folder) made absolute, so that a tournament runs the
     same from any working directory.
 
-    Options (words starting with ``-``) and absolute paths are left alone, as is every
-    word that names nothing under ``base``: it keeps its meaning relative to the working
-    directory. A command with nothing to resolve is returned unchanged, quoting and all.
+    A word written as a relative path (``./bot``, ``../kits/go/bot``) is resolved even
+    when it names nothing yet: a program its kit's ``make`` will build. Options (words
+    starting with ``-``) and absolute paths are left alone, as is every other word that
+    names nothing under ``base``: it keeps its meaning relative to the working directory.
+    A command with nothing to resolve is returned unchanged, quoting and all.
     """
     try:
         words = shlex.split(command)
@@ -88,6 +90,8 @@ def resolve_command(command: str, base: Path) -> str:
 def _names_a_path(base: Path, word: str) -> bool:
     if not word or word.startswith("-") or os.path.isabs(word):
         return False
+    if word.startswith(("./", "../")):
+        return True
     try:
         return (base / word).exists()
     except (OSError, ValueError):  # too long, or a NUL: not a path
@@ -102,9 +106,10 @@ def _readable(message: str) -> str:
     return message
 
 
-BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(@[0-9]{1,6})?")
 """A bot's name in a tournament file: letters, digits, ``-``, ``_`` and ``.``, starting
-with a letter or digit, at most 64 characters. It appears in game keys (whose separators
+with a letter or digit, at most 64 characters; a ladder's later versions of a bot add
+``@2``, ``@3``, ... to its name It appears in game keys (whose separators
 ``/`` and ``+`` it cannot hold, so every key names its table unambiguously), in log file
 names and in printed tables."""
 MAX_NAME_CHARS = 64
@@ -146,6 +151,7 @@ def check_config(config: TournamentConfig) -> None:
     if config.rounds and config.format != "swiss":
         raise ConfigError(f"rounds: only a Swiss tournament has rounds, not a {config.format}")
     _check_gauntlet(config)
+    _check_ladder(config)
     if len(config.bots) < 2:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
@@ -158,6 +164,7 @@ def check_config(config: TournamentConfig) -> None:
         ("line_kb", config.line_kb, 1, MAX_KB),
         ("log_kb", config.log_kb, 0, MAX_KB),
         ("tmp_mb", config.tmp_mb, 1, MAX_MB),
+        ("crash_limit", config.crash_limit, 0, None),
     ):
         if value < least:
             raise ConfigError(f"{field}: must be at least {least}, not {value}")
@@ -192,6 +199,41 @@ def check_config(config: TournamentConfig) -> None:
     for name in config.paths:
         if name not in config.bots:
             raise ConfigError(f"paths.{name}: no bot of that name")
+
+
+_LADDER_RANGES = (
+    ("stop_games", 0, None),
+    ("stop_minutes", 0, None),
+    ("stop_separated", 0, None),
+    ("suspend_games", 1, None),
+    ("suspend_share", 0, 1),
+    ("min_games", 0, None),
+    ("floor", 0, 0.99),
+    ("explore", 0, 1),
+    ("top_k", 1, None),
+    ("poll_s", 0.1, 3600),
+    ("trend_games", 1, None),
+)
+"""Each ``[ladder]`` number's least and greatest value (None: no bound)."""
+
+
+def _check_ladder(config: TournamentConfig) -> None:
+    """A ``[ladder]`` table only in a ladder; its numbers in range, its retired bots known."""
+    settings = config.ladder
+    if config.format != "ladder":
+        if msgspec.to_builtins(settings) != msgspec.to_builtins(type(settings)()):
+            raise ConfigError('ladder: only a ladder has these settings (format = "ladder")')
+        return
+    for field, least, most in _LADDER_RANGES:
+        value = getattr(settings, field)
+        if value is None:
+            continue
+        if not least <= value or (most is not None and value > most) or value != value:
+            bound = f"between {least} and {most}" if most is not None else f"at least {least}"
+            raise ConfigError(f"ladder.{field}: must be {bound}, not {value}")
+    for name in settings.retired:
+        if name not in config.bots:
+            raise ConfigError(f"ladder.retired: {name!r} is not one of the bots")
 
 
 def _check_gauntlet(config: TournamentConfig) -> None:

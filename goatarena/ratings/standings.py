@@ -8,12 +8,12 @@ not comparable), which entered bots played no game, and, for Swiss events, the S
 points and tie-breaks (:mod:`goatarena.ratings.tiebreaks`).
 
 :class:`StandingsTally` takes the games one at a time and keeps only aggregates: the pair
-counts of the fit (:class:`~goatarena.ratings.tally.PairTally`) and, per table and bot,
-counts and exact sums, so the standings of a million games need memory for the bots and
-pairs. Two things grow with the games, compactly: each seat's median latency, 8 bytes
-in an array per table and bot (the median of medians needs them all: 64 MB for a
-million games at four seats), and a Swiss event's seats and ranks per game, which its
-tie-breaks need (a Swiss has few games per bot).
+counts of the fit (:class:`~goatarena.ratings.tally.PairTally`) and per-bot results in
+columns (:class:`~goatarena.ratings.seat_stats.SeatStats`), so the standings of a million
+games need memory for the bots and pairs, plus 22 bytes a seat for the scores and median
+latencies that an exact mean and a median need (88 MB for a million 4-seat games), and a
+Swiss event's seats and ranks per game, which its tie-breaks need (a Swiss has few games
+per bot).
 """
 
 from __future__ import annotations

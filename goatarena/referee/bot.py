@@ -35,6 +35,9 @@ from goatarena.referee.violations import BotViolation as BotViolation  # re-expo
 from goatarena.referee.violations import Cause as Cause
 
 STDERR_TAIL_BYTES = 2048
+HOLDERS_CHECK_S = 0.05
+"""How often a sandboxed bot that is being waited for is checked for still holding its
+stdout (see ``BotProcess._watch_output_holders``)."""
 
 
 PYTHON_NAMES = frozenset({"python", "python3"})
@@ -84,6 +87,12 @@ class BotProcess(BotPipes):
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._broken: BotViolation | None = None
+        self._output_abandoned = False
+        self.confinement.on_escape = self._escaped
+
+    def _escaped(self, detail: str) -> None:
+        """The confinement killed the bot for waking itself from its pauses."""
+        self.mark_broken(BotViolation(Cause.ESCAPE, detail))
 
     @property
     def pid(self) -> int:
@@ -165,12 +174,22 @@ class BotProcess(BotPipes):
     async def greet(self, startup_s: float) -> str | None:
         """Handshake within ``startup_s`` seconds; None (and the process broken) on failure.
 
-        Once greeted, the bot is paused until the referee asks it for a decision.
+        The CPU time a sandboxed bot uses before its hello counts too (where its cgroup
+        counts it): more than ``startup_s`` of it, in many threads, fails like a slow
+        start. Once greeted, the bot is paused until the referee asks it for a decision.
         """
         try:
             with trio.fail_after(startup_s):
                 name = await self.handshake()
             self.pause()
+            used_ms = self.confinement.cpu_ms()
+            if used_ms is not None and used_ms > startup_s * 1000:
+                # Many busy threads start within the time but take more than their share.
+                raise BotViolation(
+                    Cause.TIMEOUT,
+                    f"used {used_ms:.0f} ms of CPU before its hello, more than the"
+                    f" {startup_s * 1000:.0f} ms it has to start",
+                )
             return name
         except trio.TooSlowError:
             self.mark_broken(
@@ -191,6 +210,49 @@ class BotProcess(BotPipes):
             assert isinstance(self._stdout, trio.lowlevel.FdStream)
             with suppress(OSError, ValueError):
                 trio.lowlevel.notify_closing(self._stdout.fileno())
+
+    async def _watch_output_holders(self) -> None:
+        """Sandboxed: end a wait for output once no process of the bot holds its stdout.
+
+        bubblewrap's monitor, and its init in the bot's pid namespace, keep their own
+        copies of the pipe for as long as the sandbox lives, so a bot that closes its
+        stdout and runs on would never show an end of file: while the referee waits for
+        an answer, it looks every :data:`HOLDERS_CHECK_S` (in a worker thread) for a
+        process of the bot's own that has the pipe open; once one has been seen and none
+        is left, the wait ends as if the pipe had closed.
+        """
+        assert isinstance(self._stdout, trio.lowlevel.FdStream)
+        fd = self._stdout.fileno()
+        pipe = f"pipe:[{os.fstat(fd).st_ino}]"
+        seen = False
+        while True:
+            await trio.sleep(HOLDERS_CHECK_S)
+            if not self._waiting_for_output or self._exited.is_set():
+                continue
+            held = await trio.to_thread.run_sync(self._holds, pipe)
+            if held:
+                seen = True
+            elif seen and self._waiting_for_output:
+                self._output_abandoned = True
+                with suppress(OSError, ValueError):
+                    trio.lowlevel.notify_closing(fd)
+                return
+
+    def _holds(self, pipe: str) -> bool:
+        """Whether a process of the bot's own (not bubblewrap's monitor or its init) has
+        ``pipe`` open."""
+        for pid in self.confinement.members():
+            if pid == self.pid or _parent(pid) == self.pid:
+                continue
+            try:
+                names = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                continue  # gone
+            for name in names:
+                with suppress(OSError):
+                    if os.readlink(f"/proc/{pid}/fd/{name}") == pipe:
+                        return True
+        return False
 
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
@@ -238,6 +300,15 @@ class BotProcess(BotPipes):
             os.killpg(self.process.pid, signum)
 
 
+def _parent(pid: int) -> int:
+    """The parent of process ``pid`` (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return int(file.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 @asynccontextmanager
 async def open_bot(
     command: str | Sequence[str],
@@ -283,6 +354,8 @@ async def open_bot(
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot._drain_stderr)
             nursery.start_soon(bot._watch_exit)
+            if confinement.sandboxed:
+                nursery.start_soon(bot._watch_output_holders)
             if confinement.stops_by_signal:
                 nursery.start_soon(confinement.keep_stopped)
             try:

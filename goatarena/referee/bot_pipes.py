@@ -39,6 +39,7 @@ class BotPipes:
     _exited: trio.Event
     _stderr_done: trio.Event
     _waiting_for_output: bool
+    _output_abandoned: bool
     _stdin: trio.abc.SendStream | None
     _stdout: trio.abc.ReceiveStream | None
     _broken: BotViolation | None
@@ -140,9 +141,9 @@ class BotPipes:
         write no more."""
         assert isinstance(self._stdout, trio.lowlevel.FdStream)
         while True:
-            if self._exited.is_set():
+            if self._exited.is_set() or self._output_abandoned:
                 # Do not wait for an end of file: a child of the bot may hold the pipe
-                # open without ever writing.
+                # open without ever writing, and in a sandbox bubblewrap always does.
                 return self._read_at_once() or b""
             await self._wait_for_output(self._stdout.fileno())
             data = self._read_at_once()

@@ -6,15 +6,19 @@ it executes anything), so that every process and thread it ever starts is in it:
 * ``memory`` caps all its memory, shared memory and its tmpfs ``/tmp`` included, which
   ``RLIMIT_DATA`` does not count;
 * ``pids`` caps its processes and threads (a fork bomb stops there);
-* the v2 freezer (``cgroup.freeze``) stops all of it between its turns, so that it
-  cannot steal CPU from the bot whose turn it is. The v1 freezer is not used: a task it
-  has frozen cannot die, not even of SIGKILL, so a referee that died would leave frozen
-  bots behind for ever; under v1 the launcher stops the cgroup's processes with SIGSTOP
-  instead, which a SIGKILL still ends;
+* the freezer (v2 ``cgroup.freeze``, also in the unified hierarchy a v1 machine mounts
+  beside its controllers; else v1 ``freezer.state``) stops all of it between its turns,
+  so that it cannot steal CPU from the bot whose turn it is; unlike SIGSTOP, no signal,
+  timer or thread of the bot can undo it. A task the v1 freezer has frozen
+  cannot die, not even of SIGKILL: a watchdog process of the runner's, outside every
+  bot's cgroup, thaws its bots once the runner has gone however it died, so that they
+  die with it (v2 needs none: a frozen v2 task dies of SIGKILL);
 * ``cpuset`` pins it to the CPU of its game slot;
 * ``cpu`` gives each bot one share of the CPU it runs on, however many threads it
   runs: where games share CPUs (more games at once than CPUs), a bot with a hundred busy
-  threads in its turn would otherwise take a hundred shares from other games' bots.
+  threads in its turn would otherwise take a hundred shares from other games' bots;
+* ``cpuacct`` (v1; ``cpu.stat`` in v2) counts the CPU time of all of it, which tells a
+  pause by signals that a bot woke itself.
 
 Both cgroup v1 (one hierarchy per controller) and v2 (one unified hierarchy) are
 supported. Where the runner may not create cgroups, :func:`detect` says why and the
@@ -29,12 +33,16 @@ import functools
 import itertools
 import os
 import signal
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
-WANTED = ("memory", "pids", "freezer", "cpuset", "cpu")
-WANTED_V1 = ("memory", "pids", "cpuset", "cpu")
+WANTED = ("memory", "pids", "freezer", "cpuset", "cpu", "cpuacct")
+WANTED_V1 = ("memory", "pids", "freezer", "cpuset", "cpu", "cpuacct")
+FREEZE_FILES = {1: ("freezer.state", "FROZEN", "THAWED"), 2: ("cgroup.freeze", "1", "0")}
+"""By cgroup version: the freezer's file, and what freezes and thaws."""
 PROCS_READ = 16 << 10
 """Bytes read of a cgroup's process list: 2000 pids. A small buffer is much cheaper."""
 _serial = itertools.count(1)
@@ -83,6 +91,7 @@ def _make_base(folder: Path) -> Path:
     for stale in folder.glob("goatarena-*"):
         pid = stale.name.removeprefix("goatarena-")
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            thaw_and_kill(stale)  # in case its watchdog could not
             for empty in [*stale.glob("bot-*"), stale]:
                 with contextlib.suppress(OSError):
                     empty.rmdir()
@@ -111,7 +120,12 @@ def detect() -> CgroupSupport:
 def _detect_v1(own: dict[str, str]) -> CgroupSupport:
     bases: dict[str, Path] = {}
     problems = []
+    unified = _unified_freezer(own.get("", "/"))
+    if unified is not None:
+        bases["freezer"] = unified
     for name in WANTED_V1:
+        if name in bases:
+            continue
         mount = ROOT / name
         if not mount.is_dir():
             problems.append(f"{name}: not mounted")
@@ -127,7 +141,74 @@ def _detect_v1(own: dict[str, str]) -> CgroupSupport:
             problems.append(f"{name}: {error.strerror or error}")
             continue
         bases[name] = base
+    v1_freezer = "freezer" in bases and not (bases["freezer"] / "cgroup.freeze").exists()
+    if v1_freezer and not _start_watchdog(bases["freezer"]):
+        del bases["freezer"]
+        problems.append("freezer: no watchdog to thaw bots if the runner dies")
     return CgroupSupport(1, bases, "; ".join(problems))
+
+
+def _unified_freezer(own: str) -> Path | None:
+    """A base folder in the v2 hierarchy that a v1 machine mounts beside its controllers
+    (``/sys/fs/cgroup/unified``), whose ``cgroup.freeze`` needs no controller: a tenth of
+    the cost of the v1 freezer per pause, and a frozen task there still dies of SIGKILL.
+    None where there is none or it may not be used."""
+    unified = ROOT / "unified"
+    if not (unified / "cgroup.controllers").exists():
+        return None
+    try:
+        base = _make_base(unified / own.lstrip("/"))
+    except OSError:
+        return None
+    return base if (base / "cgroup.freeze").exists() else None
+
+
+_WATCHDOG = """
+import glob, os, sys
+sys.stdin.buffer.read()
+for folder in glob.glob(os.path.join(sys.argv[1], "bot-*")):
+    try:
+        with open(os.path.join(folder, "freezer.state"), "w") as state:
+            state.write("THAWED")
+        with open(os.path.join(folder, "cgroup.procs")) as procs:
+            for pid in procs.read().split():
+                os.kill(int(pid), 9)
+    except OSError:
+        pass
+"""
+"""The watchdog's program: self-contained (:func:`thaw_and_kill`, without imports), so
+that nothing it would import can keep it from thawing."""
+_watchdogs: list[subprocess.Popen[bytes]] = []
+
+
+def _start_watchdog(base: Path) -> bool:
+    """Start the process that thaws and kills the bots of ``base`` once this runner has
+    gone: it waits for the end of a pipe only this process holds, which comes however it
+    ends, even of SIGKILL. False if it cannot be started."""
+    try:
+        watchdog = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG, str(base)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # Ctrl-C on the runner's terminal must not stop it first
+        )
+    except OSError:
+        return False
+    _watchdogs.append(watchdog)  # its pipe stays open for as long as this process lives
+    return True
+
+
+def thaw_and_kill(base: Path) -> None:
+    """Thaw every v1-frozen bot cgroup in ``base`` and kill what is in it: the bots of a
+    runner that has gone (a frozen task cannot die until it is thawed)."""
+    for folder in base.glob("bot-*"):
+        with contextlib.suppress(OSError):
+            _write(folder / "freezer.state", "THAWED")
+        with contextlib.suppress(OSError, ValueError):
+            for pid in (folder / "cgroup.procs").read_text().split():
+                with contextlib.suppress(OSError):
+                    os.kill(int(pid), signal.SIGKILL)
 
 
 def _detect_v2(own: str) -> CgroupSupport:
@@ -138,6 +219,7 @@ def _detect_v2(own: str) -> CgroupSupport:
     bases = {"freezer": base}  # cgroup.freeze needs no controller
     offered = (base / "cgroup.controllers").read_text().split()
     problems = []
+    bases["cpuacct"] = base  # cpu.stat counts CPU time with no controller
     for name in ("memory", "pids", "cpuset", "cpu"):
         if name not in offered:
             problems.append(f"{name}: not delegated to {own}")
@@ -159,8 +241,12 @@ class BotCgroup:
         self.folders = folders
         self._frozen = False
         self._freeze_file: Path | None = None
-        if "freezer" in folders and support.version == 2:
-            self._freeze_file = folders["freezer"] / "cgroup.freeze"
+        if "freezer" in folders:
+            # The v2 freezer where the folder has one (also the unified hierarchy of a v1
+            # machine), else v1's.
+            v2 = (folders["freezer"] / "cgroup.freeze").exists()
+            name, self._frozen_word, self._thawed_word = FREEZE_FILES[2 if v2 else 1]
+            self._freeze_file = folders["freezer"] / name
         self._procs_files = [folder / "cgroup.procs" for folder in dict.fromkeys(folders.values())]
 
     @classmethod
@@ -214,13 +300,13 @@ class BotCgroup:
     def freeze(self) -> None:
         """Stop every process in the cgroup (no-op if frozen already)."""
         if self._freeze_file is not None and not self._frozen:
-            _write(self._freeze_file, "1")
+            _write(self._freeze_file, self._frozen_word)
             self._frozen = True
 
     def thaw(self) -> None:
         """Let every process in the cgroup run again."""
         if self._freeze_file is not None and self._frozen:
-            _write(self._freeze_file, "0")
+            _write(self._freeze_file, self._thawed_word)
             self._frozen = False
 
     def pin(self, cpus: str) -> None:
@@ -247,12 +333,27 @@ class BotCgroup:
         finally:
             os.close(fd)
 
+    def cpu_ns(self) -> int | None:
+        """The CPU time all of the cgroup has used, in nanoseconds (None: not counted)."""
+        folder = self.folders.get("cpuacct")
+        if folder is None:
+            return None
+        try:
+            if self.support.version == 1:
+                return int((folder / "cpuacct.usage").read_bytes())
+            for line in (folder / "cpu.stat").read_bytes().splitlines():
+                if line.startswith(b"usage_usec "):
+                    return int(line.split()[1]) * 1000
+        except (OSError, ValueError):
+            pass
+        return None
+
     def kill_all(self) -> None:
         """Kill every process in the cgroup (thawed first: a frozen one cannot die)."""
         with contextlib.suppress(OSError):
             self.thaw()
         kill_file = self.folders.get("freezer", Path("/nonexistent")) / "cgroup.kill"
-        if self.support.version == 2 and kill_file.exists():
+        if kill_file.exists():
             with contextlib.suppress(OSError):
                 _write(kill_file, "1")
                 return

@@ -8,7 +8,7 @@ import subprocess
 
 from goatarena.referee import seccomp
 from goatarena.referee.cgroups import detect
-from goatarena.referee.sandbox import bwrap_options, find_bwrap, probe
+from goatarena.referee.sandbox import bot_user, bwrap_options, find_bwrap, probe
 
 
 def _bwrap_version(path: str) -> str:
@@ -32,12 +32,13 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
     rows.append(
         (
             "sandbox",
-            "yes: user, pid, network, ipc and uts namespaces, read-only system, private /tmp"
-            + (", no user namespaces of its own" if _forbids_userns(bwrap) else "")
+            "yes: pid, network, ipc and uts namespaces, an allow-listed read-only system,"
+            " private /tmp" + (", no user namespaces of its own" if _forbids_userns(bwrap) else "")
             if why is None
             else f"NO: {why}; runs refuse unless --sandbox none",
         )
     )
+    rows.append(("bots run as", bot_user()))
     program = seccomp.filter_program()
     rows.append(
         (
@@ -72,10 +73,12 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
             else "none while the bot runs (its pid namespace still ends them all with it)",
         )
     )
-    if support.version == 2 and "freezer" in usable:
-        pause = "cgroup freezer"
+    if "freezer" in usable:
+        v2 = (support.bases["freezer"] / "cgroup.freeze").exists()
+        which = "v2" if support.version == 2 else "v2 (unified hierarchy)" if v2 else "v1"
+        pause = f"cgroup {which} freezer (no signal or timer of the bot can wake it)"
     elif usable:
-        pause = "SIGSTOP of every process in the bot's cgroup"
+        pause = "SIGSTOP of every process in the bot's cgroup; a bot that wakes itself forfeits"
     else:
         pause = "SIGSTOP of the bot's process tree, found in /proc (slower, weaker)"
     rows.append(("between turns", pause))

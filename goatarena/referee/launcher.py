@@ -15,7 +15,8 @@ import os
 import resource
 import shutil
 import signal
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import trio
@@ -29,6 +30,18 @@ from goatarena.referee.spawn import ChildProcess, spawn
 SWEEP_FIRST_WAIT_S = 0.0005
 SWEEP_LONGEST_WAIT_S = 0.01
 """How often a pause stopped by signals is checked until all of the bot has stopped."""
+SWEEPS_PER_SETTLING = 12
+"""Sweeps (about 0.1 s) after which a bot that is still not all stopped is taken to be
+waking itself (a fork in flight settles in one or two)."""
+WAKE_CHECK_S = 0.01
+"""How often a bot paused by signals is checked for having woken itself."""
+WAKE_TOLERANCE_NS = 3_000_000
+"""CPU time a bot may use in one pause before it counts as awake: a process sent SIGSTOP
+stops before it runs any more of its own code, but a child forked as it answers runs
+until a sweep finds it (a millisecond or two)."""
+WAKES_FORGIVEN = 2
+"""Times a bot may be found awake in its pauses (stopped again each time) before it
+forfeits: a bot that keeps waking itself steals its opponents' CPU."""
 SETTLED_STATES = frozenset(b"tTZX")
 """States in /proc of a process that can no longer fork: stopped, or dead."""
 CGROUP_REMOVE_TRIES = 50
@@ -39,15 +52,22 @@ class Confinement:
     """Control over one launched bot: its cgroup (if any) and its process tree.
 
     Unsandboxed, pausing and pinning do nothing and killing signals the process group, as
-    before. Sandboxed, pausing freezes the bot's cgroup (v2), or stops every process in
-    its cgroup with SIGSTOP (v1); without a cgroup it stops the process tree found in
-    /proc, which is slower. The launched process itself, bubblewrap's
-    monitor, is left running: it only waits, and it ends the sandbox if the referee dies.
+    before. Sandboxed, pausing freezes the bot's cgroup (the v2 or v1 freezer), or else
+    stops every process in its cgroup with SIGSTOP; without a cgroup it stops the process
+    tree found in /proc, which is slower. The launched process itself, bubblewrap's
+    monitor, is not sent SIGSTOP: it only waits, and it ends the sandbox if the referee
+    dies.
 
     A process sent SIGSTOP in the middle of a fork finishes the fork before it stops, and
     its new child was in no list yet: so where pausing is done by signals, a pause stops
     what it finds at once, and :meth:`keep_stopped` (run beside the bot) goes on stopping
     newcomers until every process of the bot is seen stopped, which no fork can outrun.
+    A stopped process can still be woken by its own SIGCONT (a POSIX timer's, say), which
+    no freezer allows: so it goes on checking, by the CPU time the bot's cgroup has used
+    or by the states of its processes, stops a bot found awake again, and a bot found
+    awake more than :data:`WAKES_FORGIVEN` times is killed and reported through
+    ``on_escape``. The sweeps run in a worker thread, never on the event loop that every
+    game of the referee shares, and each is bounded by the bot's process limit.
     """
 
     def __init__(self, policy: SandboxPolicy, cgroup: BotCgroup | None) -> None:
@@ -55,8 +75,19 @@ class Confinement:
         self.cgroup = cgroup
         self.pid = 0
         self.paused = False
+        self.wakes = 0
+        """Times the bot was found awake in a pause (by signals only)."""
+        self.on_escape: Callable[[str], None] | None = None
+        """Told why, when the bot is killed for waking itself from its pauses."""
         self._stopped: set[int] = set()
+        self._seen_stopped: set[int] = set()
+        self._paused_cpu: int | None = None
+        """The bot's CPU time when this pause began (or when it was last found awake)."""
         self._paused_lot = trio.lowlevel.ParkingLot()
+        self._pause_number = 0
+        # Held by a sweep (in its worker thread) and by resume: a sweep that overlapped a
+        # resume would stop the bot in its own turn.
+        self._signalling = threading.Lock()
 
     @property
     def sandboxed(self) -> bool:
@@ -83,9 +114,12 @@ class Confinement:
             with contextlib.suppress(OSError):
                 self.cgroup.freeze()
             return
+        self._pause_number += 1
+        self._paused_cpu = self._cpu_ns()
         # What was forked meanwhile, or is being forked now, keep_stopped stops: it looks
         # again until all is stopped, which this pause need not wait for.
-        self._stop_newcomers()
+        with self._signalling:
+            self._stop_newcomers()
         self._paused_lot.unpark_all()
 
     def _stop_newcomers(self) -> list[int]:
@@ -98,31 +132,107 @@ class Confinement:
             self._stopped.add(pid)
         return fresh
 
-    def _all_stopped(self) -> bool:
-        """Whether every process of the bot is stopped or dead, and none is new; stops
-        again any that a process still running has woken."""
-        # States first: a process seen stopped forks no more, so a child of one that was
-        # forking shows in the list read after.
-        running = [pid for pid in self._stopped if _state(pid) not in SETTLED_STATES]
-        for pid in running:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGSTOP)
-        return not self._stop_newcomers() and not running
+    def _sweep(self, pause_number: int) -> tuple[bool, bool]:
+        """Stop again what runs of the bot, and what is new: whether all of it was seen
+        stopped or dead with none new, and whether a process seen stopped in this pause
+        was found running (it woke itself). Nothing to do once that pause is over. Run in
+        a worker thread."""
+        with self._signalling:
+            if not self.paused or pause_number != self._pause_number:
+                return True, False
+            # States first: a process seen stopped forks no more, so a child of one that
+            # was forking shows in the list read after.
+            running = []
+            for pid in self._stopped:
+                if _settled(pid):
+                    self._seen_stopped.add(pid)
+                else:
+                    running.append(pid)
+            for pid in running:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGSTOP)
+            woke = not self._seen_stopped.isdisjoint(running)
+            return not self._stop_newcomers() and not running, woke
 
     async def keep_stopped(self) -> None:
-        """Run for the bot's life: after each pause, stop what a fork in flight let slip
-        until all of the bot is stopped, or it resumes (only where pausing is by signal)."""
+        """Run for the bot's life (only where pausing is by signal): in each pause, stop
+        what a fork in flight let slip until all of the bot is stopped, then watch that it
+        stays so; a bot found awake is stopped again, and killed if it keeps waking."""
         while True:
-            await self._paused_lot.park()
-            wait = SWEEP_FIRST_WAIT_S
-            while self.paused and not self._all_stopped():
-                await trio.sleep(wait)
-                wait = min(2 * wait, SWEEP_LONGEST_WAIT_S)
+            if not self.paused:
+                await self._paused_lot.park()
+                continue
+            number = self._pause_number
+            woke = await self._settle(number)
+            while not woke and self.paused and number == self._pause_number:
+                woke = await self._woke(number)
+            if woke and self.paused and number == self._pause_number:
+                self._count_wake()
+                if self.wakes > WAKES_FORGIVEN:
+                    return
+
+    def _count_wake(self) -> None:
+        """The bot was found awake in a pause: one more, and the last one forgiven?"""
+        self.wakes += 1
+        self._paused_cpu = self._cpu_ns()
+        if self.wakes == WAKES_FORGIVEN + 1:
+            self._escaped()
+
+    async def _settle(self, number: int) -> bool:
+        """Sweep until all of the bot is stopped; True if it woke itself meanwhile (a
+        process seen stopped ran again, or it would not stop in all the sweeps)."""
+        wait = SWEEP_FIRST_WAIT_S
+        for _ in range(SWEEPS_PER_SETTLING):
+            settled, woke = await trio.to_thread.run_sync(self._sweep, number)
+            if woke or settled:
+                return woke
+            await trio.sleep(wait)
+            wait = min(2 * wait, SWEEP_LONGEST_WAIT_S)
+        return True
+
+    async def _woke(self, number: int) -> bool:
+        """After a pause has settled: wait a moment, and say whether the bot ran meanwhile
+        (by its cgroup's CPU time, else by its processes' states)."""
+        await trio.sleep(WAKE_CHECK_S)
+        if not self.paused or number != self._pause_number:
+            return False
+        if self._paused_cpu is not None:
+            return self._ran_in_pause()
+        settled, woke = await trio.to_thread.run_sync(self._sweep, number)
+        return woke or not settled
+
+    def _cpu_ns(self) -> int | None:
+        return self.cgroup.cpu_ns() if self.cgroup is not None else None
+
+    def cpu_ms(self) -> float | None:
+        """The CPU time all of the bot has used so far, where its cgroup counts it."""
+        used = self._cpu_ns()
+        return None if used is None else used / 1e6
+
+    def _ran_in_pause(self) -> bool:
+        """Whether the bot has used more CPU in this pause than stopping takes (by its
+        cgroup's count: one read)."""
+        now, then = self._cpu_ns(), self._paused_cpu
+        return now is not None and then is not None and now - then > WAKE_TOLERANCE_NS
+
+    def _escaped(self) -> None:
+        """The bot keeps waking itself: kill it, and say so."""
+        detail = (
+            f"woke itself {self.wakes} times while paused between its turns"
+            " (a timer or signal that sends SIGCONT, say)"
+        )
+        self.kill_all()
+        if self.on_escape is not None:
+            self.on_escape(detail)
 
     def _members(self) -> list[int]:
         if self.cgroup is not None:
             return self.cgroup.pids()
         return process_tree(self.pid)
+
+    def members(self) -> list[int]:
+        """Every process of the bot now, bubblewrap's monitor (``pid``) included."""
+        return self._members() if self.pid else []
 
     def resume(self) -> None:
         """Let the bot run again."""
@@ -133,10 +243,16 @@ class Confinement:
             with contextlib.suppress(OSError):
                 self.cgroup.thaw()
             return
-        for pid in self._stopped:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGCONT)
-        self._stopped = set()
+        # A wake in a pause too short for keep_stopped to look twice shows here.
+        if self._ran_in_pause() and self.wakes <= WAKES_FORGIVEN:
+            self._count_wake()
+        self._paused_cpu = None
+        with self._signalling:
+            for pid in self._stopped:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGCONT)
+            self._stopped = set()
+            self._seen_stopped = set()
 
     def pin(self, cpu: int | None) -> None:
         """Run the bot only on ``cpu`` (None: on every CPU the referee may use)."""
@@ -202,14 +318,29 @@ def process_tree(root: int) -> list[int]:
     return found
 
 
-def _state(pid: int) -> int:
-    """The state letter of ``pid`` in /proc as a byte (``X``, dead, once it is gone)."""
+def _state(pid: int, task: int | None = None) -> int:
+    """The state letter of ``pid`` (or of its thread ``task``) in /proc as a byte (``X``,
+    dead, once it is gone)."""
+    path = f"/proc/{pid}/stat" if task is None else f"/proc/{pid}/task/{task}/stat"
     try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
+        with open(path, "rb") as file:
             stat = file.read()
     except OSError:
         return ord("X")
     return stat[stat.rindex(b")") + 2]
+
+
+def _settled(pid: int) -> bool:
+    """Whether process ``pid`` can run no more: stopped or dead, every thread of it.
+
+    A leader that has exited shows as a zombie while its other threads run on: then each
+    thread's own state counts."""
+    state = _state(pid)
+    if state not in SETTLED_STATES:
+        return False
+    if state != ord("Z"):
+        return True
+    return all(_state(pid, task) in SETTLED_STATES for task in _tasks(pid) if task != pid)
 
 
 def _tasks(pid: int) -> list[int]:
@@ -270,7 +401,9 @@ async def launch(
         program = argv[0]
         found = os.path.exists(program) if "/" in program else shutil.which(program)
         if not found:
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory", program)
+            # Not "No such file or directory": that would read as the sandbox hiding it.
+            missing = "file not found" if "/" in program else "program not found on PATH"
+            raise FileNotFoundError(errno.ENOENT, missing, program)
         bwrap = find_bwrap()
         assert bwrap is not None, "require_sandbox found it"
         seccomp = open_filter()

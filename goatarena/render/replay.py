@@ -17,6 +17,7 @@ from goatarena.referee.policy import Penalty
 from goatarena.referee.records import MatchResult
 from goatarena.render import Style, render_board, replay_steps, seat_view
 from goatarena.render.view import final_view
+from goatarena.render.words import describe_action, describe_move
 
 
 def _json(value: object) -> str:
@@ -35,8 +36,8 @@ def describe_match(result: MatchResult, *, seat: int | None = None) -> str:
         assert actor is not None, "a stored game has more decisions than its engine allows"
         if seat is not None and actor == seat:
             lines.append(f"  [{number}] you see: {_json(state.observation(seat))}")
-        shown = action if seat in (None, actor) else state.public_action(actor, action)
-        lines.append(f"  [{number}] {actor} {result.players[actor]}: {_json(shown)}")
+        words = describe_move(state, action, viewer=seat)
+        lines.append(f"  [{number}] {actor} {result.players[actor]}: {words}")
         state.apply(action)
     lines.append(state.render() if seat is None else _json(state.observation(seat)))
     lines.append(_result_table(result))
@@ -87,7 +88,8 @@ def picture_match(
             lines.append(render_board(info.name, view, style, names))
         action = step.action if seat in (None, step.actor) else step.shown
         label = style.seat(step.actor, f"seat {step.actor} {names[step.actor]}")
-        lines.append(f"{style.paint('>', 'bold')} [{step.number}] {label}: {_json(action)}")
+        words = describe_action(info.name, step.view, step.actor, action)
+        lines.append(f"{style.paint('>', 'bold')} [{step.number}] {label}: {words}")
         if step.number == at:
             break
     if at is None or at == count:
@@ -109,6 +111,15 @@ def check_decision(result: MatchResult, at: int | None) -> None:
             f"decision {at} does not exist: the game had {count} decisions"
             f" (0 to {count - 1}; {count} is the end)"
         )
+
+
+def replay_header(key: str, schedule_round: int) -> str:
+    """The line above a replayed game: its key, and its Swiss round when it has one.
+
+    A stored round of 0 means the schedule has no rounds (round-robin, gauntlet); it is
+    not the game's own round, which the board shows ("round 1" of Goat Lords, say).
+    """
+    return f"{key} (Swiss round {schedule_round})" if schedule_round else key
 
 
 def result_summary(result: MatchResult) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import unicodedata
+from collections.abc import Sequence
 from typing import TextIO
 
 SEAT_COLOURS = ("red", "blue", "green", "yellow", "magenta", "cyan")
@@ -46,8 +48,9 @@ class Style:
 
     @staticmethod
     def width(text: str) -> int:
-        """The visible length of ``text``, escapes not counted."""
-        return len(strip(text))
+        """The columns ``text`` takes on a terminal, escapes not counted (see
+        :func:`display_width`)."""
+        return display_width(strip(text))
 
     def pad(self, text: str, width: int) -> str:
         """``text`` padded with spaces to ``width`` visible columns."""
@@ -66,6 +69,48 @@ def strip(text: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def display_width(text: str) -> int:
+    """The terminal columns ``text`` takes: two for a wide character (East Asian wide or
+    full-width, such as やぎ山), none for a combining mark, one for any other."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A plain table (headers, a dashed rule, the rows), its columns padded by the
+    columns each cell takes on a terminal, so wide characters keep the columns aligned."""
+    cells = [[str(cell) for cell in row] for row in [headers, *rows]]
+    widths = [max(display_width(row[column]) for row in cells) for column in range(len(headers))]
+
+    def line(row: Sequence[str]) -> str:
+        padded = (cell + " " * (width - display_width(cell)) for cell, width in zip(row, widths))
+        return "  ".join(padded).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([line(cells[0]), rule, *(line(row) for row in cells[1:])])
+
+
+def terminal_columns(stream: TextIO, *, fallback: int = 80) -> int:
+    """The width of the terminal ``stream`` draws on: as the terminal reports it, else
+    ``COLUMNS``, else ``fallback``. A width of 0 (reported by some terminals and
+    pseudo-terminals that were never sized, or ``COLUMNS=0``) means unknown, not zero."""
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    return columns if columns > 0 else fallback
 
 
 def wants_colour(stream: TextIO) -> bool:

@@ -1,14 +1,18 @@
 """The HTML report of a tournament: one self-contained file, nothing loaded from anywhere.
 
-:func:`build_report` makes the page from stored games: standings per game and overall
-with interval bars, the head-to-head heat map, violations by bot and cause, each bot's
-rating against the games it played, the games list (filterable by bot and game) and an
-SVG replay viewer for each of the four games. Styles, script and template are package
-data files under ``assets/``, inlined into the page.
+:func:`build_report` makes the page from stored games: a header with the tournament's
+facts, standings per game and overall with interval bars (and how the overall table
+pools the games), head-to-head heat maps overall and per game, seat advantage, latency
+and violations per bot (each with its detail), each bot's rating against the games it
+played, a gauntlet's SPRT course, the games list (filterable by bot and game) and an SVG
+replay viewer for each of the four games, its moves in words. Styles, script and
+template are package data files under ``assets/``, inlined into the page.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib.resources import files
@@ -19,14 +23,22 @@ import msgspec
 from goatarena.errors import ConfigError, IllegalAction
 from goatarena.games import GAMES
 from goatarena.ratings.standings import OVERALL
+from goatarena.referee.records import MatchResult
 from goatarena.render.style import SEAT_COLOURS
-from goatarena.report import data, html
-from goatarena.report.replays import DEFAULT_REPLAYS, encode_replay
-from goatarena.report.source import GameSource, ListSource, StoreSource
+from goatarena.report import charts, data, details, html
+from goatarena.report.data import SprtCourse
+from goatarena.report.facts import Fact, bot_facts, facts_section, plural
+from goatarena.report.replays import DEFAULT_REPLAYS, choose_replays, encode_replay
 from goatarena.store.database import StoredGame
-from goatarena.store.whole_file import write_whole
+from goatarena.store.whole_file import refuse_kept, write_whole
 
-__all__ = ["DEFAULT_REPLAYS", "GameSource", "StoreSource", "build_report", "write_report"]
+__all__ = ["DEFAULT_REPLAYS", "SprtCourse", "build_report", "is_report", "write_report"]
+
+GENERATOR = b'<meta name="generator" content="goatarena report">'
+"""The mark in the head of every report page: a file holding it may be replaced."""
+OLD_MARK = b": goatarena report</title>"
+"""The end of the title of reports written before the mark existed."""
+HEAD_BYTES = 16_384
 
 
 def _asset(name: str) -> str:
@@ -40,57 +52,63 @@ def _script_json(value: object) -> str:
 
 def build_report(
     tournament: str,
-    games: Sequence[StoredGame] | GameSource,
+    games: Sequence[StoredGame],
     *,
     disqualified: Mapping[str, str] | None = None,
     replays: int = DEFAULT_REPLAYS,
+    facts: Sequence[Fact] = (),
+    bots: Sequence[Fact] = (),
+    sprt: SprtCourse | None = None,
 ) -> str:
-    """The whole report page as one string of HTML, from stored games or a
-    :class:`~goatarena.report.source.GameSource` (a results database: its summaries are
-    read twice and only the replayed games' full records once)."""
-    source = ListSource(games) if isinstance(games, Sequence) else games
-    found = data.read_report_data(tournament, source.summaries, disqualified or {}, replays)
-    standings = found.standings
+    """The whole report page as one string of HTML.
+
+    ``facts`` and ``bots`` fill the header (:mod:`goatarena.report.facts`; the bots
+    that played stand in for a missing list); ``sprt`` is a gauntlet's SPRT course.
+    """
+    results = [game.result for game in games]
+    standings = data.standings_of(tournament, games, disqualified or {})
     order = data.tables_in_order(standings)
     overall = [row.bot for row in standings.standings.get(OVERALL, [])]
     colours = html.bot_colours(overall)
-    packed: dict[str, str] = {}
-    broken: list[str] = []
-    for game in source.records(found.replay_keys):
-        try:
-            packed[game.key] = encode_replay(game)
-        except IllegalAction as error:
-            # A record its engine cannot replay: the page says so rather than failing.
-            broken.append(f"{game.key}: {error}")
-    game_list = found.game_list
-    for row in game_list["rows"]:
-        row[-1] = row[0] in packed
-    listed = len(game_list["rows"])
+    played = sorted({bot for result in results for bot in result.players})
+    packed, broken = _packed_replays(choose_replays(games, replays))
     payload = {
         "tournament": tournament,
-        "list": game_list,
+        "list": data.game_rows(games, set(packed)),
         "titles": {name: info.title for name, info in GAMES.items()},
         "seatColours": list(SEAT_COLOURS),
     }
+    kinds = len(order) - 1
+    summary = (
+        f"{plural(len(games), 'game')}, {plural(len(played), 'bot')},"
+        f" {plural(kinds, 'game type')}; {plural(len(packed), 'replay')} embedded"
+    )
+    if broken:
+        summary += f"; {len(broken)} could not be replayed ({'; '.join(broken[:3])})"
     sections = {
         "TITLE": escape(f"{tournament}: goatarena report"),
         "TOURNAMENT": escape(tournament),
-        "SUMMARY": escape(
-            f"{found.games} games, {len(found.bots)} bots, {len(order) - 1} game types;"
-            f" {len(packed)} replays embedded"
-            + (f"; {len(broken)} could not be replayed ({'; '.join(broken[:3])})" if broken else "")
-            + (
-                f"; the list shows {listed} of the games (goatarena list shows them all)"
-                if listed < found.games
-                else ""
-            )
-        ),
+        "SUMMARY": escape(summary),
+        "FACTS": facts_section(facts, bots or bot_facts({}, played)),
         "STANDINGS": html.standings_section(standings, order, colours),
-        "HEATMAP": html.heat_map(overall or found.bots, found.cross),
-        "VIOLATIONS": html.violations_table(found.violations),
-        "HISTORY": html.history_section(
-            {name: found.history.get(name, {}) for name in order}, colours
+        "HEATMAP": html.switch_section("heat-table", "table", _heat_maps(results, order, overall)),
+        "SEATS": details.seat_advantage_table(standings.seat_advantage),
+        "LATENCY": details.latency_table(standings.standings.get(OVERALL, [])),
+        "VIOLATIONS": html.violations_table(data.violations_by_cause(results))
+        + details.violation_list(games, set(packed)),
+        "HISTORY": html.switch_section(
+            "history-table",
+            "table",
+            {
+                name: charts.history_plot(
+                    data.rating_history([r for r in results if name in (OVERALL, r.game)]),
+                    colours,
+                )
+                for name in order
+            },
+            css="plot",
         ),
+        "SPRT": _sprt_section(sprt),
     }
     page = _asset("template.html")
     for name, value in sections.items():
@@ -102,12 +120,75 @@ def build_report(
     return page.replace("/*SCRIPT*/", _asset("report.js"))
 
 
-def write_report(path: Path, page: str, *, keep: Sequence[Path] = ()) -> None:
+def _packed_replays(chosen: Sequence[StoredGame]) -> tuple[dict[str, str], list[str]]:
+    packed: dict[str, str] = {}
+    broken: list[str] = []
+    for game in chosen:
+        try:
+            packed[game.key] = encode_replay(game)
+        except IllegalAction as error:
+            # A record its engine cannot replay: the page says so rather than failing.
+            broken.append(f"{game.key}: {error}")
+    return packed, broken
+
+
+def _heat_maps(
+    results: Sequence[MatchResult], order: Sequence[str], overall: Sequence[str]
+) -> dict[str, str]:
+    """The head-to-head heat map overall and per game, the bots in overall order."""
+    maps = {}
+    for name in order:
+        chosen = [r for r in results if name in (OVERALL, r.game)]
+        bots, cells = data.head_to_head(chosen)
+        present = set(bots)
+        maps[name] = html.heat_map([bot for bot in overall if bot in present] or bots, cells)
+    return maps
+
+
+def _sprt_section(course: SprtCourse | None) -> str:
+    if course is None:
+        return ""
+    verdict = {"H1": "accepted H1", "H0": "accepted H0"}.get(course.verdict, "still running")
+    last = course.points[-1] if course.points else (0, 0.0)
+    return (
+        '<section id="sprt"><h2>SPRT: challenger against baseline</h2>'
+        f'<p class="note">{escape(course.challenger)} against {escape(course.baseline)}:'
+        f" log-likelihood ratio {last[1]:.2f} after {plural(last[0], 'pair')} of games"
+        f" (bounds {course.lower:.2f} and {course.upper:.2f}); {verdict}. A pair is a deal"
+        " played in both seatings.</p>"
+        f"{charts.sprt_plot(course)}</section>"
+    )
+
+
+def write_report(path: Path, page: str, *, keep: Sequence[Path] = (), force: bool = False) -> None:
     """Write the page whole or not at all (see :mod:`goatarena.store.whole_file`), making its
-    folder if need be; never over one of the files ``keep``."""
+    folder if need be; never over one of the files ``keep``, and over an existing file
+    that is not a goatarena report only with ``force`` (a mistyped ``-o`` must not
+    replace someone's notes or a results database)."""
+    refuse_kept(path, keep)
+    if not force and not is_report(path):
+        raise ConfigError(
+            f"cannot write {path}: it exists and is not a goatarena report;"
+            " pass --force to replace it"
+        )
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
     write_whole(path, [page], keep=keep)
+
+
+def is_report(path: Path) -> bool:
+    """Whether writing a report to ``path`` replaces nothing of value: no file there, an
+    empty one, something that is not a regular file (``/dev/stdout``), or a goatarena
+    report (its head has the generator mark)."""
+    try:
+        # stat before open: opening a named pipe to read would wait for a writer
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return True
+        with path.open("rb") as existing:
+            head = existing.read(HEAD_BYTES)
+    except OSError:
+        return True  # no file there; or the write itself says why it cannot be done
+    return not head or GENERATOR in head or OLD_MARK in head

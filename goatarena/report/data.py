@@ -1,88 +1,49 @@
 """What the report shows, computed from stored games: standings, head-to-head, violations,
 how the ratings settled, the list of games.
 
-Pure functions of the games' summaries, in two streamed passes (:func:`read_report_data`):
-the first counts what every table needs (standings, head to head, violations, games per
-type); the second, knowing the totals, fits the rating history at its checkpoints and
-picks the games to list and to replay. Memory for bots and pairs, plus the capped list;
-the HTML is made elsewhere.
+Pure functions of the stored games; the HTML is made elsewhere.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goatarena.ratings.fit import fit_tally
-from goatarena.ratings.standings import OVERALL, Standings, StandingsTally, compute_standings
-from goatarena.ratings.tally import PairTally
+import msgspec
+
+from goatarena.ratings.fit import fit
+from goatarena.ratings.standings import OVERALL, Standings, compute_standings, cross_table
 from goatarena.referee.records import MatchResult
-from goatarena.report.replays import ReplayChooser
 from goatarena.store.database import StoredGame
-from goatarena.store.standings import count_summary
-from goatarena.store.summary import GameSummary, summary_of
+
+
+class SprtCourse(msgspec.Struct, frozen=True):
+    """A gauntlet's SPRT as it ran: the log-likelihood ratio after each completed pair of
+    games (``points``: (pairs, LLR)), its bounds and hypotheses (Elo differences)."""
+
+    challenger: str
+    baseline: str
+    lower: float
+    upper: float
+    elo0: float
+    elo1: float
+    verdict: str
+    points: list[tuple[int, float]]
+
+    @property
+    def upper_label(self) -> str:
+        """What crossing the upper bound means."""
+        return f"H1: {self.challenger} is {self.elo1:g} Elo stronger"
+
+    @property
+    def lower_label(self) -> str:
+        """What crossing the lower bound means."""
+        return f"H0: {self.challenger} is {self.elo0:g} Elo stronger at most"
+
 
 CHECKPOINTS = 24
 """How many points of each bot's rating history are fitted (evenly spread over the games)."""
-LIST_LIMIT = 20_000
-"""The most games the report's list holds (those with a replay, then evenly spread over
-the tournament); ``goatarena list`` shows them all."""
-
-History = dict[str, list[tuple[int, float, float, float]]]
-
-
-@dataclass(frozen=True)
-class ReportData:
-    """Everything the page shows but the replays themselves."""
-
-    standings: Standings
-    bots: list[str]
-    cross: dict[tuple[str, str], list[float]]
-    violations: dict[str, Counter[str]]
-    history: dict[str, History]
-    replay_keys: set[str]
-    game_list: dict[str, Any]
-    games: int
-
-
-def read_report_data(
-    tournament: str,
-    summaries: Callable[[], Iterable[GameSummary]],
-    disqualified: Mapping[str, str],
-    replays: int,
-) -> ReportData:
-    """The report's tables from two passes over the games' summaries (``summaries()``
-    is called twice, each time streaming every game in finishing order)."""
-    tally = StandingsTally(cross=True)
-    per_table: Counter[str] = Counter()
-    chooser = ReplayChooser(replays)
-    for summary in summaries():
-        count_summary(tally, summary)
-        per_table[OVERALL] += 1
-        per_table[summary.game] += 1
-        chooser.observe(summary)
-    standings = tally.standings(tournament, disqualified=disqualified)
-    chooser.settle()
-    histories = {table: _HistoryTally(count) for table, count in per_table.items()}
-    rows = _GameRows(per_table[OVERALL], LIST_LIMIT - min(replays, per_table[OVERALL]))
-    for number, summary in enumerate(summaries()):
-        histories[OVERALL].add(summary)
-        histories[summary.game].add(summary)
-        replayed = chooser.pick(summary)
-        rows.offer(number, summary, replayed)
-    bots, cross = tally.cross_table()
-    return ReportData(
-        standings=standings,
-        bots=bots,
-        cross=cross,
-        violations=tally.violations(),
-        history={table: history.history for table, history in histories.items()},
-        replay_keys=chooser.chosen,
-        game_list=rows.payload(),
-        games=per_table[OVERALL],
-    )
 
 
 def standings_of(
@@ -92,75 +53,89 @@ def standings_of(
     return compute_standings(tournament, [game.result for game in games], disqualified=disqualified)
 
 
+def head_to_head(
+    results: Sequence[MatchResult],
+) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
+    """Bots and, per ordered pair, the row bot's points against the column bot and games."""
+    return cross_table(results)
+
+
+def violations_by_cause(results: Sequence[MatchResult]) -> dict[str, Counter[str]]:
+    """Per bot, how many violations of each cause it committed."""
+    table: dict[str, Counter[str]] = defaultdict(Counter)
+    for result in results:
+        for seat, bot in enumerate(result.players):
+            listed = result.all_violations[seat] if seat < len(result.all_violations) else []
+            if not listed and result.violations[seat] is not None:
+                listed = [result.violations[seat]]  # type: ignore[list-item]
+            for violation in listed:
+                table[bot][violation.cause] += 1
+    return dict(table)
+
+
 def rating_history(
     results: Sequence[MatchResult], checkpoints: int = CHECKPOINTS
 ) -> dict[str, list[tuple[int, float, float, float]]]:
     """Per bot, (games the bot had played, Elo, lo, hi) after each of evenly spread prefixes
-    of the games in finishing order: how the estimate settled."""
-    history = _HistoryTally(len(results), checkpoints)
-    for result in results:
-        history.add(summary_of("", 0, result, 0.0))
-    return history.history
+    of the games in finishing order: how the estimate settled.
+
+    Each point is the standings' own fit of those games (with the seat-advantage terms
+    per game, rounded as the tables are), so the last point of every bot is the rating
+    its standings row shows.
+    """
+    tables = [dict(zip(result.players, result.ranks, strict=True)) for result in results]
+    seat_keys = [result.game for result in results]
+    if not tables:
+        return {}
+    ends = sorted({max(1, round(len(tables) * (k + 1) / checkpoints)) for k in range(checkpoints)})
+    history: dict[str, list[tuple[int, float, float, float]]] = defaultdict(list)
+    played: Counter[str] = Counter()
+    start = 0
+    for end in ends:
+        for table in tables[start:end]:
+            played.update(table.keys())
+        start = end
+        ratings = fit(tables[:end], seat_keys=seat_keys[:end]).ratings
+        for bot, rating in ratings.items():
+            point = (played[bot], round(rating.elo, 1), round(rating.lo, 1), round(rating.hi, 1))
+            history[bot].append(point)
+    return dict(history)
 
 
-class _HistoryTally:
-    """The rating history of one table, fitted at checkpoints as the games stream by."""
-
-    def __init__(self, total: int, checkpoints: int = CHECKPOINTS) -> None:
-        ends = {max(1, round(total * (k + 1) / checkpoints)) for k in range(checkpoints)}
-        self._ends = ends if total else set()
-        self._tally = PairTally()
-        self.history: History = {}
-
-    def add(self, summary: GameSummary) -> None:
-        self._tally.add(summary.players, summary.ranks)
-        if self._tally.games in self._ends:
-            for bot, rating in fit_tally(self._tally).ratings.items():
-                point = (rating.games, rating.elo, rating.lo, rating.hi)
-                self.history.setdefault(bot, []).append(point)
-
-
-class _GameRows:
-    """The list of games, compactly: bot and game names once, then one array per game,
-    at most about ``limit`` rows besides those with a replay.
+def game_rows(games: Sequence[StoredGame], replayed: set[str]) -> dict[str, Any]:
+    """The list of games, compactly: bot and game names once, then one array per game.
 
     A row is ``[key, round, game index, bot indices by seat, ranks, scores, violation
-    causes by seat (or null), decisions, has a replay]``.
+    causes by seat (or null), decisions, has a replay]``, and for a game with violations
+    one more element: the violations' details by seat (the list stays short for the
+    thousands of games without).
     """
-
-    def __init__(self, total: int, limit: int) -> None:
-        self._every = max(1, -(-total // max(limit, 1)))  # ceil: every n-th game is listed
-        self.total = total
-        self._bots: dict[str, int] = {}
-        self._kinds: dict[str, int] = {}
-        self._rows: list[list[Any]] = []
-
-    def offer(self, number: int, summary: GameSummary, replayed: bool) -> None:
-        if not replayed and number % self._every:
-            return
-        seats = [self._bots.setdefault(bot, len(self._bots)) for bot in summary.players]
-        causes = summary.forfeits
-        self._rows.append(
-            [
-                summary.key,
-                summary.round,
-                self._kinds.setdefault(summary.game, len(self._kinds)),
-                seats,
-                summary.ranks,
-                [round(score, 2) for score in summary.scores],
-                causes if any(causes) else None,
-                summary.decisions,
-                replayed,
-            ]
-        )
-
-    def payload(self) -> dict[str, Any]:
-        return {
-            "bots": list(self._bots),
-            "games": list(self._kinds),
-            "rows": self._rows,
-            "total": self.total,
-        }
+    bots: dict[str, int] = {}
+    kinds: dict[str, int] = {}
+    rows = []
+    for game in games:
+        result = game.result
+        seats = [bots.setdefault(bot, len(bots)) for bot in result.players]
+        causes = [violation.cause if violation else None for violation in result.violations]
+        details = [
+            f"at decision {violation.decision}: {violation.detail}" if violation else None
+            for violation in result.violations
+        ]
+        row = [
+            game.key,
+            game.round,
+            kinds.setdefault(result.game, len(kinds)),
+            seats,
+            result.ranks,
+            [round(score, 2) for score in result.scores],
+            causes if any(causes) else None,
+            len(result.decisions),
+            game.key in replayed,
+        ]
+        if any(causes):
+            row.append(details)
+        rows.append(row)
+    return {"bots": list(bots), "games": list(kinds), "rows": rows}
 
 
 def tables_in_order(standings: Standings) -> list[str]:

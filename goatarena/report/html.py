@@ -1,5 +1,7 @@
 """The static parts of the report as HTML: standings with interval bars, the head-to-head
-heat map, violations, and the rating history plot (inline SVG, no script needed)."""
+heat maps, violations and latency per bot, seat advantage (the charts are in
+:mod:`goatarena.report.charts`). Wide tables sit in a ``.wide`` box that scrolls on its
+own on a narrow screen, so the page itself never does."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ PALETTE = (
 )  # fmt: skip
 """Colours of bots in the plots (by the bot's place in the overall standings)."""
 
-BAR_WIDTH = 220
+BAR_WIDTH = 160
 
 
 def bot_colours(bots: Sequence[str]) -> dict[str, str]:
@@ -36,9 +38,11 @@ def standings_table(title: str, rows: Sequence[Row], colours: Mapping[str, str])
         return 6 + (value - low) / span * (BAR_WIDTH - 12)
 
     lines = [
-        f'<table class="standings" data-table="{escape(title)}"><caption>{escape(title)}</caption>',
-        "<tr><th>#</th><th>bot</th><th>elo</th><th>95% interval</th><th></th><th>games</th>"
-        "<th>wins</th><th>avg rank</th><th>avg score</th><th>violations</th></tr>",
+        f'<div class="wide"><table class="standings" data-table="{escape(title)}">'
+        f"<caption>{escape(title)}</caption>",
+        "<tr><th>#</th><th class=bot>bot</th><th>elo</th><th class=interval>95% interval</th>"
+        "<th class=bar></th><th>games</th><th>wins</th><th>avg rank</th><th>avg score</th>"
+        "<th>viol&shy;ations</th></tr>",
     ]
     for place, row in enumerate(rows, 1):
         colour = colours.get(row.bot, "#555")
@@ -55,12 +59,16 @@ def standings_table(title: str, rows: Sequence[Row], colours: Mapping[str, str])
         if row.disqualified:
             violations = (violations + "; " if violations else "") + "disqualified"
         lines.append(
-            f"<tr><td>{place}</td><td class=bot>{escape(row.bot)}</td><td>{row.elo:.0f}</td>"
-            f"<td class=num>{row.lo:.0f} .. {row.hi:.0f}</td><td>{bar}</td><td>{row.games}</td>"
+            f"<tr><td>{place}</td><td class=bot>{escape(row.bot)}</td>"
+            # the interval again under the Elo, shown where its own column is hidden (a phone)
+            f'<td class=elo data-elo="{row.elo:.0f}">{row.elo:.0f}'
+            f"<small class=range>{row.lo:.0f}–{row.hi:.0f}</small></td>"
+            f"<td class=interval>{row.lo:.0f} .. {row.hi:.0f}</td><td class=bar>{bar}</td>"
+            f"<td>{row.games}</td>"
             f"<td>{row.wins}</td><td>{row.avg_rank:.2f}</td><td>{score}</td>"
             f"<td>{escape(violations) or '-'}</td></tr>"
         )
-    lines.append("</table>")
+    lines.append("</table></div>")
     return "\n".join(lines)
 
 
@@ -79,7 +87,7 @@ def heat_map(bots: Sequence[str], cells: Mapping[tuple[str, str], list[float]]) 
     if not bots:
         return "<p>No games yet.</p>"
     head = "".join(f"<th><span>{escape(bot)}</span></th>" for bot in bots)
-    lines = [f'<table class="heat"><tr><th></th>{head}</tr>']
+    lines = [f'<div class="wide"><table class="heat"><tr><th></th>{head}</tr>']
     for a in bots:
         tds = []
         for b in bots:
@@ -97,7 +105,7 @@ def heat_map(bots: Sequence[str], cells: Mapping[tuple[str, str], list[float]]) 
                 f"{share * 100:.0f}%<small>{cell[1]:g}</small></td>"
             )
         lines.append(f"<tr><th>{escape(a)}</th>{''.join(tds)}</tr>")
-    lines.append("</table>")
+    lines.append("</table></div>")
     return "\n".join(lines)
 
 
@@ -107,7 +115,9 @@ def violations_table(table: Mapping[str, Counter[str]]) -> str:
     if not causes:
         return '<p class="clean">No violations: every bot kept to the protocol.</p>'
     head = "".join(f"<th>{escape(cause)}</th>" for cause in causes)
-    lines = [f'<table class="violations"><tr><th>bot</th>{head}<th>total</th></tr>']
+    lines = [
+        f'<div class="wide"><table class="violations"><tr><th>bot</th>{head}<th>total</th></tr>'
+    ]
     for bot in sorted(table, key=lambda bot: (-sum(table[bot].values()), bot)):
         counts = table[bot]
         if not counts:
@@ -116,74 +126,25 @@ def violations_table(table: Mapping[str, Counter[str]]) -> str:
         lines.append(
             f"<tr><td class=bot>{escape(bot)}</td>{tds}<td>{sum(counts.values())}</td></tr>"
         )
-    lines.append("</table>")
+    lines.append("</table></div>")
     return "\n".join(lines)
 
 
-def history_plot(
-    history: Mapping[str, Sequence[tuple[int, float, float, float]]], colours: Mapping[str, str]
+def switch_section(
+    name: str, label: str, parts: Mapping[str, str], *, css: str = "switched"
 ) -> str:
-    """Each bot's Elo (with its interval as a band) against the games it had played."""
-    if not history:
-        return "<p>No games yet.</p>"
-    width, left, right, top, bottom = 760, 56, 150, 12, 34
-    height = max(320, top + bottom + 16 * len(history))  # room for every legend line
-    most = max(point[0] for points in history.values() for point in points) or 1
-    low = min(point[2] for points in history.values() for point in points)
-    high = max(point[3] for points in history.values() for point in points)
-    span = max(high - low, 1.0)
-
-    def x(games: float) -> float:
-        return left + games / most * (width - left - right)
-
-    def y(elo: float) -> float:
-        return top + (high - elo) / span * (height - top - bottom)
-
-    parts = [f'<svg class="history" viewBox="0 0 {width} {height}" role="img">']
-    for step in range(5):
-        elo = low + span * step / 4
-        parts.append(
-            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(elo):.1f}"'
-            f' y2="{y(elo):.1f}"/><text class="tick" x="{left - 6}" y="{y(elo) + 4:.1f}"'
-            f' text-anchor="end">{elo:.0f}</text>'
-        )
-    parts.append(
-        f'<text class="tick" x="{left}" y="{height - 8}">0</text>'
-        f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">{most}</text>'
-        f'<text class="axis" x="{(left + width - right) / 2}" y="{height - 8}"'
-        ' text-anchor="middle">games played by the bot</text>'
+    """Several parts of which one shows at a time (the first), chosen by a select
+    ``#name``; each part is a ``div.css`` with ``data-table`` and ``data-switch``."""
+    options = "".join(f'<option value="{escape(key)}">{escape(key)}</option>' for key in parts)
+    shown = "".join(
+        f'<div class="{css}" data-switch="{escape(name)}" data-table="{escape(key)}"'
+        f"{' hidden' if index else ''}>{html}</div>"
+        for index, (key, html) in enumerate(parts.items())
     )
-    for index, (bot, points) in enumerate(sorted(history.items(), key=lambda kv: -kv[1][-1][1])):
-        colour = colours.get(bot, "#555")
-        band = [f"{x(p[0]):.1f},{y(p[3]):.1f}" for p in points] + [
-            f"{x(p[0]):.1f},{y(p[2]):.1f}" for p in reversed(points)
-        ]
-        line = " ".join(f"{x(p[0]):.1f},{y(p[1]):.1f}" for p in points)
-        parts.append(
-            f'<g class="series" data-bot="{escape(bot)}"><polygon points="{" ".join(band)}"'
-            f' fill="{colour}" opacity="0.12"/><polyline points="{line}" fill="none"'
-            f' stroke="{colour}" stroke-width="2"/></g>'
-            f'<text class="legend" x="{width - right + 10}" y="{top + 14 + index * 16}"'
-            f' fill="{colour}" data-bot="{escape(bot)}">{escape(bot)} {points[-1][1]:.0f}</text>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def history_section(
-    histories: Mapping[str, Mapping[str, Sequence[tuple[int, float, float, float]]]],
-    colours: Mapping[str, str],
-) -> str:
-    """One history plot per table (overall first, shown) and a choice between them."""
-    options = "".join(
-        f'<option value="{escape(name)}">{escape(name)}</option>' for name in histories
+    return (
+        f'<label>{escape(label)} <select class="switch" id="{escape(name)}">{options}</select>'
+        f"</label>{shown}"
     )
-    plots = "".join(
-        f'<div class="plot" data-table="{escape(name)}"{" hidden" if index else ""}>'
-        f"{history_plot(history, colours)}</div>"
-        for index, (name, history) in enumerate(histories.items())
-    )
-    return f'<label>table <select id="history-table">{options}</select></label>{plots}'
 
 
 def seat_colour_css() -> str:

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 import msgspec
 
 from goatarena.render.replay import record_of
-from goatarena.render.view import final_view, replay_steps
+from goatarena.render.view import Step, final_view, replay_steps
+from goatarena.render.words import describe_action
 from goatarena.store.database import StoredGame
 from goatarena.store.summary import GameSummary, summary_of
 
@@ -94,15 +95,15 @@ class ReplayChooser:
 def encode_replay(game: StoredGame) -> str:
     """One game's replay as base64 of gzipped JSON: ``{"game", "players", "steps", "end"}``.
 
-    A step is ``[actor, action, shown, view]`` (``shown``, what the others learnt of
-    the action, is null when it is the action itself).
+    A step is ``[actor, action, shown, view, words, shown words]``: ``shown``, what the
+    others learnt of the action, and its words are null when it is the action itself.
     """
     result = game.result
     record = record_of(result)
-    steps = [
-        [step.actor, step.action, None if step.shown == step.action else step.shown, step.view]
-        for step in replay_steps(record)
-    ]
+    # Replayed whole first: a record the engine rejects raises before any of its actions
+    # is described (a describer reads only legal actions).
+    replayed = list(replay_steps(record))
+    steps = [_packed_step(result.game, step) for step in replayed]
     payload = {
         "key": game.key,
         "game": result.game,
@@ -114,3 +115,11 @@ def encode_replay(game: StoredGame) -> str:
     }
     packed = gzip.compress(msgspec.json.encode(payload), compresslevel=9, mtime=0)
     return base64.b64encode(packed).decode("ascii")
+
+
+def _packed_step(game: str, step: Step) -> list[object]:
+    words = describe_action(game, step.view, step.actor, step.action)
+    if step.shown == step.action:
+        return [step.actor, step.action, None, step.view, words, None]
+    shown_words = describe_action(game, step.view, step.actor, step.shown)
+    return [step.actor, step.action, step.shown, step.view, words, shown_words]

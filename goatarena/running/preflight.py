@@ -16,7 +16,7 @@ import trio
 
 from goatarena.errors import BotError, user_error_in
 from goatarena.referee.bot import BotLimits, open_bot
-from goatarena.referee.sandbox import SandboxPolicy
+from goatarena.referee.sandbox import SandboxPolicy, explain_denial
 
 STDERR_LINES = 10
 """How many of the last lines of a failed bot's stderr are shown."""
@@ -34,23 +34,41 @@ async def start_failure(
     The reason is the launcher's or the handshake's, followed by the last lines the bot
     wrote to stderr, one per line, indented.
     """
+    failure, _ = await start_and_greet(command, startup_s=startup_s, limits=limits, sandbox=sandbox)
+    return failure
+
+
+async def start_and_greet(
+    command: str,
+    *,
+    startup_s: float,
+    limits: BotLimits | None,
+    sandbox: SandboxPolicy | None = None,
+) -> tuple[str | None, str]:
+    """Why ``command`` cannot start and greet (see :func:`start_failure`), or None; and
+    the name the bot gave in its hello ("" if it gave none)."""
     try:
         async with open_bot(command, limits=limits, sandbox=sandbox) as bot:
-            await bot.greet(startup_s)
+            announced = await bot.greet(startup_s) or ""
             if bot.broken is None:
-                return None
+                return None, announced
             reason = bot.broken.detail
             lines = bot.last_words(STDERR_LINES)
     except (BotError, BaseExceptionGroup) as error:
         found = user_error_in(error)
         if found is None:
             raise
-        return str(found)
+        return str(found), ""
+    sandboxed = sandbox is not None and sandbox.enabled
+    denied = explain_denial("\n".join([reason, *lines])) if sandboxed else None
     if lines and reason.endswith(": " + lines[-1]):
         reason = reason[: -len(lines[-1]) - 2]  # shown below with the lines before it
+    if denied is not None:
+        reason = f"{reason} ({denied})"
     if not lines:
-        return f"{reason} (nothing on stderr)"
-    return reason + "; the end of its stderr:\n" + "\n".join(f"    | {line}" for line in lines)
+        return f"{reason} (nothing on stderr)", ""
+    tail = "\n".join(f"    | {line}" for line in lines)
+    return reason + "; the end of its stderr:\n" + tail, ""
 
 
 async def preflight(
@@ -59,8 +77,10 @@ async def preflight(
     startup_s: float,
     limits: BotLimits | None = None,
     sandboxes: Mapping[str, SandboxPolicy] | None = None,
-) -> None:
+) -> dict[str, str]:
     """Start every bot once and greet it; raise :class:`BotError` naming each that fails.
+    Returns the name each bot gave in its hello (by its name in the tournament file),
+    which the report shows beside its command.
 
     Each bot starts in its sandbox from ``sandboxes`` (by name; none listed: unsandboxed).
 
@@ -68,11 +88,12 @@ async def preflight(
     interpreter start is not mistaken for a bot that never answers.
     """
     failures: dict[str, str] = {}
+    announced: dict[str, str] = {}
     limiter = trio.CapacityLimiter(max(1, (os.cpu_count() or 2) // 2))
 
     async def check(name: str, command: str) -> None:
         async with limiter:
-            reason = await start_failure(
+            reason, announced[name] = await start_and_greet(
                 command,
                 startup_s=startup_s,
                 limits=limits,
@@ -91,3 +112,4 @@ async def preflight(
             if name in failures
         ]
         raise BotError("\n".join(lines) + "\nnothing was played or written")
+    return {name: announced[name] for name in commands}

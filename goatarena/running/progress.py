@@ -6,13 +6,12 @@ pipe), refitted on a timer rather than per game."""
 from __future__ import annotations
 
 import io
-import os
 import sys
 import time
 from typing import TextIO
 
 from goatarena.referee.records import MatchResult
-from goatarena.render.style import can_redraw
+from goatarena.render.style import can_redraw, terminal_columns
 from goatarena.running.leaderboard import Leaderboard, board_lines, board_summary
 
 PLAIN_INTERVAL_S = 5.0
@@ -116,15 +115,9 @@ class Progress:
         self.stream.flush()
 
     def _columns(self) -> int:
-        """The width of the terminal drawn on (``COLUMNS``, else 80, where it cannot be
-        asked)."""
-        try:
-            return max(os.get_terminal_size(self.stream.fileno()).columns, 20)
-        except (OSError, ValueError, AttributeError):
-            try:
-                return max(int(os.environ.get("COLUMNS", "")), 20)
-            except ValueError:
-                return 80
+        """The width of the terminal drawn on (its own, else ``COLUMNS``, else 80), at
+        least 20."""
+        return max(terminal_columns(self.stream), 20)
 
     def _terminal_board(self, refit: bool) -> list[str]:
         board = self.leaderboard

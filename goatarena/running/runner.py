@@ -5,7 +5,8 @@ any game that was interrupted is played again from its start (it was never store
 Swiss rounds are paired from the stored results, so a resumed Swiss pairs exactly as
 the interrupted one did. A file that grew keeps the games of its earlier version (see
 :mod:`goatarena.formats.growth`); a gauntlet with an SPRT stops as soon as the test
-decides.
+decides; a ladder (:mod:`goatarena.running.ladder`) chooses its tables as the games
+come in, until it is stopped.
 
 The store is used from one worker thread at a time, never from the event loop: a disk
 that is slow, full or locked by another process must not hold up the games being played.
@@ -43,13 +44,18 @@ from goatarena.formats.sprt import SprtStatus, SprtTally, progress_note, tally_o
 from goatarena.formats.swiss_rounds import SwissEvent, pair_round, round_games
 from goatarena.referee.records import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
+from goatarena.referee.violations import Cause
 from goatarena.running.executors import Executor, open_executor
 from goatarena.running.job import JobOutcome, deal_of, job_for
+from goatarena.running.ladder import LadderRun
 from goatarena.running.pool import MAX_START_FAILURES
 from goatarena.running.progress import Progress
 from goatarena.store.database import Store, database_files
 
 T = TypeVar("T")
+
+GONE = frozenset({Cause.CRASH.value, Cause.ESCAPE.value})
+"""Causes of a violation that end the bot's process."""
 
 
 class Runner:
@@ -63,6 +69,7 @@ class Runner:
         progress: Progress | None = None,
         log_dir: Path | None = None,
         hidden: Sequence[Path] = (),
+        hidden_where_possible: Sequence[Path] = (),
         cluster: str | None = None,
     ) -> None:
         self.config = config
@@ -70,13 +77,14 @@ class Runner:
         self.progress = progress
         self.log_dir = log_dir
         db = store.path
-        self.hidden = [
-            *hidden,
-            db.parent,  # other tournaments' results too, where that folder can be hidden
-            *database_files(db),
-            *([log_dir] if log_dir is not None else []),
+        self.hidden = [*hidden, *database_files(db), *([log_dir] if log_dir is not None else [])]
+        """The runner's own files: masked wherever a bot's sandbox would show them."""
+        self.hidden_where_possible = [
+            *hidden_where_possible,
+            db.parent,  # other tournaments' results too
+            Path.cwd(),
         ]
-        """The runner's own files: masked in any folder a bot's sandbox is given."""
+        """The runner's folders: masked unless a bot is given that very folder."""
         self.secret = ""
         self._sandboxes: dict[str, SandboxPolicy] = {}
         self.cluster = cluster
@@ -87,6 +95,9 @@ class Runner:
         """Games that could not be played (they kept killing workers), with the reason."""
         self.disqualified = store.disqualified()
         self._start_failures: dict[str, int] = defaultdict(int)
+        self._crashes: dict[str, int] = defaultdict(int)
+        self.suspended: dict[str, str] = {}
+        """Bots put out during this run (start-up failures, crashes), with the reason."""
         # Bot pools are per run: a rerun starts fresh processes everywhere.
         self._tournament = f"{config.name}-{config.fingerprint()}-{uuid.uuid4().hex[:8]}"
         self._limiter = trio.CapacityLimiter(config.workers)
@@ -95,9 +106,14 @@ class Runner:
         self._claimed = False
         self._sprt: SprtTally | None = None
         self._sprt_scope: trio.CancelScope | None = None
+        self.source: Path | None = None
+        """The tournament file: a ladder reads it again as it runs, for bots that come and go."""
+        self.ladder: LadderRun | None = None
 
     def schedule(self) -> list[ScheduledGame]:
-        """The games of a round-robin or gauntlet (a Swiss is paired as it goes)."""
+        """The games of a round-robin or gauntlet (a Swiss or a ladder: as it goes)."""
+        if self.config.format == "ladder":
+            return []
         if self.config.format == "gauntlet":
             return gauntlet_schedule(self.config, secret=self.secret)
         return round_robin_schedule(self.config, secret=self.secret)
@@ -114,7 +130,7 @@ class Runner:
 
     def stored_of_schedule(self) -> int:
         """How many of the scheduled games are stored already (all stored ones for a Swiss)."""
-        if self.config.format == "swiss":
+        if self.config.format in ("swiss", "ladder"):
             return len(self.finished)
         return sum(1 for game in self.schedule() if game.key in self.finished)
 
@@ -138,7 +154,7 @@ class Runner:
 
     async def run(self) -> None:
         """Play every game not yet stored (an SPRT: until it decides)."""
-        sandboxes = self.config.sandboxes(self.hidden)
+        sandboxes = self.config.sandboxes(self.hidden, self.hidden_where_possible)
         for policy in sandboxes.values():
             require_sandbox(policy)  # refuse before anything is stored or disqualified
         if not self._claimed:
@@ -149,7 +165,10 @@ class Runner:
         ) as executor:
             self._executor = executor
             self._limiter = trio.CapacityLimiter(executor.capacity)
-            if self.config.sprt is not None:
+            if self.config.format == "ladder":
+                self.ladder = LadderRun(self, source=self.source)
+                await self.ladder.run()
+            elif self.config.sprt is not None:
                 await self._play_sprt()
             elif self.config.format != "swiss":
                 await self._play_all(self.schedule())
@@ -210,9 +229,12 @@ class Runner:
                     )
             elif bot not in self.disqualified:
                 self._start_failures[bot] = 0
+        if outcome.result is not None:
+            self._count_crashes(scheduled, outcome, out)
         for bot, reason in out.items():
             if bot not in self.disqualified:
                 self.disqualified[bot] = reason
+                self.suspended[bot] = reason
                 await self._in_store(partial(self.store.disqualify, bot, reason))
         if outcome.result is not None:
             result = outcome.result
@@ -235,6 +257,27 @@ class Runner:
             await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
             self.progress.advance(result=outcome.result)
+
+    def _count_crashes(
+        self, scheduled: ScheduledGame, outcome: JobOutcome, out: dict[str, str]
+    ) -> None:
+        """Count the games each bot's process crashed in, in a row; add a bot that
+        reached the crash limit to ``out`` (a bot that dies at every game would otherwise
+        be started again for every game, its start-up burning CPU each time)."""
+        assert outcome.result is not None
+        limit = self.config.crash_limit
+        for bot, violation in zip(scheduled.seating, outcome.result.violations, strict=True):
+            if bot in self.disqualified or bot in out or bot in outcome.start_failures:
+                continue  # not its process's doing in this game, or counted as a start
+            if violation is None or violation.cause not in GONE:
+                self._crashes[bot] = 0
+                continue
+            self._crashes[bot] += 1
+            if limit and self._crashes[bot] >= limit:
+                out[bot] = (
+                    f"suspended after crashing in {self._crashes[bot]} games in a row"
+                    f" (last: {violation.cause}: {violation.detail})"
+                )
 
     async def _play_sprt(self) -> None:
         """Play deal after deal until the test decides (or the deals run out)."""

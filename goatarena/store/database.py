@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import importlib.metadata
 import itertools
 import os
 import secrets
@@ -131,6 +132,9 @@ class Store(Reading):
                         ("fingerprint", fingerprint),
                         ("config", config_json),
                         ("created_at", str(time.time())),
+                        # For the report's header; stores bound before it was kept
+                        # simply lack it.
+                        ("goatarena_version", goatarena_version()),
                         # Made with the binding: a run never has to write to learn it.
                         ("deal_secret", secrets.token_hex(16)),
                     ],
@@ -160,6 +164,14 @@ class Store(Reading):
         stored = self.meta("deal_secret")
         assert stored is not None
         return stored
+
+    def remember(self, key: str, value: str) -> None:
+        """Keep a fact about the tournament (the names its bots gave, say) in the metadata,
+        replacing the value kept before; facts the games do not depend on."""
+        if key in ("application", "schema", "fingerprint", "config", "tournament", "deal_secret"):
+            raise ValueError(f"{key!r} is not for remember(): it binds the database")
+        with self._errors(f"keeping its {key}"), self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def update_claim(self, *, fingerprint: str, config_json: str) -> None:
         """Rebind the database to a grown version of its tournament file."""
@@ -266,6 +278,41 @@ class Store(Reading):
         """Disqualified bots with the reason."""
         with self._errors():
             return dict(self._db.execute("SELECT bot, reason FROM disqualified").fetchall())
+
+    # A ladder's choices: why each deal was played, for ``goatarena ladder why``. A side
+    # table made on first use, so databases of other formats are unchanged.
+
+    def add_ladder_choice(self, deal: str, rule: str, reason: str) -> None:
+        """Record why the ladder chose deal ``deal`` (before its games are played)."""
+        with self._errors(f"recording the choice of {deal}"), self._db:
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS ladder_choices"
+                " (deal TEXT PRIMARY KEY, rule TEXT NOT NULL, reason TEXT NOT NULL,"
+                " chosen_at REAL NOT NULL)"
+            )
+            self._db.execute(
+                "INSERT OR REPLACE INTO ladder_choices (deal, rule, reason, chosen_at)"
+                " VALUES (?, ?, ?, ?)",
+                (deal, rule, reason, time.time()),
+            )
+
+    def ladder_choices(self) -> dict[str, tuple[str, str]]:
+        """Every recorded ladder choice: deal -> (rule, reason); empty for other formats."""
+        with self._errors():
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+            if "ladder_choices" not in tables:
+                return {}
+            rows = self._db.execute("SELECT deal, rule, reason FROM ladder_choices").fetchall()
+        return {deal: (rule, reason) for deal, rule, reason in rows}
+
+
+def goatarena_version() -> str:
+    """The installed goatarena's version ("0.1.0"), or "unknown" when run from a tree
+    that was never installed."""
+    try:
+        return importlib.metadata.version("goatarena")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def database_files(path: Path) -> list[Path]:

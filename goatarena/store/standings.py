@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 
+import msgspec
+
 from goatarena.ratings.standings import Standings, StandingsTally
 from goatarena.store.database import Store, StoredGame
 from goatarena.store.summary import GameSummary, summary_of
@@ -86,3 +88,23 @@ def _config(store: Store) -> dict[str, object]:
     except ValueError:
         return {}
     return config if isinstance(config, dict) else {}
+
+
+def retired_bots(store: Store) -> list[str]:
+    """The versions a ladder's file retired (empty for other formats)."""
+    config = _config(store)
+    ladder = config.get("ladder")
+    if config.get("format") != "ladder" or not isinstance(ladder, dict):
+        return []
+    retired = ladder.get("retired")
+    return [str(name) for name in retired] if isinstance(retired, list) else []
+
+
+def without_bots(standings: Standings, names: list[str]) -> Standings:
+    """``standings`` with the rows of ``names`` left out (a ladder's live table)."""
+    hidden = set(names)
+    tables = {
+        table: [row for row in rows if row.bot not in hidden]
+        for table, rows in standings.standings.items()
+    }
+    return msgspec.structs.replace(standings, standings=tables)

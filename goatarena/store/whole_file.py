@@ -27,12 +27,7 @@ def write_whole(path: Path, chunks: Iterable[str], *, keep: Iterable[Path] = ())
     ``path`` must not be any of the files ``keep`` (the results database being read,
     under whatever name): replacing it would lose every result.
     """
-    for kept in keep:
-        if _same_file(path, kept):
-            raise ConfigError(
-                f"cannot write {path}: it would replace {kept}, which is being read;"
-                " choose another file"
-            )
+    refuse_kept(path, keep)
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -63,6 +58,16 @@ def write_whole(path: Path, chunks: Iterable[str], *, keep: Iterable[Path] = ())
     finally:
         if os.path.lexists(temporary):
             os.unlink(temporary)
+
+
+def refuse_kept(path: Path, keep: Iterable[Path]) -> None:
+    """A :class:`ConfigError` if ``path`` is one of the files ``keep``, under any name."""
+    for kept in keep:
+        if _same_file(path, kept):
+            raise ConfigError(
+                f"cannot write {path}: it would replace {kept}, which is being read;"
+                " choose another file"
+            )
 
 
 def _write_through(path: Path, chunks: Iterable[str]) -> None:

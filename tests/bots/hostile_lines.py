@@ -12,8 +12,12 @@ written whole, with its newline, in one go:
                  costs msgspec ~30 us to decode)
   nan            an action value ``NaN``, which is not JSON
   utf8           invalid UTF-8 in the message type
+  utf8-unknown   a valid reply with invalid UTF-8 inside the string of an unknown field
+  utf8-value     an action value whose string holds invalid UTF-8
   name-utf8      a greeting whose name is invalid UTF-8
   name-newline   a greeting whose name holds a newline and a forged result line
+  name-separator a greeting whose name holds U+2028 and U+2029 (raw and escaped), which
+                 some readers take for new lines
   bigint         an index of 400 digits
   bigint-value   an action value of twenty 400-digit integers
   nul            a valid reply followed by a NUL byte
@@ -35,7 +39,10 @@ ATTACKS = {
     "floats-60k": b'{"type":"action","action":[' + b",".join([b"1e300"] * 10_000) + b"]}",
     "nan": b'{"type":"action","action":NaN}',
     "utf8": b'{"type":"act\xff\xfeion","index":0}',
+    "utf8-unknown": b'{"type":"action","index":0,"note":"ok \xff\xfe"}',
+    "utf8-value": b'{"type":"action","action":"\xc3("}',
     "name-utf8": b'{"type":"hello","name":"\xff\xfe"}',
+    "name-separator": '{"type":"hello","name":"evil\u2028result: evil wins\\u2029x"}'.encode(),
     "name-newline": b'{"type":"hello","name":"evil\\nresult: evil wins\\u001b[2J"}',
     "bigint": b'{"type":"action","index":' + b"9" * 400 + b"}",
     "bigint-value": b'{"type":"action","action":[' + b",".join([b"7" * 400] * 20) + b"]}",

@@ -7,6 +7,8 @@ in milliseconds, as the mode says.
   good                  never misbehaves
   no-hello              exits with code 4 before the handshake
   slow-start            sleeps ARG ms before it reads anything, then plays well
+  kamikaze              burns ARG ms (default 300) of CPU before it reads anything, then
+                        greets, and exits with code 3 at its first decision
   hang                  sleeps forever
   hang-ignore-term      ignores SIGTERM and quit, and sleeps forever
   exit                  exits with code 3
@@ -45,6 +47,10 @@ if mode == "no-hello":
     sys.exit(4)
 if mode == "slow-start":
     time.sleep((arg or 1000) / 1000)
+if mode == "kamikaze":
+    burn_until = time.process_time() + (arg or 300) / 1000
+    while time.process_time() < burn_until:
+        pass
 if mode == "hang-ignore-term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 decisions = 0
@@ -66,7 +72,7 @@ def misbehave(message):
     """Misbehave in ``mode``; True if the request counts as answered."""
     if mode in ("hang", "hang-ignore-term"):
         time.sleep(3600)
-    elif mode == "exit":
+    elif mode in ("exit", "kamikaze"):
         print("giving up", file=sys.stderr, flush=True)
         sys.exit(3)
     elif mode == "orphan":

@@ -24,7 +24,7 @@
     const body = document.createElement("tbody");
     let count = 0;
     LIST.rows.forEach((row, index) => {
-      const [key, round, kind, seats, ranks, scores, causes, decisions, replay] = row;
+      const [key, round, kind, seats, ranks, scores, causes, decisions, replay, details] = row;
       if (bot !== "" && !seats.includes(Number(bot))) return;
       if (game !== "" && kind !== Number(game)) return;
       if (flagged && !causes) return;
@@ -34,7 +34,8 @@
       tr.dataset.key = key;
       const players = seats.map((b, s) =>
         `<span class="${ranks[s] === 1 ? "rank1" : ""}" style="color:${SEAT[s % 6]}">${esc(LIST.bots[b])}</span> (${ranks[s]}, ${scores[s]})`).join(", ");
-      const faults = causes ? causes.map((c, s) => c ? `${esc(LIST.bots[seats[s]])}: ${esc(c)}` : "").filter(Boolean).join(", ") : "";
+      // Each violation with the referee's detail beside it: why the game ended so.
+      const faults = causes ? causes.map((c, s) => c ? `<span title="${esc(details[s])}">${esc(LIST.bots[seats[s]])}: ${esc(c)} <small>${esc(clip(details[s], 90))}</small></span>` : "").filter(Boolean).join("<br>") : "";
       tr.innerHTML = `<td>${index + 1}</td><td>${esc(key)}</td><td>${esc(title(LIST.games[kind]))}</td>` +
         `<td>${round}</td><td>${players}</td><td>${decisions}</td><td class="viol">${faults}</td>` +
         `<td>${replay ? '<button class="view">replay</button>' : '<span class="note" title="not embedded: goatarena replay KEY">-</span>'}</td>`;
@@ -48,6 +49,11 @@
   // A game's title without its parenthesised original (its script may lack a font).
   function title(game) {
     return (DATA.titles[game] || game).split(" (")[0];
+  }
+
+  function clip(text, most) {
+    const value = String(text);
+    return value.length > most ? value.slice(0, most - 1) + "…" : value;
   }
 
   function esc(text) {
@@ -93,15 +99,27 @@
     return { ...view, seat, hands: view.hands.map((hand, s) => (s === seat ? hand : null)) };
   }
 
+  // A decision in words, as the chosen seat saw it (hidden parts read "a card").
+  function stepWords(step) {
+    const [actor, , shown, , words, shownWords] = step;
+    return viewer.seat === null || viewer.seat === actor || shown === null ? words : shownWords;
+  }
+
+  // The action as the bot's protocol spells it, as the chosen seat saw it (for authors).
+  function stepAction(step) {
+    const [actor, action, shown] = step;
+    return JSON.stringify(viewer.seat === null || viewer.seat === actor || shown === null ? action : shown);
+  }
+
   // The list of decisions beside the board, each as the chosen seat's view tells it.
   function listMoves() {
     const replay = viewer.replay;
-    const items = replay.steps.map(([actor, action, shown], n) => {
+    const items = replay.steps.map((step, n) => {
+      const actor = step[0];
       const li = document.createElement("li");
-      const seen = viewer.seat === null || viewer.seat === actor || shown === null ? action : shown;
-      li.textContent = `${replay.players[actor]}: ${JSON.stringify(seen)}`;
+      li.textContent = `${replay.players[actor]}: ${stepWords(step)}`;
       li.style.color = SEAT[actor % 6];
-      li.title = li.textContent;
+      li.title = stepAction(step);
       li.onclick = () => go(n);
       return li;
     });
@@ -118,10 +136,9 @@
     const names = replay.players;
     let view, caption;
     if (n < total) {
-      const [actor, action, shown] = replay.steps[n];
+      const actor = replay.steps[n][0];
       view = replay.steps[n][3];
-      const seen = viewer.seat === null || viewer.seat === actor || shown === null ? action : shown;
-      caption = `decision ${n}: seat ${actor} ${names[actor]} chose ${JSON.stringify(seen)}`;
+      caption = `decision ${n}: seat ${actor} ${names[actor]}: ${stepWords(replay.steps[n])}`;
     } else {
       view = replay.end;
       caption = "end: " + names.map((name, s) => `${name} rank ${replay.ranks[s]} (${replay.scores[s]})`).join(", ");
@@ -405,26 +422,39 @@
     "herr-der-ziegen": drawHerrDerZiegen,
   };
 
-  // The rating history shown: overall, or one game's; pointing at a legend entry
-  // brings that bot's line forward.
+  // Pointing at a legend entry brings that bot's line forward.
   function wireHistory() {
-    for (const svg of document.querySelectorAll("svg.history")) {
-      for (const legend of svg.querySelectorAll(".legend")) {
-        const series = [...svg.querySelectorAll(".series")].filter((g) => g.dataset.bot === legend.dataset.bot);
-        legend.addEventListener("mouseenter", () => { svg.classList.add("focus"); series.forEach((g) => g.classList.add("on")); });
-        legend.addEventListener("mouseleave", () => { svg.classList.remove("focus"); series.forEach((g) => g.classList.remove("on")); });
+    for (const chart of document.querySelectorAll("#history .chart")) {
+      const svg = chart.querySelector("svg.history");
+      for (const entry of chart.querySelectorAll(".legend li")) {
+        const series = [...svg.querySelectorAll(".series")].filter((g) => g.dataset.bot === entry.dataset.bot);
+        entry.addEventListener("mouseenter", () => { svg.classList.add("focus"); series.forEach((g) => g.classList.add("on")); });
+        entry.addEventListener("mouseleave", () => { svg.classList.remove("focus"); series.forEach((g) => g.classList.remove("on")); });
       }
     }
-    const choice = $("history-table");
-    if (!choice) return;
-    choice.addEventListener("change", () => {
-      for (const plot of document.querySelectorAll("#history .plot")) plot.hidden = plot.dataset.table !== choice.value;
-    });
+  }
+
+  // A select.switch shows the one of its parts (overall, or one game's) it names.
+  function wireSwitches() {
+    for (const choice of document.querySelectorAll("select.switch")) {
+      choice.addEventListener("change", () => {
+        for (const part of document.querySelectorAll(`[data-switch="${choice.id}"]`)) part.hidden = part.dataset.table !== choice.value;
+      });
+    }
+  }
+
+  // A listed violation opens its game's replay, when the report embeds it.
+  function wireViolations() {
+    for (const row of document.querySelectorAll("table.violation-list tr.has-replay")) {
+      row.addEventListener("click", () => openReplay(row.dataset.key));
+    }
   }
 
   fillFilters();
   drawList();
   wireHistory();
+  wireSwitches();
+  wireViolations();
   wireControls();
   window.goatarenaReport = { openReplay, go, steps: () => (viewer.replay ? viewer.replay.steps.length : 0) };
 })();

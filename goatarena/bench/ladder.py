@@ -1,0 +1,153 @@
+"""The ladder benchmark: the simulation table and its goals (``goatarena bench --ladder``).
+
+See :mod:`goatarena.bench.ladder_sim` for what is simulated. Each goal is printed beside
+the measured values, with ``met`` or ``NOT MET``; shares of trials come with their
+standard error, so a goal met by less than that is within the noise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import resource
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+
+from goatarena.bench import ladder_sim as sim
+from goatarena.bench import sizes as referee_sizes
+from goatarena.bench import throughput
+from goatarena.bench.bots import BENCH_GAME
+from goatarena.formats.size import count_games
+from goatarena.ratings.fit import ELO_PER_NATURAL_LOG
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much to simulate."""
+
+    trials: int
+    late_trials: int
+    cost_bots: int
+    cost_games: int
+
+
+FULL = Sizes(trials=100, late_trials=30, cost_bots=1000, cost_games=100_000)
+QUICK = Sizes(trials=12, late_trials=6, cost_bots=300, cost_games=10_000)
+BUDGETS = (20, 40)
+SEATS = (2, 4)
+BASELINES = ("uniform", "psyleague", "halite")
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def accuracy_section(sizes: Sizes, say: Callable[[str], None]) -> tuple[list[str], list[str]]:
+    """The accuracy table (rows) and the goal lines of the top-3, τ and fairness goals."""
+    rows = [
+        "seats  games/bot  rule                top-3 right    Kendall τ  fewest games / mean",
+    ]
+    goals = []
+    for players in SEATS:
+        for budget in BUDGETS:
+            say(f"ladder simulation: {players} seats, {budget} games per bot")
+            result = {
+                rule: sim.accuracy(rule, players=players, budget=budget, trials=sizes.trials)
+                for rule in ("ladder", *BASELINES)
+            }
+            triple = sim.accuracy(
+                "uniform", players=players, budget=3 * budget, trials=sizes.trials
+            )
+            for name, row in [*result.items(), (f"uniform ×3 ({3 * budget})", triple)]:
+                top = f"{row.top_right:5.2f} ± {row.top_stderr:4.2f}"
+                rows.append(
+                    f"{players:>5}  {budget:>9}  {name:<18}  {top}   {row.tau:8.3f}"
+                    f"  {row.min_share:8.2f}"
+                )
+            ladder = result["ladder"]
+            best = max(result[b].top_right for b in BASELINES)
+            goals += [
+                f"{players} seats, {budget}/bot: top-3 ladder {ladder.top_right:.2f} ≥ uniform"
+                f" with 3× the games {triple.top_right:.2f}:"
+                f" {_verdict(ladder.top_right >= triple.top_right)}",
+                f"{players} seats, {budget}/bot: top-3 ladder {ladder.top_right:.2f} > every"
+                f" baseline (best {best:.2f}): {_verdict(ladder.top_right > best)}",
+                f"{players} seats, {budget}/bot: τ ladder {ladder.tau:.3f} ≥ uniform"
+                f" {result['uniform'].tau:.3f} − 0.02:"
+                f" {_verdict(ladder.tau >= result['uniform'].tau - 0.02)}",
+                f"{players} seats, {budget}/bot: fewest games / mean {ladder.min_share:.2f}"
+                f" ≥ 0.5: {_verdict(ladder.min_share >= 0.5)}",
+            ]
+    return rows, goals
+
+
+def late_section(sizes: Sizes, say: Callable[[str], None]) -> list[str]:
+    """The late-entry goal."""
+    say("ladder simulation: a late entry to a settled 64-bot ladder")
+    late = sim.late_entry(trials=sizes.late_trials)
+    # The best any matchmaking can do: every game against an equal opponent gives the
+    # most information, p(1 − p) = 1/4, so the standard error is 173.7 / sqrt(games / 4).
+    best_error = ELO_PER_NATURAL_LOG / math.sqrt(late.games / 4)
+    best_share = 2 * NormalDist().cdf(50 / best_error) - 1
+    return [
+        f"late entry (2 seats), after {late.games} of its games: within ±50 Elo of its final"
+        f" rating in {late.within_50:.0%} of {late.trials} trials (median error"
+        f" {late.median_error:.0f} Elo): {_verdict(late.within_50 >= 0.5)} for the median;"
+        f" no rule can do better than {best_share:.0%} (standard error ≥ {best_error:.0f} Elo"
+        f" after {late.games} games)",
+        f"late entry: its opponents' mean distance in true rating {late.opponent_distance:.0f}"
+        f" Elo, random opponents' {late.random_distance:.0f}:"
+        f" {_verdict(late.opponent_distance < late.random_distance)}",
+    ]
+
+
+def cost_section(sizes: Sizes, say: Callable[[str], None]) -> list[str]:
+    """The cost goal: matchmaking and refits per game, and the longest call."""
+    say(f"ladder simulation: matchmaking cost, {sizes.cost_bots} bots, {sizes.cost_games} games")
+    cost = sim.cost(bots=sizes.cost_bots, games=sizes.cost_games)
+    engine_ms = sim.engine_game_cpu_ms()
+    say("ladder simulation: the CPU of a real game between random bots")
+    game_ms = real_game_cpu_ms()
+    share = cost.per_game_us / 1000 / game_ms
+    return [
+        f"cost, {cost.bots} bots, {cost.games:,} games: matchmaking and refits"
+        f" {cost.per_game_us:.0f} µs CPU per game = {share:.1%} of a real game's CPU"
+        f" ({game_ms:.0f} ms: {BENCH_GAME}, two random bots, processes included):"
+        f" {_verdict(share <= 0.05)} (the engine alone plays its cheapest game in"
+        f" {engine_ms:.1f} ms)",
+        f"cost: longest call on the event loop {cost.longest_call_ms:.1f} ms CPU (plans of open"
+        f" pairs in a worker thread, longest {cost.longest_plan_ms:.0f} ms):"
+        f" {_verdict(cost.longest_call_ms <= 10)}",
+    ]
+
+
+def real_game_cpu_ms() -> float:
+    """The CPU time (referee and bots) of one game of a small round-robin of random
+    subprocess bots, as the referee benchmark plays it: the cheapest real game."""
+    sizes = dataclasses.replace(referee_sizes.QUICK, tournament_bots=3, tournament_deals=3)
+    games = count_games(throughput.tournament_config(sizes, 1))
+    before = _cpu_s()
+    throughput.tournament_rates(sizes, 1)
+    return (_cpu_s() - before) / games * 1000
+
+
+def _cpu_s() -> float:
+    """User and system CPU of this process and its finished children."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
+
+
+def run_ladder_bench(sizes: Sizes, say: Callable[[str], None]) -> list[str]:
+    """Every section of the benchmark, as printable text."""
+    rows, goals = accuracy_section(sizes, say)
+    goals += late_section(sizes, say)
+    goals += cost_section(sizes, say)
+    header = (
+        f"ladder simulation: 64 bots, true Elo ~ N(0, 200), Plackett–Luce finishes,"
+        f" {sizes.trials} trials per row (CPU-time figures; the machine may be loaded)"
+    )
+    return [header + "\n" + "\n".join(rows), "goals\n" + "\n".join(f"  {g}" for g in goals)]

@@ -1,0 +1,118 @@
+"""A private copy of a bot's folder that an unprivileged bot can read.
+
+A root runner's bots run as an unprivileged user (:data:`goatarena.referee.sandbox.BOT_ID`),
+to whom a folder of root's that is not readable by all (a checkout made with a strict
+umask, a folder of mode 0700) is closed. Such a folder is copied once per referee
+process, its runner's files left out, into a folder only root can reach, with every file
+made readable by all, and the copy is shown to the bot in the folder's place, read-only.
+The copy is a snapshot: it is made at the bot's first start and removed when the referee
+exits. Folders the bot can read already are shown as they are, at no cost.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import errno
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Sequence
+
+COPY_LIMIT_BYTES = 1 << 30
+"""The most a copy may hold: a larger folder must be made readable by all instead."""
+_copies: dict[tuple[str, tuple[str, ...]], str] = {}
+_root: list[str] = []
+"""The folder of this process's copies, once made."""
+
+
+def readable_folder(folder: str, uid: int, left_out: Sequence[str]) -> str:
+    """``folder`` if ``uid`` can read all of it, else a copy it can, without ``left_out``
+    (the runner's files inside it)."""
+    inside = tuple(sorted(path for path in left_out if _inside(path, folder)))
+    key = (folder, inside)
+    if key in _copies:
+        return _copies[key]
+    if _readable_by(folder, uid):
+        _copies[key] = folder
+        return folder
+    if _size(folder) > COPY_LIMIT_BYTES:
+        raise PermissionError(
+            errno.EACCES,
+            f"bots run as uid {uid}, who cannot read all of {folder}, too large to copy:"
+            f" make it readable by all (chmod -R a+rX {folder})",
+        )
+    copy = os.path.join(_copy_root(), str(len(_copies)))
+    shutil.copytree(
+        folder,
+        copy,
+        symlinks=True,
+        ignore=lambda where, names: [n for n in names if os.path.join(where, n) in inside],
+    )
+    for where, _folders, files in os.walk(copy):
+        os.chmod(where, os.stat(where).st_mode | 0o555)
+        for name in files:
+            path = os.path.join(where, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode | 0o444)
+    _copies[key] = copy
+    return copy
+
+
+def _size(folder: str) -> int:
+    """The bytes of the files in ``folder``."""
+    total = 0
+    for where, _folders, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(where, name)).st_size
+    return total
+
+
+def _readable_by(folder: str, uid: int) -> bool:
+    """Whether ``uid`` (not root) may list every folder and read every file in ``folder``."""
+    for where, _folders, files in os.walk(folder):
+        if not allows(where, uid, 5):
+            return False
+        for name in files:
+            path = os.path.join(where, name)
+            if not os.path.islink(path) and not allows(path, uid, 4):
+                return False
+    return True
+
+
+def allows(path: str, uid: int, wanted: int) -> bool:
+    """Whether ``uid`` (not root) has the ``wanted`` bits (r=4, w=2, x=1) on ``path`` by
+    its mode (True for what is gone, or neither a folder nor a file)."""
+    try:
+        status = os.lstat(path)
+    except OSError:
+        return True  # gone: nothing to read
+    if not (stat.S_ISDIR(status.st_mode) or stat.S_ISREG(status.st_mode)):
+        return True
+    if status.st_uid == uid:
+        bits = status.st_mode >> 6
+    elif status.st_gid == uid:
+        bits = status.st_mode >> 3
+    else:
+        bits = status.st_mode
+    return bits & wanted == wanted
+
+
+def _copy_root() -> str:
+    """The folder the copies are made in: root's alone (mode 0700), removed at exit."""
+    if not _root:
+        _root.append(tempfile.mkdtemp(prefix="goatarena-bot-copies-"))
+        atexit.register(_remove, _root[0], os.getpid())
+    return _root[0]
+
+
+def _remove(folder: str, owner: int) -> None:
+    """Remove ``folder`` if this is the process that made it (not a forked child)."""
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")

@@ -1,0 +1,171 @@
+"""The report's header: the tournament's facts, read from what its store keeps.
+
+The store keeps the tournament file it was bound with (as JSON), when it was bound,
+when games finished, and (since this version) the goatarena version that bound it. A
+store made by an older version, or one holding games without a tournament file, lacks
+some of these: the header then says "not recorded" rather than guessing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+NOT_RECORDED = "not recorded"
+
+Fact = tuple[str, str]
+"""A header line: its label and its value."""
+
+
+def parse_config(text: str | None) -> dict[str, Any]:
+    """A stored JSON object (the tournament file, say) as a dict; empty when there is
+    none or it is unreadable."""
+    if not text:
+        return {}
+    try:
+        config = json.loads(text)
+    except ValueError:
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def tournament_facts(
+    config: Mapping[str, Any],
+    meta: Mapping[str, str | None],
+    finished: tuple[float, float] | None,
+) -> list[Fact]:
+    """The header's facts: format, games, time control, violations policy, deals, dates,
+    the goatarena version. ``meta`` holds the store's ``created_at`` and
+    ``goatarena_version``; ``finished`` the first and last game's finishing times."""
+    facts: list[Fact] = [
+        ("format", _format_words(config)),
+        ("games", _games_words(config)),
+        ("time control", _time_words(config.get("time"))),
+        ("violations", _policy_words(config.get("policy"))),
+        ("deals", _deals_words(config)),
+        ("played", _dates_words(meta.get("created_at"), finished)),
+        (
+            "goatarena",
+            meta.get("goatarena_version") or f"{NOT_RECORDED} (stored by an older version)",
+        ),
+    ]
+    return facts
+
+
+def bot_facts(
+    config: Mapping[str, Any], bots: Sequence[str], hellos: str | None = None
+) -> list[Fact]:
+    """Each bot's command as entered, for the bots of the tournament file and any other
+    bot that played (a store without the file: the names alone), with the name the bot
+    gave in its hello when the store kept it (``hellos``: the stored JSON)."""
+    entered = config.get("bots")
+    commands = entered if isinstance(entered, dict) else {}
+    announced = parse_config(hellos)
+    names = list(commands) + [bot for bot in bots if bot not in commands]
+    facts = []
+    for name in names:
+        command = str(commands.get(name, NOT_RECORDED))
+        said = announced.get(name)
+        if isinstance(said, str) and said and said != name:
+            command += f"  (says it is {said!r})"
+        facts.append((name, command))
+    return facts
+
+
+def facts_section(facts: Sequence[Fact], bots: Sequence[Fact]) -> str:
+    """The header's facts as a definition list, then the bots and their commands."""
+    rows = "".join(f"<dt>{escape(label)}</dt><dd>{escape(value)}</dd>" for label, value in facts)
+    commands = "".join(
+        f"<dt>{escape(name)}</dt><dd><code>{escape(command)}</code></dd>" for name, command in bots
+    )
+    return (
+        f'<dl class="facts">{rows}</dl>'
+        f'<details class="bots" open><summary>bots and their commands</summary>'
+        f'<dl class="facts">{commands}</dl></details>'
+    )
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """ "1 game type", "2 game types" (``words``: an irregular plural)."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+def _format_words(config: Mapping[str, Any]) -> str:
+    kind = config.get("format")
+    if not kind:
+        return NOT_RECORDED
+    words = str(kind)
+    if kind == "swiss" and config.get("rounds"):
+        words += f", {plural(int(config['rounds']), 'round')}"
+    if kind == "gauntlet" and config.get("challengers"):
+        words += f", challenger {', '.join(map(str, config['challengers']))}"
+        sprt = config.get("sprt")
+        if isinstance(sprt, dict):
+            words += (
+                f"; SPRT elo0 {sprt.get('elo0', 0):g}, elo1 {sprt.get('elo1', 0):g},"
+                f" alpha {sprt.get('alpha', 0.05):g}, beta {sprt.get('beta', 0.05):g}"
+            )
+    return words
+
+
+def _games_words(config: Mapping[str, Any]) -> str:
+    entries = config.get("games")
+    if not isinstance(entries, list) or not entries:
+        return NOT_RECORDED
+    parts = []
+    for entry in entries:
+        options = entry.get("options") or {}
+        extra = "".join(f", {key}={value}" for key, value in options.items())
+        parts.append(f"{entry.get('name')} ({entry.get('players', 2)} players{extra})")
+    return "; ".join(parts)
+
+
+def _time_words(control: Any) -> str:
+    if not isinstance(control, dict):
+        return NOT_RECORDED
+    words = f"{control.get('move_ms', 1000)} ms a decision"
+    if control.get("bank_ms"):
+        words += f", a bank of {control['bank_ms']} ms"
+    if control.get("increment_ms"):
+        words += f" + {control['increment_ms']} ms a decision"
+    words += (
+        f"; {control.get('margin_ms', 25)} ms grace; {control.get('startup_ms', 10000)} ms to start"
+    )
+    return words
+
+
+def _policy_words(policy: Any) -> str:
+    if not isinstance(policy, dict):
+        return NOT_RECORDED
+    causes = ("timeout", "illegal", "malformed", "crash")
+    words = ", ".join(f"{cause}: {policy.get(cause, 'forfeit')}" for cause in causes)
+    return words + f"; {policy.get('strikes', 3)} strikes forfeit"
+
+
+def _deals_words(config: Mapping[str, Any]) -> str:
+    if not config:
+        return NOT_RECORDED
+    count = plural(int(config.get("deals", 1)), "deal")
+    if config.get("secret_deals", True):
+        return (
+            f"{count} per table, secret deals (drawn from the store's own secret; seeds per game)"
+        )
+    return f"{count} per table, seed {config.get('seed', 0)}"
+
+
+def _dates_words(created_at: str | None, finished: tuple[float, float] | None) -> str:
+    parts = []
+    if created_at:
+        with contextlib.suppress(ValueError):  # a value some other program wrote
+            parts.append(f"started {_utc(float(created_at))}")
+    if finished is not None:
+        parts.append(f"last game finished {_utc(finished[1])}")
+    return ", ".join(parts) or NOT_RECORDED
+
+
+def _utc(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp))

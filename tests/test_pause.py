@@ -1,0 +1,104 @@
+"""A pause that holds: a bot gets no CPU between its turns, whatever it does to wake itself.
+
+The attacker (tests/bots/hostile_pause.py) forks workers whose POSIX timers send them
+SIGCONT every 2 ms, with their leader threads exited (zombies) and other threads spinning;
+its opponent, pinned to the same CPU, counts how much work it gets done per decision.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from goatarena.games import find_game
+from goatarena.referee import MatchResult, TimeControl, play_match
+from goatarena.referee.cgroups import BotCgroup, detect
+from goatarena.referee.lineup import open_lineup
+from goatarena.referee.sandbox import SandboxPolicy, probe
+from tests.helpers import ROOT
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}")
+
+MOUNTAIN_GOATS = find_game("mountain-goats")
+CONTROL = TimeControl(move_ms=300, startup_ms=5000)
+SCRIPT = ROOT / "tests" / "bots" / "hostile_pause.py"
+KEPT_SHARE = 0.65
+"""The least part of its CPU share an honest bot keeps beside the attacker (unchecked,
+the attack took 56-70 % of its work)."""
+
+
+def pause_bot(role: str, number: int | None = None) -> str:
+    command = f"{shlex.quote(sys.executable)} {SCRIPT} {role}"
+    return command if number is None else f"{command} {number}"
+
+
+def play_on_one_cpu(commands: list[str], log_dir: Path) -> MatchResult:
+    """One game with every bot sandboxed and pinned to CPU 0, logs in ``log_dir``."""
+
+    async def main() -> MatchResult:
+        async with open_lineup(
+            commands, startup_s=5, log_dir=log_dir, sandbox=SandboxPolicy()
+        ) as bots:
+            for bot in bots:
+                bot.pin(0)
+            return await play_match(MOUNTAIN_GOATS, bots, seed=1, time_control=CONTROL)
+
+    log_dir.mkdir()
+    return trio.run(main)
+
+
+def cpu_share(log: Path) -> float:
+    """The honest bot's usual share of the CPU in its turns, from its log: the upper
+    quartile, as other load on a shared machine takes some at random, and an attacker
+    takes it in every turn."""
+    shares = [float(share) for share in re.findall(r"^share ([\d.]+)$", log.read_text(), re.M)]
+    assert len(shares) >= 8, log.read_text()[-500:]
+    return statistics.quantiles(shares, n=4)[2]
+
+
+def kept_share(folder: Path) -> float:
+    """The honest seat's CPU share beside the attacker, as a part of its share alone."""
+    return cpu_share(folder / "attacked" / "seat0.log") / cpu_share(folder / "alone" / "seat0.log")
+
+
+def freezes() -> bool:
+    support = detect()
+    return "freezer" in support.bases
+
+
+def test_a_frozen_bot_whose_timers_send_sigcont_steals_nothing(tmp_path):
+    if not freezes():
+        pytest.skip(f"no cgroup freezer here: {detect().reason or 'no cgroups'}")
+    baseline = play_on_one_cpu([pause_bot("honest"), pause_bot("honest")], tmp_path / "alone")
+    attacked = play_on_one_cpu([pause_bot("honest"), pause_bot("timers")], tmp_path / "attacked")
+    assert baseline.all_violations == [[], []] and attacked.all_violations == [[], []]
+    kept = kept_share(tmp_path)
+    assert kept >= KEPT_SHARE, f"the honest bot kept {kept:.0%} of its CPU share"
+    # The kernel is not asked to wake it when its input is ready, either.
+    assert "setsig refused" in (tmp_path / "attacked" / "seat1.log").read_text()
+
+
+def test_where_pausing_is_by_signal_a_bot_that_wakes_itself_forfeits(tmp_path, monkeypatch):
+    # As where there is no freezer (cgroup v1 without it, or no cgroups at all).
+    monkeypatch.setattr(BotCgroup, "can_freeze", property(lambda self: False))
+    attacked = play_on_one_cpu([pause_bot("honest"), pause_bot("timers")], tmp_path / "attacked")
+    violation = attacked.violations[1]
+    assert violation is not None and violation.cause == "escape", attacked.all_violations
+    assert violation.detail.startswith("woke itself 3 times while paused between its turns")
+    # Found within its first pauses (two wakes are forgiven), not tolerated to the end.
+    assert violation.decision <= 40 < len(attacked.decisions)
+    assert attacked.all_violations[0] == [] and attacked.ranks == [1, 2]
+
+
+def test_honest_bots_paused_by_signal_are_never_taken_for_bots_that_wake_themselves(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(BotCgroup, "can_freeze", property(lambda self: False))
+    honest = play_on_one_cpu([pause_bot("honest"), pause_bot("honest")], tmp_path / "alone")
+    assert honest.all_violations == [[], []]
