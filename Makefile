@@ -33,6 +33,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/goatarena bench
 	$(BIN)/python benchmarks/report_scale.py
+	$(BIN)/python benchmarks/scale.py
 	$(BIN)/goatarena bench --swiss
 	$(BIN)/goatarena bench --ladder
 	$(BIN)/python benchmarks/calibration.py
