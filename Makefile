@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/scale.py
 	$(BIN)/goatarena bench --swiss
 	$(BIN)/goatarena bench --ladder
+	$(BIN)/python benchmarks/calibration.py
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache
