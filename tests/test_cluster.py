@@ -79,7 +79,11 @@ class Cluster:
                 env,
                 f"worker{number}",
             )
-        self.wait_for_workers(2)
+        try:
+            self.wait_for_workers(2)
+        except BaseException:
+            self.stop()  # the fixture never yields: nothing else would stop them
+            raise
 
     def _start(self, argv: list[str], env: dict[str, str], name: str) -> None:
         log = (self.folder / f"{name}.log").open("wb")
