@@ -389,7 +389,7 @@ def cut_summary_ranks(summary: bytes) -> bytes:
     return msgspec.msgpack.encode(fields)
 
 
-SUMMARY_READERS = {"standings", "list"}
+SUMMARY_READERS = {"standings", "list", "report"}
 """The commands that read the games' summaries (the others, their full records)."""
 
 
