@@ -33,8 +33,10 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/goatarena bench
 	$(BIN)/python benchmarks/report_scale.py
+	$(BIN)/python benchmarks/scale.py
 	$(BIN)/goatarena bench --swiss
 	$(BIN)/goatarena bench --ladder
+	$(BIN)/python benchmarks/calibration.py
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache

@@ -330,3 +330,23 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line(monkeypatch, capsys):
         entry.main()
     assert stopped.value.code == 130
     assert capsys.readouterr().err == "goatarena: interrupted\n"
+
+
+def test_every_command_module_is_in_the_lazy_table_and_loads_only_when_asked():
+    import importlib
+    import pkgutil
+    import subprocess
+
+    from goatarena import cli
+
+    for module in pkgutil.iter_modules(cli.__path__):
+        if module.name.startswith("_"):
+            continue
+        importlib.import_module(f"goatarena.cli.{module.name}")
+    registered = {name: command.callback.__module__ for name, command in cli.main.commands.items()}
+    assert {name: f"goatarena.cli.{module}" for name, module in cli.COMMANDS.items()} == registered
+    # A command that needs no rating fit does not load NumPy to start.
+    probe = "import sys; from goatarena.cli import main; main.get_command(None, 'list');"
+    probe += " print('numpy' in sys.modules)"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert loaded.stdout.strip() == "False", loaded.stderr

@@ -13,7 +13,7 @@ import trio.testing
 from goatarena import protocol
 from goatarena.games import find_game
 from goatarena.referee import BotViolation, Clock, Connection, MatchResult, TimeControl, play_match
-from goatarena.referee.match import DEADLINE_SLACK_S
+from goatarena.referee.asking import DEADLINE_SLACK_S
 from tests.helpers import FakeBot, action_line
 
 MOUNTAIN_GOATS = find_game("mountain-goats")

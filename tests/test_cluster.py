@@ -79,7 +79,11 @@ class Cluster:
                 env,
                 f"worker{number}",
             )
-        self.wait_for_workers(2)
+        try:
+            self.wait_for_workers(2)
+        except BaseException:
+            self.stop()  # the fixture never yields: nothing else would stop them
+            raise
 
     def _start(self, argv: list[str], env: dict[str, str], name: str) -> None:
         log = (self.folder / f"{name}.log").open("wb")
@@ -100,7 +104,15 @@ class Cluster:
             return list(client.run(os.getpid).values())
 
     def wait_for_workers(self, count: int) -> None:
-        _wait(lambda: len(self.workers()) >= count, 60, f"{count} workers")
+        def enough() -> bool:
+            try:
+                return len(self.workers()) >= count
+            except OSError:  # the scheduler is not listening yet
+                return False
+
+        # Generous: on a loaded machine the scheduler and each worker take a minute or
+        # more to import Dask.
+        _wait(enough, 240, f"{count} workers")
 
     def stop(self) -> None:
         for process in reversed(self.processes):
@@ -278,3 +290,63 @@ def test_a_worker_without_a_bots_program_refuses_and_the_driver_says_so(cluster,
     assert lines[-1].startswith("goatarena: error: the referee on ")
     assert "cannot run bot 'js': 'no-such-runtime-here' is not found there" in lines[-1]
     assert "Traceback" not in result.stderr
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+@pytest.mark.slow
+def test_a_worker_sent_sigterm_mid_game_goes_with_its_bots_and_loses_nothing(cluster, tmp_path):
+    # A third worker of its own, so the others keep the module's cluster for later tests.
+    cluster._start(
+        [sys.executable, "-m", "goatarena", "worker", cluster.address, "--slots", "2"],
+        dict(os.environ),
+        "worker-stopped",
+    )
+    leaving = cluster.processes[-1]
+    cluster.wait_for_workers(3)
+    slow = _bot(cluster.folder, "slow-stopped", SLOW_BOT)
+    bots = {f"s{number}": f"{slow} 0.05" for number in range(4)}
+    config = _tournament(tmp_path, bots, "sigterm")
+    db = tmp_path / "sigterm.sqlite"
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "run", str(config), "--db", str(db), "--quiet"]
+        + ["--cluster", cluster.address],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        # The worker process is the child of the ``goatarena worker`` process (its nanny).
+        def its_bots() -> list[int]:
+            return [
+                pid
+                for pid in live_processes_mentioning(str(cluster.folder / "slow-stopped.py"))
+                if _parent(_parent(pid)) == leaving.pid
+            ]
+
+        _wait(lambda: bool(its_bots()), 60, "a game to start on the worker to be stopped")
+        playing = its_bots()
+        leaving.send_signal(signal.SIGTERM)
+        leaving.wait(timeout=30)
+        # Its bots went before it did: none is left once the worker has exited.
+        assert not [pid for pid in playing if alive(pid)]
+        assert leaving.returncode == 0
+        out, err = driver.communicate(timeout=120)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 0, err
+    assert len(_records(db)) == 12  # its games were played elsewhere, each stored once
+    log = (cluster.folder / "worker-stopped.log").read_text()
+    assert "Traceback" not in log
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")

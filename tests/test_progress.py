@@ -15,16 +15,21 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_a_terminal_gets_a_bar_redrawn_in_place_with_rate_and_eta():
+def test_a_terminal_gets_a_bar_redrawn_in_place_with_rate_and_eta(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
     stream = Terminal()
     progress = Progress(10, done=2, stream=stream)
     progress.advance()
+    clock[0] += progress_module.REDRAW_INTERVAL_S / 2
+    progress.advance()  # too soon to redraw
+    clock[0] += progress_module.REDRAW_INTERVAL_S
     progress.advance()
     progress.finish()
     frames = stream.getvalue().split("\r")[1:]
     assert len(frames) == 3
-    assert frames[-1].startswith("[" + "#" * 12 + "-" * 18 + "]")
-    assert "4/10 games" in frames[-1] and "games/s" in frames[-1] and "ETA" in frames[-1]
+    assert frames[-1].startswith("[" + "#" * 15 + "-" * 15 + "]")
+    assert "5/10 games" in frames[-1] and "games/s" in frames[-1] and "ETA" in frames[-1]
     assert stream.getvalue().endswith("\n")
 
 
@@ -91,6 +96,8 @@ def test_a_terminal_shows_standings_under_the_bar_refitted_on_a_timer(monkeypatc
 
     clock = [100.0]
     monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    # The fits take no time on this clock (a slow fit is waited for longer: tested below).
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: clock[0])
     fits = []
     real_fit = board_module.fit_ratings
     monkeypatch.setattr(
@@ -221,3 +228,51 @@ def test_a_terminal_width_it_reports_wins_over_columns(monkeypatch):
             return 1
 
     assert Progress(10, stream=SizedTerminal())._columns() == 132
+
+
+def test_the_rate_is_measured_from_the_first_game_handed_out(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    progress = Progress(100_000, stream=io.StringIO())
+    progress.slots = 2
+    clock[0] += 9.0  # loading, scheduling and starting the referees
+    progress.start()
+    clock[0] += 0.5
+    progress.advance()
+    assert progress.line().endswith("ETA ?")  # one slot still has its first game out
+    progress.advance()
+    # 2 games in 0.5 s: 99,998 left at 4 games/s.
+    assert "4.0 games/s" in progress.line() and progress.line().endswith("ETA 6h 56m")
+    progress.start()  # a second round of a Swiss: the clock is not reset
+    assert "4.0 games/s" in progress.line()
+
+
+def test_times_left_read_in_their_two_largest_units():
+    assert [progress_module.duration(s) for s in (0.4, 42, 725, 12_000, 849_933)] == [
+        "0s",
+        "42s",
+        "12m 05s",
+        "3h 20m",
+        "9d 20h",
+    ]
+
+
+def test_the_leaderboard_of_a_resumed_run_reads_the_summaries_as_the_records_would(tmp_path):
+    from goatarena.bench.synthetic import build_store
+    from goatarena.running.leaderboard import Leaderboard
+    from goatarena.store.database import open_store
+
+    build_store(tmp_path / "t.sqlite", 60, bots=5, players=3)
+    store = open_store(tmp_path / "t.sqlite", create=False)
+    try:
+        from_records = Leaderboard(game.result for game in store.games())
+        from_summaries = Leaderboard()
+        for summary in store.summaries():
+            from_summaries.add_summary(summary)
+    finally:
+        store.close()
+    assert from_summaries.games == from_records.games == 60
+    assert from_summaries.names() == from_records.names()
+    for table in from_records.names():
+        assert from_summaries.rows(table) == from_records.rows(table)
+    assert sum(row.violations for row in from_records.rows()) > 0  # the counts were compared

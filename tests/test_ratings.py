@@ -3,6 +3,7 @@ import random
 import statistics
 import time
 
+import numpy as np
 import pytest
 
 from goatarena.ratings.fit import (
@@ -343,3 +344,44 @@ def test_seat_advantage_is_estimated_jointly_and_sums_to_zero():
 def test_seat_keys_must_match_the_games():
     with pytest.raises(ValueError, match="seat keys"):
         fit([beats("A", "B")], seat_keys=["g", "g"])
+
+
+def test_ties_narrow_the_intervals_by_the_sandwich():
+    # A and B: one win each and two ties, so p = ½ at the MLE. Curvature of the gap:
+    # 4·¼ = 1; the ties' share of it, 2·¼ = ½, is no variance. Var(gap) = (1 − ½)/1² = ½,
+    # so each centred rating has stderr 173.72·sqrt(½)/2 = 61.42 (86.86 blind to ties).
+    games = [beats("A", "B"), beats("B", "A"), {"A": 1, "B": 1}, {"B": 1, "A": 1}]
+    aware = fit(games, prior_draws=0).ratings["A"]
+    blind = fit(games, prior_draws=0, tie_aware=False).ratings["A"]
+    assert aware.elo == blind.elo == pytest.approx(1500.0)
+    assert aware.stderr == pytest.approx(61.418, abs=1e-3)
+    assert blind.stderr == pytest.approx(86.859, abs=1e-3)
+
+
+def test_without_ties_the_intervals_are_the_curvatures():
+    rng = random.Random(5)
+    games = tournament(rng, {"a": 0.0, "b": 100.0, "c": -50.0}, [2, 3], 40)
+    aware, blind = fit(games), fit(games, tie_aware=False)
+    assert aware == blind
+
+
+def test_tie_aware_intervals_do_not_depend_on_the_column_blocks(monkeypatch):
+    from goatarena.ratings import _newton
+
+    rng = random.Random(9)
+    games = tournament(rng, {f"b{n}": 40.0 * n for n in range(7)}, [2, 4], 60)
+    for game in games[::3]:
+        first, second = list(game)[:2]
+        game[second] = game[first]
+    keys = ["g"] * len(games)
+    whole = fit(games, seat_keys=keys)
+    monkeypatch.setattr(_newton, "SANDWICH_COLUMNS", 3)
+    blocks = fit(games, seat_keys=keys)
+    for name in whole.names:
+        assert blocks.ratings[name].stderr == pytest.approx(whole.ratings[name].stderr, rel=1e-12)
+    assert np.allclose(blocks.covariance, whole.covariance, rtol=1e-10, atol=1e-9)
+    for a, b in zip(blocks.seat_advantage, whole.seat_advantage, strict=True):
+        assert a.stderr == pytest.approx(b.stderr, rel=1e-12)
+    # and the narrowing is real: every interval is narrower than the tie-blind one
+    blind = fit(games, seat_keys=keys, tie_aware=False)
+    assert all(whole.ratings[n].stderr < blind.ratings[n].stderr for n in whole.names)

@@ -143,3 +143,29 @@ def test_a_reader_that_stops_early_ends_check_bot_quietly_with_every_bot_gone(tm
     assert process.returncode == 128 + signal.SIGPIPE, errors
     assert errors == ""  # no traceback, nothing to say: the reader chose to stop
     assert not any(alive(int(pid)) for pid in pids.read_text().split())
+
+
+@pytest.mark.parametrize(
+    ("signum", "status", "verb"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+)
+def test_a_signal_while_the_command_line_loads_is_one_line(signum, status, verb):
+    # The signal arrives in the middle of importing the commands, as a Ctrl-C typed at
+    # once would on a slow machine.
+    program = f"""
+import builtins, os, sys
+real_import = builtins.__import__
+def importing(name, *args, **kwargs):
+    if name == "goatarena.cli":
+        os.kill(os.getpid(), {int(signum)})
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = importing
+sys.argv = ["goatarena", "--help"]
+from goatarena.entry import main
+main()
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == status
+    assert done.stderr.strip() == f"goatarena: {verb}"

@@ -263,16 +263,20 @@ def test_running_out_of_memory_while_reading_is_one_line(tmp_path, monkeypatch, 
     store = open_store(db)
     store.add_games(synthetic_games(30, bots=4, players=2))
     store.close()
-    real = database.Store._decode_summary
     seen = []
 
-    def exhausted(self, key, packed):
-        seen.append(key)
-        if len(seen) > 10:
-            raise MemoryError
-        return real(self, key, packed)
+    def exhausting(real):
+        def decode(self, key, packed):
+            seen.append(key)
+            if len(seen) > 10:
+                raise MemoryError
+            return real(self, key, packed)
 
-    monkeypatch.setattr(database.Store, "_decode_summary", exhausted)
+        return decode
+
+    # summaries for most readers, whole records for the report
+    for name in ("_decode_summary", "_decode"):
+        monkeypatch.setattr(database.Store, name, exhausting(getattr(database.Store, name)))
     result = CliRunner().invoke(main, [*command, "--db", str(db)])
     assert result.exit_code == 2, result.output
     assert result.stderr.strip().splitlines()[-1].startswith("goatarena: error: out of memory")

@@ -406,3 +406,19 @@ def test_a_byte_order_mark_is_read_past_and_a_file_that_is_not_utf8_is_one_line(
     result = run("run", str(config))
     assert result.exit_code == 2
     assert result.output == f"goatarena: error: {config}: not UTF-8 text (line 1)\n"
+
+
+def test_standings_with_deals_show_the_deal_adjusted_intervals(tmp_path):
+    bots = {f"bot{i}": RANDOM_BOT for i in range(3)}
+    config = write_config(tmp_path / "d.toml", bots=bots, extra="deals = 3")
+    db = tmp_path / "d.sqlite"
+    assert run("run", str(config), "--db", str(db), "--quiet").exit_code == 0
+    plain = json.loads(run("standings", "--db", str(db), "--format", "json").output)
+    data = json.loads(run("standings", "--db", str(db), "--format", "json", "--deals").output)
+    for table, rows in data["standings"].items():
+        assert [row["elo"] for row in rows] == [row["elo"] for row in plain["standings"][table]]
+        for row in rows:
+            assert row["deal_lo"] <= row["elo"] <= row["deal_hi"]
+    assert all(row["deal_lo"] is None for row in plain["standings"]["overall"])
+    shown = run("standings", "--db", str(db), "--deals")
+    assert shown.exit_code == 0 and "deal-adjusted 95%" in shown.output

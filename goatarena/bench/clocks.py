@@ -21,7 +21,8 @@ from goatarena.games import GAMES
 from goatarena.referee.bot import BotProcess, BotViolation, open_bot
 from goatarena.referee.clock import TimeControl
 from goatarena.referee.lineup import open_lineup
-from goatarena.referee.match import Connection, play_match
+from goatarena.referee.match import play_match
+from goatarena.referee.seat import Connection
 
 
 async def spawn_times(samples: int) -> list[float]:

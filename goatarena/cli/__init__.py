@@ -1,18 +1,52 @@
 """The ``goatarena`` command line: a thin click group over the package.
 
-Each command lives in a module of its own; importing them registers them on :func:`main`.
+Each command lives in a module of its own, which registers it on :func:`main` when it is
+imported; the group imports a module only when its command is asked for.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import sys
 from typing import TextIO
 
 import click
 
+COMMANDS = {
+    "bench": "bench",
+    "check-bot": "check_bot",
+    "doctor": "doctor",
+    "export": "export",
+    "games": "play",
+    "ladder": "ladder",
+    "list": "list_games",
+    "new-bot": "new_bot",
+    "play": "play",
+    "replay": "replay",
+    "report": "report",
+    "run": "run",
+    "schema": "schema",
+    "standings": "standings",
+    "worker": "worker",
+}
+"""Each command and the module of ``goatarena.cli`` that defines it."""
 
-@click.group()
+
+class LazyCommands(click.Group):
+    """A group that imports a command's module only when that command is run (or help
+    lists it): ``goatarena list`` need not load the rating fit, NumPy or the referee."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(f"goatarena.cli.{COMMANDS[cmd_name]}")  # registers it
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyCommands)
 @click.version_option(package_name="goatarena")
 def main() -> None:
     """goatarena: tournaments between bots for four goat games.
@@ -31,38 +65,4 @@ def readable_anywhere(stream: TextIO | None) -> None:
         stream.reconfigure(errors="replace")
 
 
-# The command modules register themselves on ``main``; imported last on purpose.
-from goatarena.cli import (  # noqa: E402
-    bench,
-    check_bot,
-    doctor,
-    export,
-    ladder,
-    list_games,
-    new_bot,
-    play,
-    replay,
-    report,
-    run,
-    schema,
-    standings,
-    worker,
-)
-
-__all__ = [
-    "bench",
-    "check_bot",
-    "doctor",
-    "export",
-    "ladder",
-    "list_games",
-    "main",
-    "new_bot",
-    "play",
-    "replay",
-    "report",
-    "run",
-    "schema",
-    "standings",
-    "worker",
-]
+__all__ = ["COMMANDS", "main"]

@@ -22,7 +22,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 OUT_OF_MEMORY = (
     "goatarena: error: out of memory (the machine, or a limit such as ulimit -v, gave no"
-    " more); nothing was written"
+    " more); every result stored before is kept"
 )
 """The one line a command that runs out of memory ends with."""
 

@@ -46,6 +46,12 @@ from goatarena.store.standings import retired_bots, standings_from_store, withou
     help='Add the likelihood-of-superiority matrix (in JSON: the "los" field).',
 )
 @click.option(
+    "--deals",
+    is_flag=True,
+    help="Add deal-adjusted 95% intervals (a deal's seat rotations counted as one unit; "
+    'in JSON: "deal_lo" and "deal_hi"). Reads the games twice.',
+)
+@click.option(
     "--all",
     "show_all",
     is_flag=True,
@@ -58,6 +64,7 @@ def standings_command(
     output_format: str,
     cross: bool,
     los: bool,
+    deals: bool = False,
     show_all: bool = False,
 ) -> None:
     """Print the standings of a stored tournament (and its SPRT, if it has one).
@@ -65,7 +72,7 @@ def standings_command(
     \b
     Example:
         goatarena standings --db results/demo.sqlite --game goat-lords --cross
-        goatarena standings --los
+        goatarena standings --los --deals
     """
     if game is not None:
         find_game(game)
@@ -76,7 +83,9 @@ def standings_command(
         sprt = stored_sprt_tally(store.meta("config"))
         tally = StandingsTally(cross=cross)
         also = None if sprt is None else (lambda summary: sprt.offer(summary.key, summary))
-        standings = standings_from_store(store, game=game, los=los, tally=tally, also=also)
+        standings = standings_from_store(
+            store, game=game, los=los, tally=tally, also=also, deals=deals
+        )
         status = None if sprt is None else sprt.tally.status()
         retired = [] if show_all else retired_bots(store)
     finally:

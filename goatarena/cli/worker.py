@@ -74,7 +74,7 @@ def worker_command(
     argv = [
         sys.executable,
         "-m",
-        "distributed.cli.dask_worker",
+        "goatarena.running.dask_worker",
         *([scheduler] if scheduler else ["--scheduler-file", str(scheduler_file)]),
         "--nthreads",
         str(slots or cpus or 1),

@@ -29,12 +29,11 @@ section of design/ratings.md:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-
-import networkx as nx
 
 from goatarena.formats.grouping import group_tables
 from goatarena.formats.seating import lot, seat_conflict, seat_pair, seat_table
@@ -99,13 +98,56 @@ def round_robin_tables(bots: Sequence[str], table_size: int) -> list[tuple[str, 
 
     There are C(len(bots), table_size) tables; each keeps the order of ``bots``. Raises
     ValueError for repeated names or a table size below 2 or above the number of bots.
+    (:func:`iter_tables` gives the same tables one at a time.)
+    """
+    return list(iter_tables(bots, table_size))
+
+
+def iter_tables(
+    bots: Sequence[str], table_size: int, *, seating: Collection[str] | None = None
+) -> Iterator[tuple[str, ...]]:
+    """The tables of :func:`round_robin_tables`, in the same order, made as they are
+    needed; with ``seating``, only the tables that seat at least one of those bots.
+
+    The arguments are checked at once, not when the first table is asked for.
     """
     _check_names(bots)
     if table_size < 2:
         raise ValueError(f"a table needs at least 2 seats, not {table_size}")
     if table_size > len(bots):
         raise ValueError(f"{len(bots)} bots cannot fill a table of {table_size}")
-    return list(itertools.combinations(bots, table_size))
+    if seating is None:
+        return itertools.combinations(bots, table_size)
+    wanted = [i for i, name in enumerate(bots) if name in seating]
+    return _tables_seating(list(bots), table_size, wanted)
+
+
+def _tables_seating(bots: list[str], size: int, wanted: list[int]) -> Iterator[tuple[str, ...]]:
+    """The ``size``-subsets of ``bots`` (lexicographic by position) holding one of the
+    positions ``wanted`` (sorted); branches that can no longer seat one are cut, so a
+    gauntlet of one challenger among 10,000 bots visits its 9,999 pairs, not 50 million."""
+    n = len(bots)
+    chosen: list[int] = []
+
+    def extend(start: int, seated: bool) -> Iterator[tuple[str, ...]]:
+        need = size - len(chosen)
+        if need == 0:
+            yield tuple(bots[i] for i in chosen)
+            return
+        if seated:
+            candidates: Iterable[int] = range(start, n - need + 1)
+        elif need == 1:
+            candidates = wanted[bisect.bisect_left(wanted, start) :]
+        else:
+            # Somebody wanted must still come at or after the next seat taken.
+            candidates = range(start, min(n - need, wanted[-1]) + 1)
+        for i in candidates:
+            chosen.append(i)
+            yield from extend(i + 1, seated or i in wanted_set)
+            chosen.pop()
+
+    wanted_set = set(wanted)
+    return extend(0, False) if wanted else iter(())
 
 
 def seat_rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
@@ -305,6 +347,10 @@ def _max_matching(
 
     None when those pairs admit no perfect matching (the caller widens the window).
     """
+    # Imported here: networkx is a good part of the start-up of every process that
+    # imports the schedule (each local referee does), and only a Swiss round needs it.
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_weighted_edges_from((i, j, big - c) for (i, j), c in cost.items())
     matching = nx.max_weight_matching(graph, maxcardinality=True)

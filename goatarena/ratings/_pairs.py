@@ -87,16 +87,18 @@ def problem_of(
     weight = 3.0 / (k + 1.0)
     n = weight * counts.sum(axis=1)
     s = weight * (counts[:, 0] + 0.5 * counts[:, 1])
+    ties = weight * counts[:, 1]
     if len(i):
         # one entry per (bots, seats), summed over table sizes in the order of the sort
         unique, inverse = np.unique(_pair_codes(i, j, a, b, start), return_inverse=True)
         inverse = inverse.ravel()
         n = _newton.sums(inverse, n, len(unique))
         s = _newton.sums(inverse, s, len(unique))
+        ties = _newton.sums(inverse, ties, len(unique))
         first = np.zeros(len(unique), dtype=np.int64)
         first[inverse[::-1]] = np.arange(len(inverse))[::-1]
         i, j, a, b = i[first], j[first], a[first], b[first]
-    pairs = _newton.Pairs(i=i, j=j, a=a, b=b, n=n, s=s)
+    pairs = _newton.Pairs(i=i, j=j, a=a, b=b, n=n, s=s, ties=ties)
     return _newton.Problem(size=start, pairs=pairs, prior=prior, blocks=blocks)
 
 

@@ -13,8 +13,14 @@ are not counted as independent games. A weak prior — ``prior_draws`` virtual d
 every bot against a dummy of average strength — keeps a perfect or a zero score finite.
 The 95 % intervals come from the inverse Hessian of the negative log-likelihood, centred
 on the mean, so ``Var(Elo_i)`` and ``Cov(Elo_i, Elo_j)`` refer to the mean-centred ratings
-that are shown. (A percentile bootstrap over whole games was tried and dropped: it covered
-the truth only 87–92 % of the time where these intervals cover 95 %.)
+that are shown. **Ties** make a pair's score less variable than its curvature says (a result
+of mean ``p`` that is a tie with chance ``τ`` has variance ``p(1−p) − τ/4``), so where
+results were tied the covariance is the sandwich ``H⁻¹ B H⁻¹`` with ``B`` from each
+pair's observed share of ties (:func:`goatarena.ratings._newton.spread`); without ties it
+is ``H⁻¹`` itself. Deal-adjusted intervals, which count the rotations of one deal as one
+unit, are :mod:`goatarena.ratings.clusters`. (A percentile bootstrap over whole games
+was tried and dropped: it covered the truth only 87–92 % of the time where these
+intervals cover 95 %.)
 
 **Seats.** Given a seat key per game (the game's name), the fit also estimates, jointly
 with the ratings, one offset per seat for each key and table size:
@@ -34,6 +40,7 @@ of a million games keeps only the counts). The numerics are in
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
@@ -138,6 +145,7 @@ class RatingFit:
     _covariance: npt.NDArray[np.float64] | None = field(default=None, repr=False)
     _problem: _newton.Problem | None = field(default=None, repr=False)
     _theta: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    _families: tuple[tuple[str, int], ...] = field(default=(), repr=False)
 
     @cached_property
     def covariance(self) -> npt.NDArray[np.float64]:
@@ -211,6 +219,7 @@ def fit(
     *,
     prior_draws: float = 1.0,
     seat_keys: Sequence[str | None] | None = None,
+    tie_aware: bool = True,
 ) -> RatingFit:
     """One maximum-likelihood Bradley–Terry fit over all ``games``, with covariance.
 
@@ -223,13 +232,15 @@ def fit(
     games connect all bots and no group of bots scored every point against the rest —
     otherwise :class:`ValueError` says which. ``seat_keys[g]``, when given, names the
     seat-advantage terms game ``g`` contributes to (None: none); the game's bots are
-    then taken in seat order, as the mapping lists them.
+    then taken in seat order, as the mapping lists them. ``tie_aware`` (the default)
+    narrows the intervals where results were tied (see "Ties" above); without it they
+    are the curvature's alone, as if no result had been tied.
     Raises :class:`ValueError` for a game with fewer than two bots or a non-integer rank.
     """
     _check_prior(prior_draws)
     if seat_keys is not None and len(seat_keys) != len(games):
         raise ValueError(f"{len(seat_keys)} seat keys for {len(games)} games")
-    return fit_tally(tally_games(games, seat_keys), prior_draws=prior_draws)
+    return fit_tally(tally_games(games, seat_keys), prior_draws=prior_draws, tie_aware=tie_aware)
 
 
 def tally_games(games: Sequence[Game], seat_keys: Sequence[str | None] | None = None) -> PairTally:
@@ -247,10 +258,11 @@ def fit_tally(
     prior_draws: float = 1.0,
     seat_key: str | None = None,
     intervals: bool = True,
+    tie_aware: bool = True,
 ) -> RatingFit:
     """The fit of :func:`fit` over the games of a tally (only those of ``seat_key``, when
-    given). Without ``intervals`` only the point estimates are computed (every interval is
-    the point itself): what a Swiss round's pairing needs."""
+    given; ``tie_aware`` as there). Without ``intervals`` only the point estimates are
+    computed (every interval is the point itself): what a Swiss round's pairing needs."""
     _check_prior(prior_draws)
     cells, played = chosen_cells(tally, seat_key)
     names = tuple(sorted(name for name, count in played.items() if count))
@@ -262,6 +274,8 @@ def fit_tally(
         check_finite_cells(names, renumbered, groups)
     families = sorted({tally.families[f] for f in np.unique(renumbered.family) if f != NO_FAMILY})
     problem = problem_of(renumbered, tally.families, families, len(names), prior_draws)
+    if not tie_aware:
+        problem = dataclasses.replace(problem, pairs=dataclasses.replace(problem.pairs, ties=None))
     with _one_blas_thread():
         theta, iterations = _newton.maximise(problem)
     if iterations is None:
@@ -348,6 +362,7 @@ def _result(
         _covariance=covariance,
         _problem=problem if intervals else None,
         _theta=theta,
+        _families=tuple(families),
     )
 
 

@@ -19,10 +19,11 @@ per bot).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import msgspec
 
+from goatarena.ratings.clusters import DealScores, deal_adjusted
 from goatarena.ratings.fit import RatingFit, fit_tally
 from goatarena.ratings.seat_stats import BotStats, SeatLatency, SeatStats
 from goatarena.ratings.standings_render import (
@@ -135,9 +136,12 @@ class StandingsTally:
         bots: Sequence[str] = (),
         swiss: bool = False,
         los: bool = False,
+        deal_games: Callable[[], Iterable[DealGame]] | None = None,
     ) -> Standings:
         """Fit ratings over all games at once, per game and pooled across games (see
-        :func:`compute_standings`)."""
+        :func:`compute_standings`). ``deal_games``, when given, reads the same games once
+        more (deal key, game, bots in seat order, ranks) for the deal-adjusted intervals
+        of every table (:attr:`Row.deal_lo`, :attr:`Row.deal_hi`)."""
         swiss_scores = scores_of_events(self._events, self._game_of_event, bots) if swiss else None
         games = sorted(self._kinds)
         standings: dict[str, list[Row]] = {}
@@ -145,6 +149,7 @@ class StandingsTally:
         connected: dict[str, bool] = {}
         groups: dict[str, list[list[str]]] = {}
         matrices: dict[str, dict[str, dict[str, float]]] = {}
+        fits: dict[str, RatingFit] = {}
         for name in [OVERALL, *games]:
             chosen = set(games) if name == OVERALL else {name}
             scores = None if swiss_scores is None else sum_scores(swiss_scores, chosen)
@@ -155,6 +160,7 @@ class StandingsTally:
             standings[name] = rows
             if rating_fit is None:
                 continue
+            fits[name] = rating_fit
             seats[name] = [
                 SeatTerm(term.key, term.players, term.seat, round(term.elo, 1),
                          round(term.lo, 1), round(term.hi, 1))
@@ -168,6 +174,8 @@ class StandingsTally:
                     a: {b: round(rating_fit.los(a, b), 4) for b in rating_fit.names if b != a}
                     for a in rating_fit.names
                 }
+        if deal_games is not None and fits:
+            standings = _with_deal_intervals(standings, fits, deal_games())
         return Standings(
             tournament=tournament,
             games=self.games,
@@ -201,6 +209,36 @@ class StandingsTally:
                      None if swiss is None else swiss.get(bot))
             )  # fmt: skip
         return sorted(rows, key=lambda row: (-row.elo, row.bot)), rating_fit
+
+
+DealGame = tuple[str, str, Sequence[str], Sequence[int]]
+"""One game as the deal-adjusted intervals read it: deal key, game, bots, ranks."""
+
+
+def _with_deal_intervals(
+    standings: dict[str, list[Row]], fits: Mapping[str, RatingFit], games: Iterable[DealGame]
+) -> dict[str, list[Row]]:
+    """The rows with the deal-adjusted intervals of every table, one pass over the games
+    feeding every table's :class:`DealScores` (the overall table's sees them all)."""
+    scores = {name: DealScores(rating_fit) for name, rating_fit in fits.items()}
+    for deal, game, players, ranks in games:
+        for name in (OVERALL, game):
+            if name in scores:
+                scores[name].add(deal, players, ranks, game)
+    adjusted = {name: deal_adjusted(table) for name, table in scores.items()}
+    return {
+        name: [
+            row
+            if name not in adjusted
+            else msgspec.structs.replace(
+                row,
+                deal_lo=round(adjusted[name].ratings[row.bot].lo, 1),
+                deal_hi=round(adjusted[name].ratings[row.bot].hi, 1),
+            )
+            for row in rows
+        ]
+        for name, rows in standings.items()
+    }
 
 
 def compute_standings(

@@ -40,9 +40,14 @@ def render_tables(standings: Standings, *, game: str | None = None) -> str:
     for name in names:
         rows = standings.standings.get(name, [])
         swiss = any(row.swiss_points is not None for row in rows)
-        headers = HEADERS + SWISS_HEADERS if swiss else HEADERS
+        headers = HEADERS + SWISS_HEADERS if swiss else list(HEADERS)
         lines = [_table_row(place, row) + (_swiss_cells(row) if swiss else [])
                  for place, row in enumerate(rows, 1)]  # fmt: skip
+        if any(row.deal_lo is not None for row in rows):
+            # after the per-game interval: the one that counts each deal as one unit
+            headers = [*headers[:4], "deal-adjusted 95%", *headers[4:]]
+            for line, row in zip(lines, rows, strict=True):
+                line.insert(4, f"{row.deal_lo:.0f} .. {row.deal_hi:.0f}")
         blocks.append(f"\n{name}\n" + tabulate(lines, headers=headers))
         blocks.extend(_notes(standings, name))
     if standings.no_games:

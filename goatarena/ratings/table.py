@@ -27,6 +27,12 @@ class Row(msgspec.Struct, frozen=True):
     swiss_points: float | None = None
     buchholz: float | None = None
     sonneborn_berger: float | None = None
+    deal_lo: float | None = None
+    """The low end of the deal-adjusted 95 % interval (each deal, all its seat rotations,
+    one unit: :mod:`goatarena.ratings.clusters`); None when not asked for. ``lo`` and
+    ``hi`` count every game as independent."""
+    deal_hi: float | None = None
+    """The high end of the deal-adjusted 95 % interval."""
 
 
 class SeatTerm(msgspec.Struct, frozen=True):

@@ -1,5 +1,6 @@
 """The referee: bot processes, clocks, and playing one game between bots."""
 
+from goatarena.referee.asking import choose_index
 from goatarena.referee.bot import (
     BotLimits,
     BotProcess,
@@ -9,15 +10,10 @@ from goatarena.referee.bot import (
     parse_command,
 )
 from goatarena.referee.clock import Clock, TimeControl
-from goatarena.referee.match import (
-    Connection,
-    Latency,
-    MatchResult,
-    Violation,
-    choose_index,
-    play_match,
-)
+from goatarena.referee.match import play_match
 from goatarena.referee.policy import Penalty, ViolationPolicy
+from goatarena.referee.records import Latency, MatchResult, Violation
+from goatarena.referee.seat import Connection
 
 __all__ = [
     "BotLimits",

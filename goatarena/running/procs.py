@@ -18,6 +18,7 @@ import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
+from types import FrameType
 
 import msgspec
 import trio
@@ -157,8 +158,10 @@ async def open_process_executor(
             with trio.CancelScope(shield=True):
                 for referee in referees:
                     referee.stopping = True
-                for referee in referees:
-                    await _stop(referee.process)
+                # All at once: each takes a moment to stop its bots.
+                async with trio.open_nursery() as stopping:
+                    for referee in referees:
+                        stopping.start_soon(_stop, referee.process)
             nursery.cancel_scope.cancel()
 
 
@@ -226,13 +229,40 @@ async def serve(forward_logs: bool) -> None:
             host.close()
 
 
+def _out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is a MemoryError, or holds one in its exception groups."""
+    if isinstance(error, BaseExceptionGroup):
+        return any(_out_of_memory(inner) for inner in error.exceptions)
+    return isinstance(error, MemoryError)
+
+
+def _absorb(signum: int, frame: FrameType | None) -> None:
+    """A signal this process leaves to the driver."""
+
+
 def main() -> None:
     """Entry point of a referee process (started by :func:`open_process_executor`)."""
     # Ctrl-C and SIGTERM reach the whole process group; the driver, which owns the
-    # store, decides when this process ends, by closing its input.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    trio.run(serve, FORWARD_LOGS in sys.argv[1:])
+    # store, decides when this process ends, by closing its input. Absorbed by a handler,
+    # not ignored: an ignored signal stays ignored in the bots this process starts, and a
+    # bot that ignores SIGTERM can only be killed, after a grace, when its game stops.
+    signal.signal(signal.SIGINT, _absorb)
+    signal.signal(signal.SIGTERM, _absorb)
+    try:
+        trio.run(serve, FORWARD_LOGS in sys.argv[1:])
+    except BaseException as error:
+        if not _out_of_memory(error):
+            raise
+        # One line on the terminal the driver shares, which then stops the run in one
+        # line of its own (a referee that exited mid-game), keeping every stored game.
+        sys.stderr.write("goatarena: a referee process ran out of memory\n")
+        sys.stderr.flush()
+        os._exit(1)
+    # Every bot is stopped and reaped and every answer written (to the unbuffered pipe):
+    # nothing is left that the interpreter's own teardown (a good part of a second on a
+    # loaded machine, while the driver waits) would do for anyone.
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ from goatarena.render.style import can_redraw, terminal_columns
 from goatarena.running.leaderboard import Leaderboard, board_lines, board_summary
 
 PLAIN_INTERVAL_S = 5.0
+REDRAW_INTERVAL_S = 0.1
+"""The bar is redrawn at most this often: drawn after every game, it would cost a
+hundred games a second a hundred redraws, on the driver's loop that feeds the games."""
 BAR_WIDTH = 30
 BOARD_INTERVAL_S = 3.0
 """How often the standings under the bar are refitted (and the next table shown)."""
@@ -25,6 +28,22 @@ BOARD_ROWS = 8
 FIT_SHARE = 0.01
 """The most of the run's time the interim fits may take: after a fit that took t
 seconds the next waits at least t / FIT_SHARE (tens of thousands of games take ~0.1 s)."""
+
+
+def duration(seconds: float) -> str:
+    """A time left in the two largest units that matter: ``42s``, ``12m 05s``,
+    ``3h 20m``, ``2d 04h``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours}h {minutes:02d}m"
+    days, hours = divmod(hours, 24)
+    return f"{days}d {hours:02d}h"
 
 
 class _Nowhere(io.TextIOBase):
@@ -44,6 +63,9 @@ class Progress:
         self.done = done
         self._resumed = done
         self._started = time.monotonic()
+        self._playing = False
+        self.slots = 1
+        """Games played at once: the rate is a guess until that many have finished."""
         self._last_report = 0.0
         # A dumb terminal (TERM=dumb) cannot move the cursor: it gets the plain lines.
         self.is_terminal = can_redraw(self.stream)
@@ -59,22 +81,34 @@ class Progress:
         self.note = ""
         """Said after the counts (an SPRT's LLR and bounds, say)."""
 
+    def start(self) -> None:
+        """The first game is being handed out: the rate is measured from now, not from
+        when the run began loading, scheduling and starting its referees (which once
+        made the first ETA of a long run read days). Later calls change nothing."""
+        if not self._playing:
+            self._playing = True
+            self._started = time.monotonic()
+
     def advance(self, games: int = 1, *, result: MatchResult | None = None) -> None:
         """Count finished games (and ``result`` into the leaderboard); report if it is time."""
         self.done += games
         if result is not None and self.leaderboard is not None:
             self.leaderboard.add(result)
         now = time.monotonic()
-        if self.is_terminal or now - self._last_report >= PLAIN_INTERVAL_S:
+        wait = REDRAW_INTERVAL_S if self.is_terminal else PLAIN_INTERVAL_S
+        if now - self._last_report >= wait or self.done >= self.total:
             self._last_report = now
             self.report()
 
     def line(self) -> str:
         """The current progress as text: games done/total, games per second, ETA."""
         elapsed = max(time.monotonic() - self._started, 1e-9)
-        rate = (self.done - self._resumed) / elapsed
+        played = self.done - self._resumed
+        rate = played / elapsed
         left = max(self.total - self.done, 0)
-        eta = f"{left / rate:.0f}s" if rate > 0 else "?"
+        # Until every slot has finished a game, the games still running are not counted
+        # in the rate and the ETA would read as many times too long as there are slots.
+        eta = duration(left / rate) if rate > 0 and played >= self.slots else "?"
         line = f"{self.done}/{self.total} games  {rate:.1f} games/s  ETA {eta}"
         return f"{line}  {self.note}" if self.note else line
 

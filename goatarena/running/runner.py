@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
+from itertools import groupby
 from pathlib import Path
 from typing import TypeVar
 
@@ -35,9 +36,9 @@ from goatarena.formats.growth import claim_store
 from goatarena.formats.schedule import (
     ScheduledGame,
     entry_label,
-    gauntlet_schedule,
     match_id,
-    round_robin_schedule,
+    schedule_games,
+    schedule_keys,
 )
 from goatarena.formats.size import count_games, swiss_rounds
 from goatarena.formats.sprt import SprtStatus, SprtTally, progress_note, tally_of
@@ -110,13 +111,12 @@ class Runner:
         """The tournament file: a ladder reads it again as it runs, for bots that come and go."""
         self.ladder: LadderRun | None = None
 
-    def schedule(self) -> list[ScheduledGame]:
-        """The games of a round-robin or gauntlet (a Swiss or a ladder: as it goes)."""
+    def schedule(self) -> Iterator[ScheduledGame]:
+        """The games of a round-robin or gauntlet, made as they are asked for (a Swiss is
+        paired as it goes, a ladder's tables chosen as games come in)."""
         if self.config.format == "ladder":
-            return []
-        if self.config.format == "gauntlet":
-            return gauntlet_schedule(self.config, secret=self.secret)
-        return round_robin_schedule(self.config, secret=self.secret)
+            return iter(())
+        return schedule_games(self.config, secret=self.secret)
 
     def claim(self) -> None:
         """Bind the store to this tournament, or refuse: a store holding games of an
@@ -130,9 +130,16 @@ class Runner:
 
     def stored_of_schedule(self) -> int:
         """How many of the scheduled games are stored already (all stored ones for a Swiss)."""
-        if self.config.format in ("swiss", "ladder"):
+        if self.config.format in ("swiss", "ladder") or not self.finished:
             return len(self.finished)
-        return sum(1 for game in self.schedule() if game.key in self.finished)
+        # Keys only (no seeds, no games), and done once every stored key is found.
+        left, found = len(self.finished), 0
+        for key in schedule_keys(self.config):
+            if key in self.finished:
+                found += 1
+                if found == left:
+                    break
+        return found
 
     def sprt_status(self) -> SprtStatus | None:
         """Where the SPRT stands, if the tournament has one."""
@@ -148,8 +155,6 @@ class Runner:
 
     def expected_games(self) -> int:
         """How many games the whole tournament has (Swiss: as paired now, byes aside)."""
-        if self.config.format != "swiss":
-            return len(self.schedule())
         return count_games(self.config)
 
     async def run(self) -> None:
@@ -165,6 +170,9 @@ class Runner:
         ) as executor:
             self._executor = executor
             self._limiter = trio.CapacityLimiter(executor.capacity)
+            if self.progress is not None:
+                self.progress.slots = executor.capacity
+                self.progress.start()
             if self.config.format == "ladder":
                 self.ladder = LadderRun(self, source=self.source)
                 await self.ladder.run()
@@ -177,21 +185,32 @@ class Runner:
                     for index in range(len(self.config.games)):
                         swisses.start_soon(self._play_swiss, index)
 
-    async def _play_all(self, games: Sequence[ScheduledGame]) -> None:
-        async with trio.open_nursery() as nursery:
-            for group in self._groups(games):
-                nursery.start_soon(self._play_group, group)
+    async def _play_all(self, games: Iterable[ScheduledGame]) -> None:
+        """Play the games strictly in order, as many at a time as the executor takes:
+        each of that many worker tasks takes the next group when it is free, so that only
+        the games being played exist (a task per game would hold the whole schedule), and
+        a deal's games are not scattered (tasks started at once reach a limiter in
+        whatever order the scheduler runs them)."""
+        assert self._executor is not None
+        pending = self._groups(games)
 
-    def _groups(self, games: Sequence[ScheduledGame]) -> list[list[ScheduledGame]]:
+        async def worker() -> None:
+            for group in pending:  # shared: every group is taken by exactly one worker
+                await self._play_group(group)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(self._executor.capacity):
+                nursery.start_soon(worker)
+
+    def _groups(self, games: Iterable[ScheduledGame]) -> Iterator[list[ScheduledGame]]:
         """The games not stored yet, in their order, as the executor takes them."""
         assert self._executor is not None
-        groups: dict[str, list[ScheduledGame]] = defaultdict(list)
-        for game in games:
-            if game.key not in self.finished:
-                # A cluster plays the rotations of a deal on one machine, for fair clocks.
-                name = deal_of(game.key) if self._executor.groups_deals else game.key
-                groups[name].append(game)
-        return list(groups.values())
+        unstored = (game for game in games if game.key not in self.finished)
+        if not self._executor.groups_deals:
+            return ([game] for game in unstored)
+        # A cluster plays the rotations of a deal on one machine, for fair clocks (they
+        # come one after another in every schedule).
+        return (list(deal) for _, deal in groupby(unstored, key=lambda game: deal_of(game.key)))
 
     async def _play_group(self, games: list[ScheduledGame]) -> None:
         """Play games through the executor and store each outcome as it comes back."""
@@ -247,7 +266,8 @@ class Runner:
                     f"{error}; the games stored before are kept: run the same command"
                     " again to resume"
                 ) from None
-            self.finished.add(scheduled.key)
+            # Not added to ``finished``: a schedule never repeats a key, and a set of
+            # every key played would grow with the run.
             self.played += 1
             if self._sprt is not None:
                 self._sprt_step(scheduled.key, result)
@@ -292,23 +312,7 @@ class Runner:
             return
         with trio.CancelScope() as scope:
             self._sprt_scope = scope
-            await self._play_in_order(self.schedule())
-
-    async def _play_in_order(self, games: Sequence[ScheduledGame]) -> None:
-        """Play the games strictly in order, as many at a time as the executor takes:
-        each worker task takes the next group when it is free. (Tasks started at once
-        reach a limiter in whatever order the scheduler runs them, which would scatter a
-        deal's two games.)"""
-        assert self._executor is not None
-        pending = iter(self._groups(games))
-
-        async def worker() -> None:
-            for group in pending:  # shared: every group is taken by exactly one worker
-                await self._play_group(group)
-
-        async with trio.open_nursery() as nursery:
-            for _ in range(self._executor.capacity):
-                nursery.start_soon(worker)
+            await self._play_all(self.schedule())
 
     def _sprt_step(self, key: str | None = None, result: MatchResult | None = None) -> None:
         """Count a finished game; stop the games still running once the test decides."""

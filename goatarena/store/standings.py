@@ -25,6 +25,7 @@ def standings_from_store(
     stored: list[StoredGame] | None = None,
     tally: StandingsTally | None = None,
     also: Callable[[GameSummary], None] | None = None,
+    deals: bool = False,
 ) -> Standings:
     """Standings of every stored game (or one game's), with the Swiss columns for a Swiss.
 
@@ -32,19 +33,25 @@ def standings_from_store(
     a store without one (or with one it cannot read) gives standings of the games alone.
     ``stored`` passes the games when the caller has read them already; ``tally`` a tally
     to count into (one made with ``cross`` keeps the head-to-head table), and ``also`` is
-    shown each game's summary as it is read (an SPRT counting the same games).
+    shown each game's summary as it is read (an SPRT counting the same games). With
+    ``deals`` the summaries are read a second time, at the fitted ratings, for the
+    deal-adjusted intervals (``deal_lo``/``deal_hi`` of each row).
     """
     config = _config(store)
     entered = config.get("bots")
     bots = [str(name) for name in entered] if isinstance(entered, dict) else []
     swiss = config.get("format") == "swiss"
     tally = tally or StandingsTally()
-    summaries: Iterable[GameSummary] = (
-        store.summaries(game=game)
-        if stored is None
-        else (summary_of(item.key, item.round, item.result, 0.0) for item in stored)
-    )
-    for summary in summaries:
+
+    def read() -> Iterable[GameSummary]:
+        if stored is None:
+            return store.summaries(game=game)
+        return (summary_of(item.key, item.round, item.result, 0.0) for item in stored)
+
+    def deal_games() -> Iterable[tuple[str, str, list[str], list[int]]]:
+        return ((item.deal_key, item.game, item.players, item.ranks) for item in read())
+
+    for summary in read():
         count_summary(tally, summary, swiss=swiss)
         if also is not None:
             also(summary)
@@ -54,6 +61,7 @@ def standings_from_store(
         bots=bots,
         swiss=swiss,
         los=los,
+        deal_games=deal_games if deals else None,
     )
 
 
