@@ -389,9 +389,8 @@ def cut_summary_ranks(summary: bytes) -> bytes:
     return msgspec.msgpack.encode(fields)
 
 
-SUMMARY_READERS = {"standings", "list"}
-"""The commands that read the games' summaries (the others, ``report`` among them for
-now, their full records)."""
+SUMMARY_READERS = {"standings", "list", "report"}
+"""The commands that read the games' summaries (the others, their full records)."""
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,13 @@ import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
-from goatarena.formats.config import TournamentConfig
-from goatarena.formats.sprt import bounds, llr_course
-from goatarena.report import DEFAULT_REPLAYS, SprtCourse, build_report, write_report
+from goatarena.formats.config import SprtSettings, TournamentConfig
+from goatarena.formats.sprt import SprtTally, bounds, llr
+from goatarena.report import DEFAULT_REPLAYS, SprtCourse, StoreSource, report_page, write_report
+from goatarena.report.data import read_report_data
 from goatarena.report.facts import bot_facts, parse_config, tournament_facts
-from goatarena.store.database import StoredGame, database_files
+from goatarena.store.database import database_files
+from goatarena.store.summary import GameSummary
 
 
 @main.command("report")
@@ -48,52 +50,78 @@ def report_command(db: Path | None, output: Path, replays: int, force: bool) -> 
     store = open_results(db)
     kept = database_files(store.path)
     try:
-        games = list(store.games())
         tournament = store.meta("tournament") or store.path.stem
-        disqualified = store.disqualified()
         config_json = store.meta("config")
         meta = {key: store.meta(key) for key in ("created_at", "goatarena_version", "bot_hellos")}
         finished = store.finished_span()
+        sprt = SprtCourseTally.of(config_json)
+        source = StoreSource(store)
+        found = read_report_data(
+            tournament,
+            source.summaries,
+            store.disqualified(),
+            replays,
+            also=None if sprt is None else sprt.add,
+        )
+        config = parse_config(config_json)
+        page = report_page(
+            tournament,
+            source,
+            found,
+            facts=tournament_facts(config, meta, finished),
+            bots=bot_facts(config, found.bots, meta["bot_hellos"]),
+            sprt=None if sprt is None else sprt.course(),
+        )
     finally:
         store.close()
-    config = parse_config(config_json)
-    played = sorted({bot for game in games for bot in game.result.players})
-    page = build_report(
-        tournament,
-        games,
-        disqualified=disqualified,
-        replays=replays,
-        facts=tournament_facts(config, meta, finished),
-        bots=bot_facts(config, played, meta["bot_hellos"]),
-        sprt=sprt_course(config_json, games),
-    )
     write_report(output, page, keep=kept, force=force)
-    click.echo(f"{output}: {len(games)} games, {len(page) / 1e6:.1f} MB")
+    click.echo(f"{output}: {found.games} games, {len(page) / 1e6:.1f} MB")
 
 
-def sprt_course(config_json: str | None, games: list[StoredGame]) -> SprtCourse | None:
-    """The SPRT's course of a stored gauntlet whose file has an ``[sprt]`` table."""
-    if not config_json:
-        return None
-    try:
-        config = msgspec.json.decode(config_json, type=TournamentConfig)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None  # written by another version: no test to show
-    if config.sprt is None or len(config.challengers) != 1:
-        return None
-    settings = config.sprt
-    tally, points = llr_course(
-        settings, config.bots, config.challengers[0], ((g.key, g.result) for g in games)
-    )
-    status = tally.status()
-    lower, upper = bounds(settings.alpha, settings.beta)
-    return SprtCourse(
-        challenger=status.challenger,
-        baseline=status.baseline,
-        lower=round(lower, 4),
-        upper=round(upper, 4),
-        elo0=settings.elo0,
-        elo1=settings.elo1,
-        verdict=status.verdict,
-        points=points,
-    )
+class SprtCourseTally:
+    """The SPRT's course of a stored gauntlet, counted as the report streams its games."""
+
+    def __init__(self, settings: SprtSettings, bots: list[str], challenger: str) -> None:
+        self.settings = settings
+        baseline = next(name for name in bots if name != challenger)
+        self.pair = sorted((challenger, baseline))
+        self.tally = SprtTally(settings, challenger, baseline)
+        self.points: list[tuple[int, float]] = []
+
+    @classmethod
+    def of(cls, config_json: str | None) -> SprtCourseTally | None:
+        """The tally of a store whose tournament file has an ``[sprt]`` table (else None)."""
+        if not config_json:
+            return None
+        try:
+            config = msgspec.json.decode(config_json, type=TournamentConfig)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None  # written by another version: no test to show
+        if config.sprt is None or len(config.challengers) != 1:
+            return None
+        return cls(config.sprt, list(config.bots), config.challengers[0])
+
+    def add(self, summary: GameSummary) -> None:
+        """Count one game (only the challenger's games against the baseline count)."""
+        if sorted(summary.players) != self.pair:
+            return
+        self.tally.add(summary.key, summary)
+        pairs = sum(self.tally.pentanomial)
+        if pairs > len(self.points):
+            value = llr(self.tally.pentanomial, self.settings.elo0, self.settings.elo1)
+            self.points.append((pairs, round(value, 4)))
+
+    def course(self) -> SprtCourse:
+        """The course so far."""
+        status = self.tally.status()
+        lower, upper = bounds(self.settings.alpha, self.settings.beta)
+        return SprtCourse(
+            challenger=status.challenger,
+            baseline=status.baseline,
+            lower=round(lower, 4),
+            upper=round(upper, 4),
+            elo0=self.settings.elo0,
+            elo1=self.settings.elo1,
+            verdict=status.verdict,
+            points=self.points,
+        )

@@ -1,6 +1,8 @@
 """The HTML report of a tournament: one self-contained file, nothing loaded from anywhere.
 
-:func:`build_report` makes the page from stored games: a header with the tournament's
+:func:`build_report` makes the page from stored games or a results database, streaming
+the games' summaries twice (:mod:`goatarena.report.data`) and reading whole records only
+for the embedded replays and the violations listed one by one: a header with the tournament's
 facts, standings per game and overall with interval bars (and how the overall table
 pools the games), head-to-head heat maps overall and per game, seat advantage, latency
 and violations per bot (each with its detail), each bot's rating against the games it
@@ -28,11 +30,21 @@ from goatarena.render.style import SEAT_COLOURS
 from goatarena.report import charts, data, details, html
 from goatarena.report.data import SprtCourse
 from goatarena.report.facts import Fact, bot_facts, facts_section, plural
-from goatarena.report.replays import DEFAULT_REPLAYS, choose_replays, encode_replay
+from goatarena.report.replays import DEFAULT_REPLAYS, encode_replay
+from goatarena.report.source import GameSource, ListSource, StoreSource
 from goatarena.store.database import StoredGame
 from goatarena.store.whole_file import refuse_kept, write_whole
 
-__all__ = ["DEFAULT_REPLAYS", "SprtCourse", "build_report", "is_report", "write_report"]
+__all__ = [
+    "DEFAULT_REPLAYS",
+    "GameSource",
+    "SprtCourse",
+    "StoreSource",
+    "build_report",
+    "is_report",
+    "report_page",
+    "write_report",
+]
 
 GENERATOR = b'<meta name="generator" content="goatarena report">'
 """The mark in the head of every report page: a file holding it may be replaced."""
@@ -52,7 +64,7 @@ def _script_json(value: object) -> str:
 
 def build_report(
     tournament: str,
-    games: Sequence[StoredGame],
+    games: Sequence[StoredGame] | GameSource,
     *,
     disqualified: Mapping[str, str] | None = None,
     replays: int = DEFAULT_REPLAYS,
@@ -60,52 +72,74 @@ def build_report(
     bots: Sequence[Fact] = (),
     sprt: SprtCourse | None = None,
 ) -> str:
-    """The whole report page as one string of HTML.
+    """The whole report page as one string of HTML, from stored games or a
+    :class:`~goatarena.report.source.GameSource` (a results database: its summaries are
+    read twice, streamed, and only the full records of the replayed games and of those
+    whose violations are listed).
 
     ``facts`` and ``bots`` fill the header (:mod:`goatarena.report.facts`; the bots
     that played stand in for a missing list); ``sprt`` is a gauntlet's SPRT course.
     """
-    results = [game.result for game in games]
-    standings = data.standings_of(tournament, games, disqualified or {})
+    source = ListSource(games) if isinstance(games, Sequence) else games
+    found = data.read_report_data(tournament, source.summaries, disqualified or {}, replays)
+    return report_page(tournament, source, found, facts=facts, bots=bots, sprt=sprt)
+
+
+def report_page(
+    tournament: str,
+    source: GameSource,
+    found: data.ReportData,
+    *,
+    facts: Sequence[Fact] = (),
+    bots: Sequence[Fact] = (),
+    sprt: SprtCourse | None = None,
+) -> str:
+    """The page of what :func:`~goatarena.report.data.read_report_data` found in
+    ``source``, whose full records of the chosen games are read here."""
+    standings = found.standings
     order = data.tables_in_order(standings)
     overall = [row.bot for row in standings.standings.get(OVERALL, [])]
     colours = html.bot_colours(overall)
-    played = sorted({bot for result in results for bot in result.players})
-    packed, broken = _packed_replays(choose_replays(games, replays))
+    packed: dict[str, str] = {}
+    broken: list[str] = []
+    detailed: list[tuple[int, StoredGame]] = []
+    read: dict[str, MatchResult] = {}
+    for game in source.records(found.replay_keys | set(found.detailed)):
+        read[game.key] = game.result
+        if game.key in found.detailed:
+            detailed.append((found.detailed[game.key], game))
+        if game.key not in found.replay_keys:
+            continue
+        try:
+            packed[game.key] = encode_replay(game)
+        except IllegalAction as error:
+            # A record its engine cannot replay: the page says so rather than failing.
+            broken.append(f"{game.key}: {error}")
+    game_list = found.game_list
+    data.add_details(game_list, read)
+    for row in game_list["rows"]:
+        row[8] = row[0] in packed
     payload = {
         "tournament": tournament,
-        "list": data.game_rows(games, set(packed)),
+        "list": game_list,
         "titles": {name: info.title for name, info in GAMES.items()},
         "seatColours": list(SEAT_COLOURS),
     }
-    kinds = len(order) - 1
-    summary = (
-        f"{plural(len(games), 'game')}, {plural(len(played), 'bot')},"
-        f" {plural(kinds, 'game type')}; {plural(len(packed), 'replay')} embedded"
-    )
-    if broken:
-        summary += f"; {len(broken)} could not be replayed ({'; '.join(broken[:3])})"
     sections = {
         "TITLE": escape(f"{tournament}: goatarena report"),
         "TOURNAMENT": escape(tournament),
-        "SUMMARY": escape(summary),
-        "FACTS": facts_section(facts, bots or bot_facts({}, played)),
+        "SUMMARY": escape(_summary(found, len(order) - 1, len(packed), broken)),
+        "FACTS": facts_section(facts, bots or bot_facts({}, found.bots)),
         "STANDINGS": html.standings_section(standings, order, colours),
-        "HEATMAP": html.switch_section("heat-table", "table", _heat_maps(results, order, overall)),
+        "HEATMAP": html.switch_section("heat-table", "table", _heat_maps(found, order, overall)),
         "SEATS": details.seat_advantage_table(standings.seat_advantage),
         "LATENCY": details.latency_table(standings.standings.get(OVERALL, [])),
-        "VIOLATIONS": html.violations_table(data.violations_by_cause(results))
-        + details.violation_list(games, set(packed)),
+        "VIOLATIONS": html.violations_table(found.violations)
+        + details.violation_list(sorted(detailed), set(packed), found.violation_total),
         "HISTORY": html.switch_section(
             "history-table",
             "table",
-            {
-                name: charts.history_plot(
-                    data.rating_history([r for r in results if name in (OVERALL, r.game)]),
-                    colours,
-                )
-                for name in order
-            },
+            {name: charts.history_plot(found.history.get(name, {}), colours) for name in order},
             css="plot",
         ),
         "SPRT": _sprt_section(sprt),
@@ -120,28 +154,30 @@ def build_report(
     return page.replace("/*SCRIPT*/", _asset("report.js"))
 
 
-def _packed_replays(chosen: Sequence[StoredGame]) -> tuple[dict[str, str], list[str]]:
-    packed: dict[str, str] = {}
-    broken: list[str] = []
-    for game in chosen:
-        try:
-            packed[game.key] = encode_replay(game)
-        except IllegalAction as error:
-            # A record its engine cannot replay: the page says so rather than failing.
-            broken.append(f"{game.key}: {error}")
-    return packed, broken
+def _summary(found: data.ReportData, kinds: int, replays: int, broken: Sequence[str]) -> str:
+    """The line under the title: how much the page holds."""
+    line = (
+        f"{plural(found.games, 'game')}, {plural(len(found.bots), 'bot')},"
+        f" {plural(kinds, 'game type')}; {plural(replays, 'replay')} embedded"
+    )
+    if broken:
+        line += f"; {len(broken)} could not be replayed ({'; '.join(broken[:3])})"
+    listed = len(found.game_list["rows"])
+    if listed < found.games:
+        line += f"; the list shows {listed} of the games (goatarena list shows them all)"
+    return line
 
 
 def _heat_maps(
-    results: Sequence[MatchResult], order: Sequence[str], overall: Sequence[str]
+    found: data.ReportData, order: Sequence[str], overall: Sequence[str]
 ) -> dict[str, str]:
     """The head-to-head heat map overall and per game, the bots in overall order."""
     maps = {}
     for name in order:
-        chosen = [r for r in results if name in (OVERALL, r.game)]
-        bots, cells = data.head_to_head(chosen)
-        present = set(bots)
-        maps[name] = html.heat_map([bot for bot in overall if bot in present] or bots, cells)
+        cells = found.cross.get(name, {})
+        present = {a for a, _ in cells}
+        bots = [bot for bot in overall if bot in present] or sorted(present)
+        maps[name] = html.heat_map(bots, cells)
     return maps
 
 

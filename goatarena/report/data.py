@@ -1,21 +1,41 @@
-"""What the report shows, computed from stored games: standings, head-to-head, violations,
-how the ratings settled, the list of games.
+"""What the report shows, computed from the games' summaries: standings, head-to-head,
+violations, how the ratings settled, the list of games.
 
-Pure functions of the stored games; the HTML is made elsewhere.
+Two streamed passes (:func:`read_report_data`): the first counts what every table needs
+(standings, head to head per game, violations, games per type) and notes the games whose
+violations are listed one by one; the second, knowing the totals, fits the rating history
+at its checkpoints and picks the games to list and to replay. Memory for bots and pairs,
+plus the capped list; the HTML is made elsewhere.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
-from goatarena.ratings.fit import fit
-from goatarena.ratings.standings import OVERALL, Standings, compute_standings, cross_table
+from goatarena.ratings.fit import fit_tally
+from goatarena.ratings.standings import OVERALL, Standings, StandingsTally
+from goatarena.ratings.tally import PairTally
 from goatarena.referee.records import MatchResult
-from goatarena.store.database import StoredGame
+from goatarena.report.replays import ReplayChooser
+from goatarena.store.standings import count_summary
+from goatarena.store.summary import GameSummary, summary_of
+
+CHECKPOINTS = 24
+"""How many points of each bot's rating history are fitted (evenly spread over the games)."""
+LIST_LIMIT = 20_000
+"""The most games the report's list holds (those with a replay, then evenly spread over
+the tournament); ``goatarena list`` shows them all."""
+MAX_VIOLATIONS_LISTED = 200
+"""Violations listed one by one (their games' full records are read); the rest are
+counted in the table by cause."""
+
+History = dict[str, list[tuple[int, float, float, float]]]
+Cross = dict[tuple[str, str], list[float]]
 
 
 class SprtCourse(msgspec.Struct, frozen=True):
@@ -42,100 +62,193 @@ class SprtCourse(msgspec.Struct, frozen=True):
         return f"H0: {self.challenger} is {self.elo0:g} Elo stronger at most"
 
 
-CHECKPOINTS = 24
-"""How many points of each bot's rating history are fitted (evenly spread over the games)."""
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the page shows but the replays and the violations' details."""
+
+    standings: Standings
+    bots: list[str]
+    """Every bot that played, sorted."""
+    cross: dict[str, Cross]
+    """The head-to-head cells overall and per game."""
+    violations: dict[str, Counter[str]]
+    history: dict[str, History]
+    replay_keys: set[str]
+    detailed: dict[str, int]
+    """The games whose violations are listed one by one: key -> number in finishing order."""
+    violation_total: int
+    game_list: dict[str, Any]
+    games: int
 
 
-def standings_of(
-    tournament: str, games: Sequence[StoredGame], disqualified: Mapping[str, str]
-) -> Standings:
-    """The standings per game and overall, as ``goatarena standings`` prints them."""
-    return compute_standings(tournament, [game.result for game in games], disqualified=disqualified)
-
-
-def head_to_head(
-    results: Sequence[MatchResult],
-) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
-    """Bots and, per ordered pair, the row bot's points against the column bot and games."""
-    return cross_table(results)
-
-
-def violations_by_cause(results: Sequence[MatchResult]) -> dict[str, Counter[str]]:
-    """Per bot, how many violations of each cause it committed."""
-    table: dict[str, Counter[str]] = defaultdict(Counter)
-    for result in results:
-        for seat, bot in enumerate(result.players):
-            listed = result.all_violations[seat] if seat < len(result.all_violations) else []
-            if not listed and result.violations[seat] is not None:
-                listed = [result.violations[seat]]  # type: ignore[list-item]
-            for violation in listed:
-                table[bot][violation.cause] += 1
-    return dict(table)
+def read_report_data(
+    tournament: str,
+    summaries: Callable[[], Iterable[GameSummary]],
+    disqualified: Mapping[str, str],
+    replays: int,
+    *,
+    also: Callable[[GameSummary], None] | None = None,
+) -> ReportData:
+    """The report's tables from two passes over the games' summaries (``summaries()``
+    is called twice, each time streaming every game in finishing order); ``also`` is
+    shown each summary of the first pass (an SPRT counting the same games)."""
+    tally = StandingsTally()
+    per_table: Counter[str] = Counter()
+    cross: dict[str, Cross] = {OVERALL: {}}
+    chooser = ReplayChooser(replays)
+    detailed: dict[str, int] = {}
+    violation_total = 0
+    for number, summary in enumerate(summaries(), 1):
+        count_summary(tally, summary)
+        per_table[OVERALL] += 1
+        per_table[summary.game] += 1
+        for table in (OVERALL, summary.game):
+            _count_cross(cross.setdefault(table, {}), summary.players, summary.ranks)
+        chooser.observe(summary)
+        committed = sum(len(listed) for listed in summary.violations)
+        if committed and violation_total < MAX_VIOLATIONS_LISTED:
+            detailed[summary.key] = number
+        violation_total += committed
+        if also is not None:
+            also(summary)
+    standings = tally.standings(tournament, disqualified=disqualified)
+    chooser.settle()
+    history = _HistoryTally(per_table)
+    rows = _GameRows(per_table[OVERALL], LIST_LIMIT - min(replays, per_table[OVERALL]))
+    for number, summary in enumerate(summaries()):
+        history.add(summary)
+        rows.offer(number, summary, chooser.pick(summary))
+    return ReportData(
+        standings=standings,
+        bots=sorted(tally.pairs.names),
+        cross=cross,
+        violations=tally.violations(),
+        history=history.history,
+        replay_keys=chooser.chosen,
+        detailed=detailed,
+        violation_total=violation_total,
+        game_list=rows.payload(),
+        games=per_table[OVERALL],
+    )
 
 
 def rating_history(
     results: Sequence[MatchResult], checkpoints: int = CHECKPOINTS
 ) -> dict[str, list[tuple[int, float, float, float]]]:
     """Per bot, (games the bot had played, Elo, lo, hi) after each of evenly spread prefixes
-    of the games in finishing order: how the estimate settled.
+    of the games in finishing order (all of them one table): how the estimate settled.
 
     Each point is the standings' own fit of those games (with the seat-advantage terms
     per game, rounded as the tables are), so the last point of every bot is the rating
     its standings row shows.
     """
-    tables = [dict(zip(result.players, result.ranks, strict=True)) for result in results]
-    seat_keys = [result.game for result in results]
-    if not tables:
-        return {}
-    ends = sorted({max(1, round(len(tables) * (k + 1) / checkpoints)) for k in range(checkpoints)})
-    history: dict[str, list[tuple[int, float, float, float]]] = defaultdict(list)
-    played: Counter[str] = Counter()
-    start = 0
-    for end in ends:
-        for table in tables[start:end]:
-            played.update(table.keys())
-        start = end
-        ratings = fit(tables[:end], seat_keys=seat_keys[:end]).ratings
-        for bot, rating in ratings.items():
-            point = (played[bot], round(rating.elo, 1), round(rating.lo, 1), round(rating.hi, 1))
-            history[bot].append(point)
-    return dict(history)
+    history = _HistoryTally({OVERALL: len(results)}, checkpoints)
+    for result in results:
+        history.add(summary_of("", 0, result, 0.0))
+    return history.history.get(OVERALL, {})
 
 
-def game_rows(games: Sequence[StoredGame], replayed: set[str]) -> dict[str, Any]:
-    """The list of games, compactly: bot and game names once, then one array per game.
+class _HistoryTally:
+    """The rating history of every table, fitted at checkpoints as the games stream by.
+
+    One pairwise tally with seat terms per game, as the standings count it; a table's
+    fit is :func:`fit_tally` of its games (all, overall), so each history ends on the
+    standings' ratings.
+    """
+
+    def __init__(self, per_table: Mapping[str, int], checkpoints: int = CHECKPOINTS) -> None:
+        self._ends = {
+            table: {max(1, round(total * (k + 1) / checkpoints)) for k in range(checkpoints)}
+            for table, total in per_table.items()
+            if total
+        }
+        self._seen: Counter[str] = Counter()
+        self._tally = PairTally()
+        self.history: dict[str, History] = {}
+
+    def add(self, summary: GameSummary) -> None:
+        self._tally.add(summary.players, summary.ranks, summary.game, checked=False)
+        for table in (OVERALL, summary.game):
+            self._seen[table] += 1
+            if self._seen[table] in self._ends.get(table, ()):
+                self._checkpoint(table)
+
+    def _checkpoint(self, table: str) -> None:
+        seat_key = None if table == OVERALL else table
+        history = self.history.setdefault(table, {})
+        for bot, rating in fit_tally(self._tally, seat_key=seat_key).ratings.items():
+            point = (rating.games, round(rating.elo, 1), round(rating.lo, 1), round(rating.hi, 1))
+            history.setdefault(bot, []).append(point)
+
+
+class _GameRows:
+    """The list of games, compactly: bot and game names once, then one array per game,
+    at most about ``limit`` rows besides those with a replay.
 
     A row is ``[key, round, game index, bot indices by seat, ranks, scores, violation
     causes by seat (or null), decisions, has a replay]``, and for a game with violations
-    one more element: the violations' details by seat (the list stays short for the
-    thousands of games without).
+    one more element: the violations' details by seat, filled in by :func:`add_details`
+    where its record was read (the list stays short for the thousands of games without).
     """
-    bots: dict[str, int] = {}
-    kinds: dict[str, int] = {}
-    rows = []
-    for game in games:
-        result = game.result
-        seats = [bots.setdefault(bot, len(bots)) for bot in result.players]
-        causes = [violation.cause if violation else None for violation in result.violations]
-        details = [
-            f"at decision {violation.decision}: {violation.detail}" if violation else None
-            for violation in result.violations
-        ]
+
+    def __init__(self, total: int, limit: int) -> None:
+        self._every = max(1, -(-total // max(limit, 1)))  # ceil: every n-th game is listed
+        self.total = total
+        self._bots: dict[str, int] = {}
+        self._kinds: dict[str, int] = {}
+        self._rows: list[list[Any]] = []
+
+    def offer(self, number: int, summary: GameSummary, replayed: bool) -> None:
+        if not replayed and number % self._every:
+            return
+        seats = [self._bots.setdefault(bot, len(self._bots)) for bot in summary.players]
+        causes = summary.forfeits
         row = [
-            game.key,
-            game.round,
-            kinds.setdefault(result.game, len(kinds)),
+            summary.key,
+            summary.round,
+            self._kinds.setdefault(summary.game, len(self._kinds)),
             seats,
-            result.ranks,
-            [round(score, 2) for score in result.scores],
+            summary.ranks,
+            [round(score, 2) for score in summary.scores],
             causes if any(causes) else None,
-            len(result.decisions),
-            game.key in replayed,
+            summary.decisions,
+            replayed,
         ]
         if any(causes):
-            row.append(details)
-        rows.append(row)
-    return {"bots": list(bots), "games": list(kinds), "rows": rows}
+            row.append(["" if cause else None for cause in causes])
+        self._rows.append(row)
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "bots": list(self._bots),
+            "games": list(self._kinds),
+            "rows": self._rows,
+            "total": self.total,
+        }
+
+
+def add_details(game_list: Mapping[str, Any], records: Mapping[str, MatchResult]) -> None:
+    """Put the referee's detail of each forfeiting violation into the listed rows of the
+    games whose records were read (the others keep the cause alone)."""
+    for row in game_list["rows"]:
+        result = records.get(row[0])
+        if result is not None and len(row) > 9:
+            row[9] = [
+                f"at decision {violation.decision}: {violation.detail}" if violation else None
+                for violation in result.violations
+            ]
+
+
+def _count_cross(cells: Cross, players: Sequence[str], ranks: Sequence[int]) -> None:
+    """Count one game into head-to-head cells: a's points against b and their games."""
+    for a, rank_a in zip(players, ranks, strict=True):
+        for b, rank_b in zip(players, ranks, strict=True):
+            if a != b:
+                cell = cells.get((a, b))
+                if cell is None:
+                    cell = cells[(a, b)] = [0.0, 0.0]
+                cell[0] += 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
+                cell[1] += 1
 
 
 def tables_in_order(standings: Standings) -> list[str]:

@@ -9,10 +9,8 @@ from html import escape
 from goatarena.ratings.standings import Row, SeatTerm
 from goatarena.referee.policy import Penalty
 from goatarena.referee.records import MatchResult, Violation
+from goatarena.report.data import MAX_VIOLATIONS_LISTED
 from goatarena.store.database import StoredGame
-
-MAX_VIOLATIONS_LISTED = 200
-"""Violations listed one by one; the rest are counted in the table by cause."""
 
 
 def latency_table(rows: Sequence[Row]) -> str:
@@ -34,12 +32,14 @@ def latency_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def violation_list(games: Sequence[StoredGame], replayed: set[str]) -> str:
+def violation_list(games: Sequence[tuple[int, StoredGame]], replayed: set[str], total: int) -> str:
     """Every violation, game by game: who, what, at which decision, the referee's detail
-    and the penalty (the first :data:`MAX_VIOLATIONS_LISTED`)."""
+    and the penalty (the first :data:`MAX_VIOLATIONS_LISTED`). ``games`` are the games
+    with violations read whole, each with its number in finishing order; ``total`` counts
+    the violations of every game."""
     items = [
         (number, stored, seat, violation)
-        for number, stored in enumerate(games, 1)
+        for number, stored in games
         for seat, listed in enumerate(_all_violations(stored.result))
         for violation in listed
     ]
@@ -61,7 +61,7 @@ def violation_list(games: Sequence[StoredGame], replayed: set[str]) -> str:
             f"<td>{escape(_penalty_words(violation.penalty))}</td></tr>"
         )
     lines.append("</table></div>")
-    more = len(items) - MAX_VIOLATIONS_LISTED
+    more = total - min(len(items), MAX_VIOLATIONS_LISTED)
     if more > 0:
         lines.append(f'<p class="note">and {more} more (goatarena list --violations)</p>')
     return "\n".join(lines)
