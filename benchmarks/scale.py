@@ -175,7 +175,7 @@ import json, sys, time
 from collections import defaultdict
 from goatarena.bench.synthetic import bot_names
 from goatarena.formats.swiss_rounds import SwissEvent, pair_round
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 db, bots, game = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 started = time.perf_counter()
 store = open_store(__import__("pathlib").Path(db), create=False)
@@ -199,7 +199,7 @@ from goatarena.running.job import JobOutcome
 from goatarena.running.leaderboard import Leaderboard
 from goatarena.running.progress import Progress
 from goatarena.running.runner import Runner
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 
 early, late, db = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 bots = {f"bot{i:02d}": "none" for i in range(16)}

@@ -130,7 +130,7 @@ def replay_text(db: Path) -> str:
     its header, the board before the decision and the decision in words."""
     from goatarena.render import Style
     from goatarena.render.replay import picture_match, replay_header
-    from goatarena.store.database import open_store
+    from goatarena.store.opening import open_store
 
     store = open_store(db, create=False)
     try:

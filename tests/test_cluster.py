@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 from tests.helpers import ROOT, live_processes_mentioning
 
 pytest.importorskip("distributed")

@@ -21,7 +21,7 @@ from goatarena.formats.ladder.deals import parse_deal
 from goatarena.formats.ladder.edit import add_bot, retire_bot, update_bot
 from goatarena.formats.tournament_file import load_config
 from goatarena.running.runner import Runner
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 from goatarena.store.standings import retired_bots
 from tests.helpers import RANDOM_BOT, ROOT, python_bot
 

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 from tests.helpers import RANDOM_BOT, misbehaving
 from tests.test_replay import finished_game
 from tests.test_tournament import write_config

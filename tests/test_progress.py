@@ -260,7 +260,7 @@ def test_times_left_read_in_their_two_largest_units():
 def test_the_leaderboard_of_a_resumed_run_reads_the_summaries_as_the_records_would(tmp_path):
     from goatarena.bench.synthetic import build_store
     from goatarena.running.leaderboard import Leaderboard
-    from goatarena.store.database import open_store
+    from goatarena.store.opening import open_store
 
     build_store(tmp_path / "t.sqlite", 60, bots=5, players=3)
     store = open_store(tmp_path / "t.sqlite", create=False)

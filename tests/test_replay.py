@@ -13,7 +13,7 @@ from goatarena.games import GAMES, find_game
 from goatarena.referee.records import MatchResult
 from goatarena.render.replay import describe_match
 from goatarena.render.words import describe_move
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 from goatarena.testing import random_playout
 
 

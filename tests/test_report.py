@@ -18,7 +18,8 @@ from goatarena.render.view import observation_of
 from goatarena.render.words import describe_move
 from goatarena.report import build_report
 from goatarena.report.replays import choose_replays
-from goatarena.store.database import StoredGame, open_store
+from goatarena.store.database import StoredGame
+from goatarena.store.opening import open_store
 from goatarena.testing import random_playout
 
 BOTS = ["alpha", "bravo", "charlie", "delta"]

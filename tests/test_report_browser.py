@@ -22,7 +22,7 @@ from goatarena.cli import main
 from goatarena.formats.config import GameEntry, TournamentConfig
 from goatarena.games import GAMES
 from goatarena.render.words import describe_move
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 from tests.test_report import BOTS, stored_games
 
 CHROMIUM = Path("/usr/bin/chromium")

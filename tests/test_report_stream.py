@@ -14,7 +14,8 @@ from goatarena.games import find_game
 from goatarena.ratings.standings import compute_standings
 from goatarena.referee.records import MatchResult
 from goatarena.report import StoreSource, build_report, data
-from goatarena.store.database import StoredGame, open_store
+from goatarena.store.database import StoredGame
+from goatarena.store.opening import open_store
 from goatarena.store.summary import summary_of
 from goatarena.testing import random_playout
 from tests.test_report import embedded, msgspec_json, stored_games

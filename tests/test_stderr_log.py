@@ -10,7 +10,7 @@ from goatarena.formats.schedule import match_id
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.stderr_log import CUT_LINE, StderrLog
 from goatarena.running.runner import Runner
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 from tests.helpers import RANDOM_BOT, python_bot
 from tests.test_tournament import write_config
 

@@ -26,9 +26,10 @@ from goatarena.cli import main
 from goatarena.errors import StoreError
 from goatarena.formats.tournament_file import load_config
 from goatarena.running.runner import Runner
-from goatarena.store import database as store_module
+from goatarena.store import opening as store_module
 from goatarena.store import problems as store_problems
-from goatarena.store.database import explain_sqlite_error, open_store, put_database_aside
+from goatarena.store.database import explain_sqlite_error
+from goatarena.store.opening import open_store, put_database_aside
 from tests.helpers import RANDOM_BOT
 from tests.test_replay import finished_game
 from tests.test_tournament import write_config
@@ -214,7 +215,7 @@ def test_the_run_lock_follows_the_file_through_a_symlink(tmp_path):
 HOLD_RUN_LOCK = """
 import sys
 from pathlib import Path
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 store = open_store(Path(sys.argv[1]))
 store.lock_for_run()
 print("locked", flush=True)

@@ -23,7 +23,7 @@ from goatarena.cli import main
 from goatarena.games import GAMES, find_game
 from goatarena.ratings.standings import compute_standings
 from goatarena.referee.records import Latency, MatchResult, Violation
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 from goatarena.store.schema import TABLES
 from goatarena.store.standings import standings_from_store
 from goatarena.testing import random_playout

@@ -340,7 +340,7 @@ def test_ctrl_c_stops_cleanly_keeps_results_and_says_how_to_resume(tmp_path):
 
 def test_a_second_run_into_the_same_database_is_refused_while_the_first_runs(tmp_path):
     from goatarena.errors import StoreError
-    from goatarena.store.database import open_store
+    from goatarena.store.opening import open_store
 
     db = tmp_path / "t.sqlite"
     first = open_store(db)

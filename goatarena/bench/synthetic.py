@@ -20,7 +20,7 @@ from pathlib import Path
 
 from goatarena.games import GAMES, find_game
 from goatarena.referee.records import Latency, MatchResult, Violation
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 from goatarena.testing import random_playout
 
 POOL = 25

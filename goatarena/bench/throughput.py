@@ -16,7 +16,7 @@ from goatarena.formats.config import GameEntry, TournamentConfig
 from goatarena.referee.sandbox import probe
 from goatarena.running.progress import Progress
 from goatarena.running.runner import Runner
-from goatarena.store.database import open_store
+from goatarena.store.opening import open_store
 
 
 class FinishTimes(Progress):

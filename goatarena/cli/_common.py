@@ -16,7 +16,8 @@ import click
 
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.interrupt import Interrupted, handling_signals
-from goatarena.store.database import Store, open_store
+from goatarena.store.database import Store
+from goatarena.store.opening import open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 

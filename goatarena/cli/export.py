@@ -9,8 +9,8 @@ import click
 
 from goatarena.cli import main
 from goatarena.cli._common import database_option, open_results, reports_errors
-from goatarena.store.database import database_files
 from goatarena.store.export import csv_lines, jsonl_lines
+from goatarena.store.opening import database_files
 from goatarena.store.whole_file import write_whole
 
 

@@ -14,7 +14,7 @@ from goatarena.formats.sprt import SprtTally, bounds, llr
 from goatarena.report import DEFAULT_REPLAYS, SprtCourse, StoreSource, report_page, write_report
 from goatarena.report.data import read_report_data
 from goatarena.report.facts import bot_facts, parse_config, tournament_facts
-from goatarena.store.database import database_files
+from goatarena.store.opening import database_files
 from goatarena.store.summary import GameSummary
 
 

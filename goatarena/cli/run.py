@@ -25,7 +25,7 @@ from goatarena.running.leaderboard import Leaderboard
 from goatarena.running.preflight import preflight
 from goatarena.running.progress import Progress
 from goatarena.running.runner import Runner
-from goatarena.store.database import database_files, open_store, put_database_aside
+from goatarena.store.opening import database_files, open_store, put_database_aside
 from goatarena.store.standings import standings_from_store
 
 

@@ -51,7 +51,8 @@ from goatarena.running.job import JobOutcome, deal_of, job_for
 from goatarena.running.ladder import LadderRun
 from goatarena.running.pool import MAX_START_FAILURES
 from goatarena.running.progress import Progress
-from goatarena.store.database import Store, database_files
+from goatarena.store.database import Store
+from goatarena.store.opening import database_files
 
 T = TypeVar("T")
 

@@ -18,6 +18,7 @@ May import: ratings, referee's record types, games, errors. Nothing above (forma
 running, report, cli).
 """
 
-from goatarena.store.database import Store, StoredGame, open_store
+from goatarena.store.database import Store, StoredGame
+from goatarena.store.opening import open_store
 
 __all__ = ["Store", "StoredGame", "open_store"]
