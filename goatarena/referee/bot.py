@@ -88,6 +88,8 @@ class BotProcess(BotPipes):
         self._stdout = process.stdout
         self._broken: BotViolation | None = None
         self._output_abandoned = False
+        self._holder_seen = False
+        """Whether a process of the bot's own was seen holding its stdout (sandboxed)."""
         self.confinement.on_escape = self._escaped
 
     def _escaped(self, detail: str) -> None:
@@ -181,6 +183,10 @@ class BotProcess(BotPipes):
         try:
             with trio.fail_after(startup_s):
                 name = await self.handshake()
+            if self.confinement.sandboxed and isinstance(self._stdout, trio.lowlevel.FdStream):
+                # It has just written its hello: its holder is seen now, so a bot that
+                # answers fast and then closes its stdout is caught at the next wait.
+                self._holder_seen = self._holds(_pipe_name(self._stdout.fileno()))
             self.pause()
             used_ms = self.confinement.cpu_ms()
             if used_ms is not None and used_ms > startup_s * 1000:
@@ -223,16 +229,15 @@ class BotProcess(BotPipes):
         """
         assert isinstance(self._stdout, trio.lowlevel.FdStream)
         fd = self._stdout.fileno()
-        pipe = f"pipe:[{os.fstat(fd).st_ino}]"
-        seen = False
+        pipe = _pipe_name(fd)
         while True:
             await trio.sleep(HOLDERS_CHECK_S)
             if not self._waiting_for_output or self._exited.is_set():
                 continue
             held = await trio.to_thread.run_sync(self._holds, pipe)
             if held:
-                seen = True
-            elif seen and self._waiting_for_output:
+                self._holder_seen = True
+            elif self._holder_seen and self._waiting_for_output:
                 self._output_abandoned = True
                 with suppress(OSError, ValueError):
                     trio.lowlevel.notify_closing(fd)
@@ -377,3 +382,8 @@ async def open_bot(
                         await stream.aclose()
             if log is not None:
                 log.detach(process.pid)
+
+
+def _pipe_name(fd: int) -> str:
+    """How ``/proc/PID/fd`` names the pipe open on ``fd``."""
+    return f"pipe:[{os.fstat(fd).st_ino}]"
