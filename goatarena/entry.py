@@ -25,8 +25,13 @@ def main() -> None:
     # SIGTERM would otherwise end the process without a word until a command runs.
     signal.signal(signal.SIGTERM, _terminated)
     try:
+        from goatarena.cli import load_command
         from goatarena.cli import main as command_line
         from goatarena.cli._common import stop_for_output
+
+        words = [word for word in sys.argv[1:] if not word.startswith("-")]
+        if words:
+            load_command(words[0])  # the command's own module, loaded under this guard
     except KeyboardInterrupt:
         sys.stderr.write("goatarena: interrupted\n")
         raise SystemExit(130) from None

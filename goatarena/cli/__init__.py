@@ -41,9 +41,18 @@ class LazyCommands(click.Group):
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
-            importlib.import_module(f"goatarena.cli.{COMMANDS[cmd_name]}")  # registers it
+        load_command(cmd_name)
         return self.commands.get(cmd_name)
+
+
+def load_command(name: str) -> None:
+    """Import the module of the command ``name`` (which registers it), if there is one.
+
+    The entry point calls it for the command on the command line while a Ctrl-C or a
+    SIGTERM is still one line (:mod:`goatarena.entry`), before click runs.
+    """
+    if name in COMMANDS and name not in main.commands:
+        importlib.import_module(f"goatarena.cli.{COMMANDS[name]}")
 
 
 @click.group(cls=LazyCommands)
@@ -65,4 +74,4 @@ def readable_anywhere(stream: TextIO | None) -> None:
         stream.reconfigure(errors="replace")
 
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "load_command", "main"]
