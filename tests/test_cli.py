@@ -191,7 +191,8 @@ def test_play_keeps_a_stderr_flood_out_of_the_result_and_caps_its_log(tmp_path):
     [
         (misbehaving("no-hello"), "crash: exited with code 4"),
         (misbehaving("slow-start", 0, 5000), "timeout: no hello within 1500 ms"),
-        (python_bot("print('nonsense', flush=True)"), "malformed: "),
+        # It stays: a bot that exits at once after its line may be seen to crash first.
+        (python_bot("import time\nprint('nonsense', flush=True)\ntime.sleep(10)"), "malformed: "),
     ],
 )
 def test_a_bot_that_fails_to_start_ends_play_with_one_line_and_a_failure(bot, detail):
