@@ -84,6 +84,8 @@ class BotProcess(BotPipes):
         self._exited = trio.Event()
         self._stderr_done = trio.Event()
         self._waiting_for_output = False
+        self._output_wanted = trio.Event()
+        """Set while the referee waits for output: the holders' watch sleeps until then."""
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._broken: BotViolation | None = None
@@ -231,6 +233,8 @@ class BotProcess(BotPipes):
         fd = self._stdout.fileno()
         pipe = _pipe_name(fd)
         while True:
+            # Asleep between turns: a thousand idle bots cost the loop nothing.
+            await self._output_wanted.wait()
             await trio.sleep(HOLDERS_CHECK_S)
             if not self._waiting_for_output or self._exited.is_set():
                 continue

@@ -39,6 +39,7 @@ class BotPipes:
     _exited: trio.Event
     _stderr_done: trio.Event
     _waiting_for_output: bool
+    _output_wanted: trio.Event
     _output_abandoned: bool
     _stdin: trio.abc.SendStream | None
     _stdout: trio.abc.ReceiveStream | None
@@ -157,12 +158,15 @@ class BotPipes:
         wait with :func:`trio.lowlevel.notify_closing`, which the wait reports as closed.
         """
         self._waiting_for_output = True
+        self._output_wanted.set()  # wakes the sandbox's watch over the pipe's holders
         try:
             await trio.lowlevel.wait_readable(fd)
         except trio.ClosedResourceError:
             pass  # woken by _watch_exit (or the stream is closing): the caller reads
         finally:
             self._waiting_for_output = False
+            if self._output_wanted.is_set():
+                self._output_wanted = trio.Event()
 
     async def _crash(self, if_running: str) -> BotViolation:
         """The process is unusable: a crash, explained as well as a moment allows.
