@@ -147,3 +147,18 @@ def test_a_new_python_bot_passes_check_bot_from_another_folder(tmp_path):
         tmp_path,
     )
     assert "all 9 checks passed" in checked.stdout
+
+
+def test_the_package_leaves_out_every_kit_build_output():
+    # What a kit's .gitignore names is build output: the installed package must not ship
+    # it (a locally built Go binary, Rust's target/), so new-bot never copies it either.
+    from fnmatch import fnmatch
+
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        excluded = tomllib.load(file)["tool"]["setuptools"]["exclude-package-data"]["goatarena"]
+    for ignore in (ROOT / "kits").glob("*/.gitignore"):
+        for line in ignore.read_text().split():
+            path = f"kits/{ignore.parent.name}/{line.strip('/')}"
+            if (ignore.parent / line.strip("/")).is_dir() or line.endswith("/"):
+                path += "/x"
+            assert any(fnmatch(path, pattern) for pattern in excluded), path
