@@ -17,6 +17,8 @@ from typing import Any
 
 import msgspec
 
+from goatarena.ratings.cross import Cells as Cross
+from goatarena.ratings.cross import head_to_head
 from goatarena.ratings.fit import fit_tally
 from goatarena.ratings.standings import OVERALL, Standings, StandingsTally
 from goatarena.ratings.tally import PairTally
@@ -35,7 +37,6 @@ MAX_VIOLATIONS_LISTED = 200
 counted in the table by cause."""
 
 History = dict[str, list[tuple[int, float, float, float]]]
-Cross = dict[tuple[str, str], list[float]]
 
 
 class SprtCourse(msgspec.Struct, frozen=True):
@@ -94,7 +95,6 @@ def read_report_data(
     shown each summary of the first pass (an SPRT counting the same games)."""
     tally = StandingsTally()
     per_table: Counter[str] = Counter()
-    cross: dict[str, Cross] = {OVERALL: {}}
     chooser = ReplayChooser(replays)
     detailed: dict[str, int] = {}
     violation_total = 0
@@ -102,8 +102,6 @@ def read_report_data(
         count_summary(tally, summary)
         per_table[OVERALL] += 1
         per_table[summary.game] += 1
-        for table in (OVERALL, summary.game):
-            _count_cross(cross.setdefault(table, {}), summary.players, summary.ranks)
         chooser.observe(summary)
         committed = sum(len(listed) for listed in summary.violations)
         if committed and violation_total < MAX_VIOLATIONS_LISTED:
@@ -112,6 +110,10 @@ def read_report_data(
         if also is not None:
             also(summary)
     standings = tally.standings(tournament, disqualified=disqualified)
+    cross = {OVERALL: head_to_head(tally.pairs)}
+    for game in per_table:
+        if game != OVERALL:
+            cross[game] = head_to_head(tally.pairs, {game})
     chooser.settle()
     history = _HistoryTally(per_table)
     rows = _GameRows(per_table[OVERALL], LIST_LIMIT - min(replays, per_table[OVERALL]))
@@ -237,18 +239,6 @@ def add_details(game_list: Mapping[str, Any], records: Mapping[str, MatchResult]
                 f"at decision {violation.decision}: {violation.detail}" if violation else None
                 for violation in result.violations
             ]
-
-
-def _count_cross(cells: Cross, players: Sequence[str], ranks: Sequence[int]) -> None:
-    """Count one game into head-to-head cells: a's points against b and their games."""
-    for a, rank_a in zip(players, ranks, strict=True):
-        for b, rank_b in zip(players, ranks, strict=True):
-            if a != b:
-                cell = cells.get((a, b))
-                if cell is None:
-                    cell = cells[(a, b)] = [0.0, 0.0]
-                cell[0] += 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
-                cell[1] += 1
 
 
 def tables_in_order(standings: Standings) -> list[str]:
