@@ -78,6 +78,17 @@ def test_a_small_round_robin_runs_stores_every_game_and_prints_standings(tmp_pat
     cross = run("standings", "--db", str(db), "--cross")
     assert cross.exit_code == 0 and "head to head" in cross.output
     assert "/4" in cross.output  # every pair met 4 times: points out of 4
+    assert "pentanomial Elo" in cross.output  # and played 2 deals in both seat orders
+    shown = run("standings", "--db", str(db), "--cross", "--format", "json")
+    pairs = json.loads(shown.output)["pairs"]
+    assert [
+        (row["bot"], row["opponent"], row["pairs"], row["unpaired_games"]) for row in pairs
+    ] == [
+        ("alpha", "beta", 2, 0),
+        ("alpha", "gamma", 2, 0),
+        ("beta", "gamma", 2, 0),
+    ]
+    assert all(sum(row["pentanomial"]) == 2 and "score" in row for row in pairs)
 
 
 def test_rerunning_a_finished_tournament_plays_nothing_again(tmp_path):

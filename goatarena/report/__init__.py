@@ -177,7 +177,7 @@ def _heat_maps(
         cells = found.cross.get(name, {})
         present = {a for a, _ in cells}
         bots = [bot for bot in overall if bot in present] or sorted(present)
-        maps[name] = html.heat_map(bots, cells)
+        maps[name] = html.heat_map(bots, cells) + html.game_pairs_table(found.pairs.get(name, {}))
     return maps
 
 
