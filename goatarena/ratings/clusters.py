@@ -26,6 +26,7 @@ schedule order (rotations together) keep one deal open at a time.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -35,7 +36,20 @@ from scipy.special import expit
 from goatarena.ratings import _newton
 from goatarena.ratings.fit import _Z95, ELO_PER_NATURAL_LOG, Rating, RatingFit
 
-__all__ = ["DealScores", "deal_adjusted"]
+__all__ = ["RotationResult", "DealScores", "deal_adjusted", "rotation_deal"]
+
+RotationResult = tuple[Sequence[str], Sequence[int], str | None]
+"""One game of a deal as :meth:`DealScores.add_deal` reads it: bots, ranks, seat key."""
+
+_ROTATION = re.compile(r"/r[0-9]+$")
+
+
+def rotation_deal(key: str) -> str | None:
+    """The deal a game's schedule key belongs to — the key without its seat rotation
+    (``…/d3/r1`` → ``…/d3``) — or None for a game played in one seating only (a Swiss
+    deal's key names no rotation)."""
+    deal, found = _ROTATION.subn("", key)
+    return deal if found else None
 
 
 class DealScores:
@@ -59,6 +73,7 @@ class DealScores:
             for family, (start, _) in zip(fit._families, fit._problem.blocks[1:], strict=True)
         }
         self._open: dict[str, dict[int, float]] = {}
+        self._alike = 1
         self._curvature: dict[str, dict[tuple[int, int], float]] = {}
         problem, theta = fit._problem, fit._theta
         _, curvature = _newton.gradient(theta, problem)
@@ -99,6 +114,16 @@ class DealScores:
                         value = sign * other_sign * weight * p * (1.0 - p)
                         curvature[cell] = curvature.get(cell, 0.0) + value
 
+    def add_deal(self, games: Sequence[RotationResult], alike: int = 1) -> None:
+        """Count ``alike`` deals of these games (bots in seat order, ranks, seat key): a
+        deal summarised by its pattern — the same bots in the same seats finishing the
+        same way — counted once per deal that played it."""
+        self._close_all()
+        for players, ranks, seat_key in games:
+            self.add("", players, ranks, seat_key)
+        self._alike = alike
+        self._close_all()
+
     def finish(self) -> np.ndarray:
         """``B``, every deal folded in."""
         self._close_all()
@@ -118,8 +143,9 @@ class DealScores:
             values = np.asarray(
                 np.linalg.solve(np.eye(len(indices)) - leverage, values), dtype=np.float64
             )
-            self.meat[np.ix_(indices, indices)] += np.outer(values, values)
-            self.deals += 1
+            self.meat[np.ix_(indices, indices)] += self._alike * np.outer(values, values)
+            self.deals += self._alike
+        self._alike = 1
         self._open.clear()
         self._curvature.clear()
 

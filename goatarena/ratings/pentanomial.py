@@ -27,10 +27,11 @@ oldest counting as unpaired once that many are waiting.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+
+from goatarena.ratings.clusters import rotation_deal
 
 __all__ = [
     "MAX_WAITING",
@@ -48,8 +49,6 @@ PAIR_POINTS = (0.0, 0.5, 1.0, 1.5, 2.0)
 """A pair's points from the first bot's side, worst first: the five outcomes."""
 MAX_WAITING = 100_000
 """Deals waiting for their second game at most; past that the oldest counts as unpaired."""
-
-_ROTATION = re.compile(r"/r[0-9]+$")
 
 
 @dataclass(frozen=True)
@@ -141,8 +140,8 @@ class PentanomialTally:
             record = self.records[pair] = PairRecord(pair[0], pair[1], [0] * len(PAIR_POINTS))
         mine, theirs = ranks[players.index(pair[0])], ranks[players.index(pair[1])]
         points = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-        deal, rotations = _ROTATION.subn("", key)
-        if not rotations:
+        deal = rotation_deal(key)
+        if deal is None:
             record.unpaired += 1
             return
         waiting = self._waiting.pop(deal, None)
