@@ -78,3 +78,23 @@ def test_a_deal_still_being_played_counts_as_it_stands():
     assert len(board._deals["overall"].open) == 1
     lines = board_lines("overall", board.rows(), 10)
     assert "deal +/-" in lines[0] and len(lines) == 1 + len({bot for _, p, _ in games for bot in p})
+
+
+def test_past_the_pattern_cap_the_deals_kept_stand_for_all(monkeypatch):
+    from goatarena.running import leaderboard
+
+    games = list(rotated_deals(random.Random(11), 4, 120))
+    full = Leaderboard()
+    for key, players, ranks in games:
+        full.add(result(players, ranks), key)
+    monkeypatch.setattr(leaderboard, "MAX_PATTERNS", 60)
+    capped = Leaderboard()
+    for key, players, ranks in games:
+        capped.add(result(players, ranks), key)
+    patterns = capped._deals["overall"]
+    assert len(patterns.closed) == 60 and patterns.total == 120 and patterns.weight == 2.0
+    for exact, sampled in zip(full.rows(), capped.rows(), strict=True):
+        assert sampled.lo == exact.lo  # the raw interval is the whole tally's
+        assert exact.deal_hi is not None and sampled.deal_hi is not None
+        exact_margin, sampled_margin = exact.deal_hi - exact.elo, sampled.deal_hi - sampled.elo
+        assert sampled_margin == pytest.approx(exact_margin, rel=0.2)  # half the deals: close

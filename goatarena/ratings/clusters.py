@@ -66,7 +66,8 @@ class DealScores:
         if fit._problem is None or fit._theta is None:
             raise ValueError("deal-adjusted intervals need a fit with intervals")
         self.fit = fit
-        self.deals = 0
+        self.deals: float = 0
+        """The deals counted (weighted, where :meth:`add_deal` was given a weight)."""
         self._theta = fit._theta
         size = fit._problem.size
         self.meat = np.zeros((size, size))
@@ -76,7 +77,7 @@ class DealScores:
             for family, (start, _) in zip(fit._families, fit._problem.blocks[1:], strict=True)
         }
         self._open: dict[str, dict[int, float]] = {}
-        self._alike = 1
+        self._alike = 1.0
         self._curvature: dict[str, dict[tuple[int, int], float]] = {}
         problem, theta = fit._problem, fit._theta
         _, curvature = _newton.gradient(theta, problem)
@@ -117,10 +118,11 @@ class DealScores:
                         value = sign * other_sign * weight * p * (1.0 - p)
                         curvature[cell] = curvature.get(cell, 0.0) + value
 
-    def add_deal(self, games: Sequence[RotationResult], alike: int = 1) -> None:
+    def add_deal(self, games: Sequence[RotationResult], alike: float = 1.0) -> None:
         """Count ``alike`` deals of these games (bots in seat order, ranks, seat key): a
         deal summarised by its pattern — the same bots in the same seats finishing the
-        same way — counted once per deal that played it."""
+        same way — counted once per deal that played it (a fractional weight: a sample
+        of the deals standing for more)."""
         self._close_all()
         for players, ranks, seat_key in games:
             self.add("", players, ranks, seat_key)
@@ -148,7 +150,7 @@ class DealScores:
             )
             self.meat[np.ix_(indices, indices)] += self._alike * np.outer(values, values)
             self.deals += self._alike
-        self._alike = 1
+        self._alike = 1.0
         self._open.clear()
         self._curvature.clear()
 
@@ -171,7 +173,7 @@ def deal_adjusted(scores: DealScores) -> RatingFit:
     sigma = scores.sigma
     covariance = sigma @ scores.finish() @ sigma
     spread = _newton.centred(covariance, problem, whole_ratings_block=True)
-    quantile = deal_quantile(scores.deals)
+    quantile = deal_quantile(round(scores.deals))
     variances = ELO_PER_NATURAL_LOG**2 * spread.diagonals[0]
     ratings = {}
     for index, name in enumerate(fit.names):

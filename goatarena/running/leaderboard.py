@@ -13,9 +13,10 @@ over deals as ``goatarena standings --deals`` (:mod:`goatarena.ratings.clusters`
 board's fit (which has no seat terms). It needs each deal's games, so a deal is kept as
 its *pattern* — its bots in seat order and their ranks in every rotation — counted once
 per deal that played it: at two seats at most nine patterns per two bots, so memory
-grows with the pairs of bots, not the games (at more seats with the tables and their
-outcomes). A deal is complete once it has as many games as seats; the deals still
-being played count as they stand.
+grows with the pairs of bots, not the games; at more seats nearly every deal is a pattern
+of its own, and at most :data:`MAX_PATTERNS` are kept per table, standing for all. A
+deal is complete once it has as many games as seats; the deals still being played count
+as they stand.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ OVERALL = "overall"
 MAX_OPEN_DEALS = 10_000
 """Deals kept waiting for their other rotations at most; past that the oldest is counted
 as it stands (the rotations of a deal are played one after another)."""
+MAX_PATTERNS = 5_000
+"""Distinct deal patterns kept per table at most. At two seats a table never has more
+than nine per two bots; at more seats nearly every deal is a pattern of its own, and
+past this many the deals kept stand for all: their squared scores are weighed by all
+deals over those kept (a refit then costs about 0.4 s of CPU at four seats)."""
 
 _Seating = tuple[tuple[str, ...], tuple[int, ...]]
 _Pattern = tuple[_Seating, ...]
@@ -63,25 +69,44 @@ class _DealPatterns:
         self.open: dict[str, list[_Seating]] = {}
         self.rotated = False
         """Whether any deal has had more than one game."""
+        self.kept = 0
+        """The complete deals kept as patterns."""
+        self.total = 0
+        """The complete deals counted, kept or not."""
 
     def add(self, deal: str | None, players: Sequence[str], ranks: Sequence[int]) -> None:
         seating = (tuple(players), tuple(ranks))
         if deal is None:  # a game played in one seating: a deal of its own
-            self.closed[(seating,)] += 1
+            self._close((seating,))
             return
         games = self.open.setdefault(deal, [])
         games.append(seating)
         self.rotated = self.rotated or len(games) > 1
         if len(games) >= len(players):
-            self.closed[tuple(sorted(self.open.pop(deal)))] += 1
+            self._close(tuple(sorted(self.open.pop(deal))))
         elif len(self.open) > MAX_OPEN_DEALS:
             oldest = next(iter(self.open))
-            self.closed[tuple(sorted(self.open.pop(oldest)))] += 1
+            self._close(tuple(sorted(self.open.pop(oldest))))
 
-    def patterns(self) -> Iterable[tuple[_Pattern, int]]:
-        yield from self.closed.items()
+    def _close(self, pattern: _Pattern) -> None:
+        self.total += 1
+        if pattern in self.closed or len(self.closed) < MAX_PATTERNS:
+            self.closed[pattern] += 1
+            self.kept += 1
+
+    @property
+    def weight(self) -> float:
+        """What each deal kept stands for: all complete deals over those kept."""
+        return self.total / self.kept if self.kept else 1.0
+
+    def patterns(self) -> Iterable[tuple[_Pattern, float]]:
+        """Every deal pattern with the deals it stands for; the deals still open count
+        as they stand."""
+        weight = self.weight
+        for pattern, count in self.closed.items():
+            yield pattern, count * weight
         for games in self.open.values():
-            yield tuple(sorted(games)), 1
+            yield tuple(sorted(games)), 1.0
 
 
 class Leaderboard:
