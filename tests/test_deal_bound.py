@@ -70,7 +70,7 @@ def test_at_a_third_of_the_variance_no_estimator_is_15_percent_narrower():
     assert two_seat_bound(sigma=pair_luck(2 / 3)).mean_bound < 0.85  # reached with more luck
 
 
-def test_the_effective_truth_is_the_calibration_s():
+def test_the_effective_truth_agrees_with_a_monte_carlo_fit_of_the_expected_scores():
     sigma = pair_luck(1 / 3)
     mine = effective_truth(THETA, sigma)
     theirs = reference_truth(sigma)
