@@ -181,7 +181,9 @@ def _heat_maps(
         cells = found.cross.get(name, {})
         present = {a for a, _ in cells}
         bots = [bot for bot in overall if bot in present] or sorted(present)
-        maps[name] = html.heat_map(bots, cells, name)
+        maps[name] = html.heat_map(bots, cells, name) + html.game_pairs_table(
+            found.pairs.get(name, {})
+        )
         table = html.heat_data(bots, cells)
         if table is not None:
             drawn[name] = table

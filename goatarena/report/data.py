@@ -2,7 +2,8 @@
 violations, how the ratings settled, the list of games.
 
 Two streamed passes (:func:`read_report_data`): the first counts what every table needs
-(standings, head to head per game, violations, games per type) and notes the games whose
+(standings, head to head and two-player game pairs per game, violations, games per
+type) and notes the games whose
 violations are listed one by one; the second, knowing the totals, fits the rating history
 at its checkpoints and picks the games to list and to replay. Memory for bots and pairs,
 plus the capped list; the HTML is made elsewhere.
@@ -20,6 +21,7 @@ import msgspec
 from goatarena.ratings.cross import Cells as Cross
 from goatarena.ratings.cross import head_to_head
 from goatarena.ratings.fit import fit_tally
+from goatarena.ratings.pentanomial import PairRecord, PentanomialTally
 from goatarena.ratings.standings import OVERALL, Standings, StandingsTally
 from goatarena.ratings.tally import PairTally
 from goatarena.referee.records import MatchResult
@@ -72,6 +74,8 @@ class ReportData:
     """Every bot that played, sorted."""
     cross: dict[str, Cross]
     """The head-to-head cells overall and per game."""
+    pairs: dict[str, dict[tuple[str, str], PairRecord]]
+    """The two-player game pairs of every two bots, overall and per game."""
     violations: dict[str, Counter[str]]
     history: dict[str, History]
     replay_keys: set[str]
@@ -95,6 +99,7 @@ def read_report_data(
     shown each summary of the first pass (an SPRT counting the same games)."""
     tally = StandingsTally()
     per_table: Counter[str] = Counter()
+    paired: dict[str, PentanomialTally] = {OVERALL: PentanomialTally()}
     chooser = ReplayChooser(replays)
     detailed: dict[str, int] = {}
     violation_total = 0
@@ -102,6 +107,10 @@ def read_report_data(
         count_summary(tally, summary)
         per_table[OVERALL] += 1
         per_table[summary.game] += 1
+        for table in (OVERALL, summary.game):
+            paired.setdefault(table, PentanomialTally()).add(
+                summary.key, summary.players, summary.ranks
+            )
         chooser.observe(summary)
         committed = sum(len(listed) for listed in summary.violations)
         if committed and violation_total < MAX_VIOLATIONS_LISTED:
@@ -124,6 +133,7 @@ def read_report_data(
         standings=standings,
         bots=sorted(tally.pairs.names),
         cross=cross,
+        pairs={table: tally.pairs() for table, tally in paired.items()},
         violations=tally.violations(),
         history=history.history,
         replay_keys=chooser.chosen,

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from goatarena.ratings.pentanomial import PairRecord, signed_elo
 from goatarena.ratings.standings import Row, Standings
 from goatarena.render.style import SEAT_COLOURS
 
@@ -141,6 +142,41 @@ def heat_data(
             points.append(round(2 * cell[0]) if cell else 0)
             games.append(round(cell[1]) if cell else 0)
     return {"bots": list(bots), "points2": points, "games": games}
+
+
+def game_pairs_table(records: Mapping[tuple[str, str], PairRecord]) -> str:
+    """The two-player head-to-head from game pairs (a deal in both seat orders): pairs by
+    the first bot's points, the pentanomial Elo of the first bot over the second with its
+    95 % interval (as fastchess computes it) and the games in no complete pair; empty
+    without two-player games."""
+    if not records:
+        return ""
+    lines = [
+        '<div class="wide"><table class="pairs"><caption>Two-player game pairs: pentanomial'
+        " Elo of the first bot over the second</caption><tr><th class=bot>bot</th>"
+        "<th class=bot>opponent</th><th>pairs</th><th>0</th><th>½</th><th>1</th><th>1½</th>"
+        "<th>2</th><th>score</th><th>elo</th><th>95% interval</th><th>LOS</th>"
+        "<th>unpaired games</th></tr>"
+    ]
+    for record in records.values():
+        stats = record.stats()
+        counts = "".join(f"<td>{count}</td>" for count in record.counts)
+        if stats is None:
+            figures = "<td>-</td>" * 4
+        else:
+            margin = f" ± {stats.elo_margin:.1f}" if math.isfinite(stats.elo_margin) else ""
+            figures = (
+                f"<td>{stats.score:.3f}</td><td>{signed_elo(stats.elo)}{margin}</td>"
+                f"<td>{signed_elo(stats.elo_lo)} .. {signed_elo(stats.elo_hi)}</td>"
+                f"<td>{stats.los:.1%}</td>"
+            )
+        lines.append(
+            f"<tr><td class=bot>{escape(record.first)}</td><td class=bot>"
+            f"{escape(record.second)}</td><td>{sum(record.counts)}</td>{counts}{figures}"
+            f"<td>{record.unpaired}</td></tr>"
+        )
+    lines.append("</table></div>")
+    return "\n".join(lines)
 
 
 def violations_table(table: Mapping[str, Counter[str]]) -> str:
