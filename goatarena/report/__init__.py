@@ -182,7 +182,7 @@ def _heat_maps(
         present = {a for a, _ in cells}
         bots = [bot for bot in overall if bot in present] or sorted(present)
         maps[name] = html.heat_map(bots, cells, name) + html.game_pairs_table(
-            found.pairs.get(name, {})
+            found.pairs.get(name, {}), bots
         )
         table = html.heat_data(bots, cells)
         if table is not None:

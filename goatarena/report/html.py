@@ -144,13 +144,27 @@ def heat_data(
     return {"bots": list(bots), "points2": points, "games": games}
 
 
-def game_pairs_table(records: Mapping[tuple[str, str], PairRecord]) -> str:
+MAX_PAIR_ROWS = 300
+"""The most bot pairs the game-pairs table lists: past that, the pairs among the bots
+at the top of the standings (a 256-bot field has 32,640 pairs)."""
+
+
+def game_pairs_table(records: Mapping[tuple[str, str], PairRecord], order: Sequence[str]) -> str:
     """The two-player head-to-head from game pairs (a deal in both seat orders): pairs by
     the first bot's points, the pentanomial Elo of the first bot over the second with its
     95 % interval (as fastchess computes it) and the games in no complete pair; empty
-    without two-player games."""
+    without two-player games. With more than :data:`MAX_PAIR_ROWS` pairs, only those of
+    the best bots in ``order`` (the standings) are listed, and a line says so."""
     if not records:
         return ""
+    shown, note = _top_pairs(records, order), ""
+    if len(shown) < len(records):
+        note = (
+            f'<p class="note">The {len(shown)} pairs among the top of the standings, of'
+            f" {len(records)}: <code>goatarena standings --cross --format json</code>"
+            " lists every pair.</p>"
+        )
+    records = shown
     lines = [
         '<div class="wide"><table class="pairs"><caption>Two-player game pairs: pentanomial'
         " Elo of the first bot over the second</caption><tr><th class=bot>bot</th>"
@@ -176,7 +190,21 @@ def game_pairs_table(records: Mapping[tuple[str, str], PairRecord]) -> str:
             f"<td>{record.unpaired}</td></tr>"
         )
     lines.append("</table></div>")
-    return "\n".join(lines)
+    return "\n".join(lines) + note
+
+
+def _top_pairs(
+    records: Mapping[tuple[str, str], PairRecord], order: Sequence[str]
+) -> Mapping[tuple[str, str], PairRecord]:
+    """The records whose two bots are both among the first bots of ``order``: as many of
+    them as keep the pairs within :data:`MAX_PAIR_ROWS`."""
+    if len(records) <= MAX_PAIR_ROWS:
+        return records
+    top = 2
+    while (top + 1) * top // 2 <= MAX_PAIR_ROWS and top < len(order):
+        top += 1
+    best = set(order[:top])
+    return {key: r for key, r in records.items() if r.first in best and r.second in best}
 
 
 def violations_table(table: Mapping[str, Counter[str]]) -> str:
