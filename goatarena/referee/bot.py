@@ -117,6 +117,11 @@ class BotProcess(BotPipes):
         """Its turn: let the bot run again."""
         self.confinement.resume()
 
+    async def resume_async(self) -> None:
+        """:meth:`resume`, off the event loop for a bot of many processes, whose waking
+        would hold up every other game of the referee."""
+        await self.confinement.resume_async()
+
     def pin(self, cpu: int | None) -> None:
         """Run a sandboxed bot only on ``cpu`` (None: anywhere); no-op unsandboxed."""
         self.confinement.pin(cpu)
@@ -287,7 +292,7 @@ class BotProcess(BotPipes):
 
     async def _shutdown(self) -> None:
         """Ask the bot to quit, then terminate and kill its whole group, and reap it."""
-        self.resume()  # a frozen process can neither quit nor die
+        await self.resume_async()  # a frozen process can neither quit nor die
         if self._broken is None and not self._exited.is_set():
             with trio.move_on_after(self.limits.quit_grace_s):
                 with suppress(BotViolation):

@@ -333,6 +333,15 @@ class BotCgroup:
         finally:
             os.close(fd)
 
+    def tasks(self) -> int:
+        """How many tasks the cgroup holds now: its pids count (threads too), else its
+        processes."""
+        folder = self.folders.get("pids")
+        if folder is not None:
+            with contextlib.suppress(OSError, ValueError):
+                return int((folder / "pids.current").read_bytes())
+        return len(self.pids())
+
     def cpu_ns(self) -> int | None:
         """The CPU time all of the cgroup has used, in nanoseconds (None: not counted)."""
         folder = self.folders.get("cpuacct")

@@ -44,6 +44,11 @@ WAKES_FORGIVEN = 2
 forfeits: a bot that keeps waking itself steals its opponents' CPU."""
 SETTLED_STATES = frozenset(b"tTZX")
 """States in /proc of a process that can no longer fork: stopped, or dead."""
+WAKE_ON_LOOP_TASKS = 32
+"""A bot of more tasks (processes, or threads where they are counted) is resumed, and
+stopped by signals, in a worker thread rather than on the event loop every game shares:
+thawing 240 processes at once, whose wakes take the CPU from the thread that wakes them,
+held the loop for up to 100 ms on a loaded machine."""
 CGROUP_REMOVE_TRIES = 50
 CGROUP_REMOVE_WAIT_S = 0.01
 
@@ -117,14 +122,18 @@ class Confinement:
         self._pause_number += 1
         self._paused_cpu = self._cpu_ns()
         # What was forked meanwhile, or is being forked now, keep_stopped stops: it looks
-        # again until all is stopped, which this pause need not wait for.
-        with self._signalling:
-            self._stop_newcomers()
+        # again until all is stopped, which this pause need not wait for. So does it all
+        # of a bot of many processes, in its worker thread.
+        members = self._members()
+        if len(members) <= WAKE_ON_LOOP_TASKS:
+            with self._signalling:
+                self._stop_newcomers(members)
         self._paused_lot.unpark_all()
 
-    def _stop_newcomers(self) -> list[int]:
-        """Send SIGSTOP to every process of the bot not sent one in this pause."""
-        members = self._members()
+    def _stop_newcomers(self, members: list[int] | None = None) -> list[int]:
+        """Send SIGSTOP to every process of the bot (``members``, else read now) not
+        sent one in this pause."""
+        members = self._members() if members is None else members
         fresh = [pid for pid in members if pid != self.pid and pid not in self._stopped]
         for pid in fresh:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -167,7 +176,8 @@ class Confinement:
             while not woke and self.paused and number == self._pause_number:
                 woke = await self._woke(number)
             if woke and self.paused and number == self._pause_number:
-                self._count_wake()
+                # In the thread: the last wake kills all of the bot.
+                await trio.to_thread.run_sync(self._count_wake)
                 if self.wakes > WAKES_FORGIVEN:
                     return
 
@@ -233,6 +243,20 @@ class Confinement:
     def members(self) -> list[int]:
         """Every process of the bot now, bubblewrap's monitor (``pid``) included."""
         return self._members() if self.pid else []
+
+    async def resume_async(self) -> None:
+        """:meth:`resume`, in a worker thread for a bot of many tasks, so that waking
+        them holds up no other game of the event loop."""
+        if self.paused and self._many_tasks():
+            await trio.to_thread.run_sync(self.resume)
+        else:
+            self.resume()
+
+    def _many_tasks(self) -> bool:
+        """Whether the paused bot is too many tasks to wake on the event loop."""
+        if self.cgroup is not None and self.cgroup.can_freeze:
+            return self.cgroup.tasks() > WAKE_ON_LOOP_TASKS
+        return len(self._stopped) > WAKE_ON_LOOP_TASKS
 
     def resume(self) -> None:
         """Let the bot run again."""
