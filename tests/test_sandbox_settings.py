@@ -19,7 +19,8 @@ from goatarena.errors import ConfigError
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee import cgroups, launcher, sandbox, seccomp
 from goatarena.referee.bot import open_bot
-from goatarena.referee.sandbox import BOT_ID, SandboxPolicy, probe, sandbox_argv
+from goatarena.referee.bot_uids import BOT_GID, UID_BASE
+from goatarena.referee.sandbox import SandboxPolicy, probe, sandbox_argv
 from tests.helpers import RANDOM_BOT, python_bot
 
 
@@ -76,7 +77,9 @@ def test_runner_files_inside_a_given_folder_are_masked(tmp_path):
     (tmp_path / "r.sqlite").write_text("")
     (tmp_path / "logs").mkdir()
     policy = SandboxPolicy(hidden=(str(tmp_path / "r.sqlite"), str(tmp_path / "logs")))
-    argv = sandbox_argv(["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+    argv = sandbox_argv(
+        ["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path, bot_uid=UID_BASE
+    )
     joined = " ".join(argv)
     assert f"--ro-bind-try {tmp_path} {tmp_path}" in joined
     assert f"--ro-bind /dev/null {tmp_path / 'r.sqlite'}" in joined
@@ -220,7 +223,9 @@ def test_a_results_folder_inside_a_bots_folder_is_hidden_whole_but_never_the_bot
     policy = SandboxPolicy(
         hidden=(str(tmp_path / "results"),), hidden_where_possible=(str(tmp_path),)
     )
-    argv = sandbox_argv(["python3", "bot.py"], policy, bwrap="bwrap", cwd=tmp_path)
+    argv = sandbox_argv(
+        ["python3", "bot.py"], policy, bwrap="bwrap", cwd=tmp_path, bot_uid=UID_BASE
+    )
     joined = " ".join(argv)
     assert f"--tmpfs {tmp_path / 'results'}" in joined
     assert f"--tmpfs {tmp_path} " not in joined
@@ -253,8 +258,9 @@ def test_paths_given_to_a_bot_can_be_read_or_written_as_given(tmp_path):
     scratch.mkdir()
     public.mkdir()
     (public / "model.txt").write_text("weights")
-    if os.geteuid() == 0:  # its bots run as nobody, to whom a path to write is given
-        os.chown(scratch, BOT_ID, BOT_ID)
+    if os.geteuid() == 0:  # its bots run in group nogroup, to which a path to write is given
+        os.chown(scratch, 0, BOT_GID)
+        scratch.chmod(0o775)
     bot = f"{python_bot(WRITER)} {scratch} {public}"
     result = CliRunner().invoke(
         main,
@@ -297,7 +303,9 @@ def test_whatever_a_bind_shows_of_the_runner_is_masked_after_it_and_the_bot_show
         hidden=(str(tree / "arena" / "r.sqlite"),),
         hidden_where_possible=(str(tree / "arena"), str(own), str(other)),
     )
-    argv = sandbox_argv(["python3", str(own / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+    argv = sandbox_argv(
+        ["python3", str(own / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path, bot_uid=UID_BASE
+    )
     words = " ".join(argv)
     at = words.index
     assert at(f"--ro-bind-try {tree} {tree}") < at(f"--tmpfs {tree / 'arena'} ")
@@ -313,4 +321,10 @@ def test_a_runners_file_that_is_a_bots_own_folder_refuses_the_bot(tmp_path):
     (tmp_path / "bot.py").write_text("")
     policy = SandboxPolicy(hidden=(str(tmp_path),))
     with pytest.raises(sandbox.SandboxLayoutError, match="cannot hide"):
-        sandbox_argv(["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+        sandbox_argv(
+            ["python3", str(tmp_path / "bot.py")],
+            policy,
+            bwrap="bwrap",
+            cwd=tmp_path,
+            bot_uid=UID_BASE,
+        )

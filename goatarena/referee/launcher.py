@@ -21,8 +21,15 @@ from pathlib import Path
 
 import trio
 
+from goatarena.referee.bot_uids import BotUid, claim_uid
 from goatarena.referee.cgroups import BotCgroup
-from goatarena.referee.sandbox import SandboxPolicy, find_bwrap, require_sandbox, sandbox_argv
+from goatarena.referee.sandbox import (
+    SandboxPolicy,
+    find_bwrap,
+    require_sandbox,
+    runs_as_root,
+    sandbox_argv,
+)
 from goatarena.referee.sandbox_view import bot_environment
 from goatarena.referee.seccomp import open_filter
 from goatarena.referee.spawn import ChildProcess, spawn
@@ -49,6 +56,12 @@ WAKE_ON_LOOP_TASKS = 32
 stopped by signals, in a worker thread rather than on the event loop every game shares:
 thawing 240 processes at once, whose wakes take the CPU from the thread that wakes them,
 held the loop for up to 100 ms on a loaded machine."""
+PER_USER_SHARES = {resource.RLIMIT_SIGPENDING: 1024, resource.RLIMIT_MSGQUEUE: 100 << 10}
+"""A sandboxed bot's part of what the kernel counts per user, machine-wide: pending
+signals (every POSIX timer takes one, of 96,363 here) and POSIX message queue bytes (of
+800 KiB; one queue of ten 8 KiB messages fits). A bot's limit bounds what it takes of its
+user's count too, so where bots share a user (the runner's, when it is not root) one of
+them cannot take it all: one that made timers until refused left the others none."""
 CGROUP_REMOVE_TRIES = 50
 CGROUP_REMOVE_WAIT_S = 0.01
 
@@ -75,9 +88,13 @@ class Confinement:
     game of the referee shares, and each is bounded by the bot's process limit.
     """
 
-    def __init__(self, policy: SandboxPolicy, cgroup: BotCgroup | None) -> None:
+    def __init__(
+        self, policy: SandboxPolicy, cgroup: BotCgroup | None, uid: BotUid | None = None
+    ) -> None:
         self.policy = policy
         self.cgroup = cgroup
+        self.uid = uid
+        """The uid of its own a root runner's bot runs as (None: the runner's, mapped)."""
         self.pid = 0
         self.paused = False
         self.wakes = 0
@@ -311,14 +328,17 @@ class Confinement:
         return self.cgroup is not None and self.cgroup.memory_exceeded()
 
     async def release(self) -> None:
-        """Remove the cgroup once the last process in it has gone."""
-        if self.cgroup is None:
-            return
-        for _ in range(CGROUP_REMOVE_TRIES):
-            if self.cgroup.remove():
-                return
+        """Remove the cgroup once the last process in it has gone, and give the bot's uid
+        back (kept taken while a process of it may be left: it would share its counts)."""
+        gone = self.cgroup is None
+        for _ in range(0 if gone else CGROUP_REMOVE_TRIES):
+            assert self.cgroup is not None
+            if gone := self.cgroup.remove():
+                break
             self.cgroup.kill_all()
             await trio.sleep(CGROUP_REMOVE_WAIT_S)
+        if gone and self.uid is not None:
+            self.uid.release()
 
 
 def process_tree(root: int) -> list[int]:
@@ -380,7 +400,9 @@ def _set_limits(
     *,
     open_files: int | None,
     file_bytes: int | None,
+    processes: int | None,
     cgroup: BotCgroup | None,
+    own_uid: bool,
 ) -> None:
     """In the child before it executes the bot: join the cgroup, set the rlimits."""
     if cgroup is not None:
@@ -395,12 +417,15 @@ def _set_limits(
     for which, value in (
         (resource.RLIMIT_NOFILE, open_files),
         (resource.RLIMIT_FSIZE, file_bytes),
+        *PER_USER_SHARES.items(),
     ):
         if value is not None:
             resource.setrlimit(which, (value, value))
-    # No RLIMIT_NPROC: it counts every process of the user (the referee's too) and root
-    # is exempt, so only a pids cgroup bounds a fork bomb; without one, the pid namespace
-    # still ends it with the bot.
+    if own_uid and processes is not None:
+        # It counts the tasks of the uid, machine-wide: with a uid of the bot's own, its
+        # own, which bounds a fork bomb even without a pids cgroup (bubblewrap, still
+        # root, is not counted). Of the runner's own uid it would count the runner's too.
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
 async def launch(
@@ -420,6 +445,7 @@ async def launch(
     require_sandbox(policy)
     cgroup = None
     seccomp = None
+    uid = None
     if policy.enabled:
         # Said as plainly as an unsandboxed start would; bubblewrap's own message is longer.
         program = argv[0]
@@ -430,10 +456,25 @@ async def launch(
             raise FileNotFoundError(errno.ENOENT, missing, program)
         bwrap = find_bwrap()
         assert bwrap is not None, "require_sandbox found it"
-        seccomp = open_filter()
-        argv = sandbox_argv(argv, policy, bwrap=bwrap, cwd=Path.cwd(), seccomp_fd=seccomp)
+        uid = claim_uid() if runs_as_root() else None
+        try:
+            seccomp = open_filter()
+            argv = sandbox_argv(
+                argv,
+                policy,
+                bwrap=bwrap,
+                cwd=Path.cwd(),
+                seccomp_fd=seccomp,
+                bot_uid=None if uid is None else uid.uid,
+            )
+        except BaseException:
+            if uid is not None:
+                uid.release()
+            if seccomp is not None:
+                os.close(seccomp)
+            raise
         cgroup = BotCgroup.create(memory_bytes=memory_bytes, processes=processes)
-    confinement = Confinement(policy, cgroup)
+    confinement = Confinement(policy, cgroup, uid)
     try:
         process = await spawn(
             argv,
@@ -442,7 +483,9 @@ async def launch(
                 policy.enabled,
                 open_files=open_files,
                 file_bytes=file_bytes,
+                processes=processes,
                 cgroup=cgroup,
+                own_uid=uid is not None,
             ),
             env=bot_environment(os.environ) if policy.enabled else None,
             pass_fds=() if seccomp is None else (seccomp,),
@@ -450,6 +493,8 @@ async def launch(
     except BaseException:
         if cgroup is not None:
             cgroup.remove()
+        if uid is not None:
+            uid.release()
         raise
     finally:
         if seccomp is not None:
