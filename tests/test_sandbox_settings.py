@@ -20,6 +20,7 @@ from goatarena.formats.tournament_file import load_config
 from goatarena.referee import cgroups, launcher, sandbox, seccomp
 from goatarena.referee.bot import open_bot
 from goatarena.referee.bot_uids import BOT_GID, UID_BASE
+from goatarena.referee.process_tree import process_tree
 from goatarena.referee.sandbox import SandboxPolicy, probe, sandbox_argv
 from tests.helpers import RANDOM_BOT, python_bot
 
@@ -146,7 +147,7 @@ def test_without_cgroups_pausing_stops_the_whole_process_tree(monkeypatch):
         async with open_bot(python_bot(code), sandbox=SandboxPolicy()) as bot:
             assert bot.confinement.cgroup is None
             assert await bot.greet(30) == "t"  # greeting pauses it
-            tree = launcher.process_tree(bot.pid)
+            tree = process_tree(bot.pid)
             assert len(tree) >= 5  # bubblewrap, its init, the bot and two burners
             assert await settles(tree[1:], lambda found: found == {"T"})
             bot.resume()
@@ -165,7 +166,7 @@ def test_a_greeted_bot_is_paused_unless_it_may_ponder(ponder):
     async def main() -> None:
         async with open_bot(python_bot(code), sandbox=SandboxPolicy(ponder=ponder)) as bot:
             assert await bot.greet(30) == "t"
-            inside = launcher.process_tree(bot.pid)[1:]
+            inside = process_tree(bot.pid)[1:]
             if ponder:
                 time.sleep(0.1)
                 assert "T" not in states(inside)
@@ -206,7 +207,7 @@ def test_pausing_stops_processes_started_since_the_last_pause(turn, cgroup, monk
                 await bot.receive_line()
                 bot.pause()
                 await trio.sleep(0.05)  # the fork done, wherever it was
-                inside = launcher.process_tree(bot.pid)[1:]
+                inside = process_tree(bot.pid)[1:]
                 # Its init, the bot and a child per turn (the last may come at the next).
                 assert len(inside) >= 1 + turns
                 assert await halts(inside), states(inside)

@@ -26,7 +26,8 @@ import trio
 from goatarena import protocol
 from goatarena.errors import BotError
 from goatarena.referee.bot_pipes import READ_CHUNK, BotPipes
-from goatarena.referee.launcher import Confinement, launch
+from goatarena.referee.confinement import Confinement
+from goatarena.referee.launcher import launch
 from goatarena.referee.limits import BotLimits as BotLimits  # re-exported
 from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy
 from goatarena.referee.spawn import ChildProcess
