@@ -13,6 +13,7 @@ the machine's other load moves both.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 import statistics
@@ -40,15 +41,15 @@ pytestmark = [
 ]
 
 MOUNTAIN_GOATS = find_game("mountain-goats")
-CONTROL = TimeControl(move_ms=300, startup_ms=10000)
+CONTROL = TimeControl(move_ms=1000, startup_ms=10000)
 SCRIPT = ROOT / "tests" / "bots" / "hostile_swarm.py"
 CPUS = sorted(os.sched_getaffinity(0))[:4]
 HONEST_LANES = len(CPUS) - 1
 """As a tournament plays no more games at once than there are CPUs, each game slot on a
 CPU of its own: the attacker's on the first, the honest lanes on the others."""
-HONEST_GAMES = 15
+HONEST_GAMES = 10
 """Games each honest lane plays, one after the other, with the same two bots."""
-ROUNDS = 2
+ROUNDS = 3
 """Tournaments of each kind, taken in turns so that a change of the machine's load hits
 both."""
 LAG_WINDOW_S = 0.05
@@ -85,8 +86,8 @@ class Tournament:
         return statistics.quantiles(self.lags_s, n=4)[2] * 1000
 
 
-async def _watch_loop(lags: list[float]) -> None:
-    while True:
+async def _watch_loop(lags: list[float], done: trio.Event) -> None:
+    while not done.is_set():
         window_ends, latest = trio.current_time() + LAG_WINDOW_S, 0.0
         while trio.current_time() < window_ends:
             asleep = trio.current_time()
@@ -97,12 +98,15 @@ async def _watch_loop(lags: list[float]) -> None:
 
 def play_tournament(seat_bot: str, log_dir: Path, played: Tournament) -> None:
     """Honest games in lanes, beside games of ``seat_bot`` against an honest bot played
-    one after the other, each with a fresh ``seat_bot`` (logs in ``log_dir``), until the
-    honest games are over; what they leave is added to ``played``."""
+    one after the other by the same two processes while they can play (as a tournament
+    keeps its bots; logs in ``log_dir``), until the honest games are over (the last one to
+    its end); what the honest games and the loop
+    leave meanwhile is added to ``played``, and the games of ``seat_bot``."""
+    honest_done = trio.Event()
 
     async def attacked_lane() -> None:
-        for seed in range(1000):
-            logs = log_dir / f"game{seed}"
+        for start in itertools.count():  # a fresh pair once one is no longer usable
+            logs = log_dir / f"start{start}"
             logs.mkdir(parents=True)
             lineup = open_lineup(
                 [seat_bot, RANDOM_BOT], startup_s=10, sandbox=SandboxPolicy(), log_dir=logs
@@ -110,8 +114,13 @@ def play_tournament(seat_bot: str, log_dir: Path, played: Tournament) -> None:
             async with lineup as bots:
                 for bot in bots:
                     bot.pin(CPUS[0])
-                result = await play_match(MOUNTAIN_GOATS, bots, seed=seed, time_control=CONTROL)
-                played.attacked.append(result)
+                while all(bot.is_usable for bot in bots):
+                    result = await play_match(
+                        MOUNTAIN_GOATS, bots, seed=len(played.attacked), time_control=CONTROL
+                    )
+                    played.attacked.append(result)
+                    if honest_done.is_set():
+                        return
 
     async def honest_lane(lane: int, limiter: trio.CapacityLimiter) -> None:
         lineup = open_lineup(
@@ -129,14 +138,14 @@ def play_tournament(seat_bot: str, log_dir: Path, played: Tournament) -> None:
     async def main() -> None:
         limiter = trio.CapacityLimiter(1)
         async with trio.open_nursery() as beside:
-            beside.start_soon(_watch_loop, played.lags_s)
+            beside.start_soon(_watch_loop, played.lags_s, honest_done)
             beside.start_soon(attacked_lane)
             started = time.perf_counter()
             async with trio.open_nursery() as lanes:
                 for lane in range(HONEST_LANES):
                     lanes.start_soon(honest_lane, lane, limiter)
             played.duration_s += time.perf_counter() - started
-            beside.cancel_scope.cancel()
+            honest_done.set()
 
     trio.run(main)
 
@@ -157,7 +166,7 @@ def test_a_swarm_of_self_waking_processes_slows_no_other_game_of_its_referee(pau
     for round in range(ROUNDS):
         play_tournament(swarm_bot("honest"), tmp_path / f"baseline{round}", baseline)
         play_tournament(swarm_bot("swarm"), tmp_path / f"attacked{round}", attacked)
-    logs = [log.read_text() for log in tmp_path.glob("attacked*/*/seat0.log")]
+    logs = [log.read_text() for log in tmp_path.glob("attacked*/start*/seat0.log")]
     assert any("workers 240" in log for log in logs), "the attacker never had its swarm going"
     for played in (baseline, attacked):
         for result in played.honest:
