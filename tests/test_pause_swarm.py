@@ -4,11 +4,12 @@ referee.
 The attacker (tests/bots/hostile_swarm.py) forks 240 workers whose POSIX timers send them
 SIGCONT every millisecond. Where pausing was by signal and its sweeps ran on the event
 loop, such a bot made a tournament take 62 s instead of 24 s and honest bots' slowest
-answers 598 ms at a 75 ms move time. Here it plays one seat of a game beside three
-games of honest bots, all in one referee's event loop, game after game for as long as
-the honest games last; the same tournament with the attacker's seat played honestly (the
-same program without its swarm) is the measure. Only ratios of the two are compared:
-the machine's other load moves both.
+answers 598 ms at a 75 ms move time. Here it plays one seat of a game beside games of
+honest bots (a lane of them on every other CPU, up to three), all in one referee's event
+loop, each game slot on a CPU of its own as a tournament runs them, game after game for
+as long as the honest games last; the same tournament with the attacker's seat played
+honestly (the same program without its swarm) is the measure, in turns with it. Only
+ratios of the two are compared: the machine's other load moves both.
 """
 
 from __future__ import annotations
