@@ -63,7 +63,7 @@ class Confinement:
     or by the states of its processes, stops a bot found awake again, and a bot found
     awake more than :data:`WAKES_FORGIVEN` times is killed and reported through
     ``on_escape``. The sweeps run in a worker thread, never on the event loop that every
-    game of the referee shares, and each is bounded by the bot's process limit; so are
+    game of the referee shares, and each is bounded by the bot's process limit; so do
     the waking, and the stopping by signals, of a bot of more than
     :data:`WAKE_ON_LOOP_TASKS` tasks (see :meth:`resume_async`).
     """
