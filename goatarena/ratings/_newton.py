@@ -31,6 +31,8 @@ import scipy.sparse.linalg
 from scipy.linalg import lapack
 from scipy.special import expit, log_expit
 
+from goatarena.ratings import _orders
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Int32Array = npt.NDArray[np.int32]
@@ -106,6 +108,22 @@ class Problem:
     pairs: Pairs
     prior: float
     blocks: Sequence[tuple[int, int]]
+    orders: Sequence[_orders.OrderGroup] = ()
+    """The finishing orders fitted by the exact Plackett–Luce model (tables of 3–6)."""
+    order_ties: bool = True
+    """Whether the intervals narrow for the orders' ties (see :mod:`._orders`)."""
+    exact: bool = False
+    """Whether tables of 3–6 bots are fitted whole (in ``orders``), not as pairs."""
+
+
+@dataclass(frozen=True)
+class Curvature:
+    """The Hessian's ingredients at a point: each pair's ``n·p(1−p)`` and each order
+    group's per-pattern Hessian in the utilities."""
+
+    pairs: FloatArray
+    orders: list[FloatArray | None]
+    """None for a group that adds nothing (an order group without ties, in ``T``)."""
 
 
 def sums(index: npt.NDArray[np.integer], weights: FloatArray, size: int) -> FloatArray:
@@ -126,13 +144,14 @@ def objective(x: FloatArray, problem: Problem) -> float:
     pairs = problem.pairs
     d = difference(x, pairs)
     total = -float(np.sum(pairs.s * log_expit(d) + (pairs.n - pairs.s) * log_expit(-d)))
+    total += _orders.objective(x, problem.orders)
     if problem.prior:
         total -= 0.5 * problem.prior * float(np.sum(log_expit(x) + log_expit(-x)))
     return total
 
 
-def gradient(x: FloatArray, problem: Problem) -> tuple[FloatArray, FloatArray]:
-    """The objective's gradient at ``x`` and each pair's curvature ``n·p(1−p)``."""
+def gradient(x: FloatArray, problem: Problem) -> tuple[FloatArray, Curvature]:
+    """The objective's gradient at ``x`` and the :class:`Curvature` there."""
     pairs, size = problem.pairs, problem.size
     p = expit(difference(x, pairs))
     g = pairs.n * p - pairs.s
@@ -140,15 +159,34 @@ def gradient(x: FloatArray, problem: Problem) -> tuple[FloatArray, FloatArray]:
     seated = pairs.seated
     grad += sums(pairs.a[seated], g[seated], size)
     grad -= sums(pairs.b[seated], g[seated], size)
+    order_hessians: list[FloatArray | None] = []
+    for group in problem.orders:
+        order_grad, order_hess = _orders.derivatives(x, group)
+        grad += _orders.scatter_gradient(order_grad, group, size)
+        order_hessians.append(order_hess)
     if problem.prior:
         grad += problem.prior * (expit(x) - 0.5)
-    return grad, pairs.n * p * (1.0 - p)
+    return grad, Curvature(pairs.n * p * (1.0 - p), order_hessians)
 
 
-def _entries(problem: Problem, curvature: FloatArray) -> tuple[Int32Array, Int32Array, FloatArray]:
+def _entries(
+    problem: Problem, curvature: Curvature
+) -> tuple[npt.NDArray[np.integer], npt.NDArray[np.integer], FloatArray]:
     """The Hessian as (row, column, value) entries, duplicates to be summed."""
     rows, cols, pair, sign = problem.pairs.layout
-    return rows, cols, sign * curvature[pair]
+    parts: list[tuple[npt.NDArray[np.integer], npt.NDArray[np.integer], FloatArray]] = [
+        (rows, cols, sign * curvature.pairs[pair])
+    ]
+    for group, matrices in zip(problem.orders, curvature.orders, strict=True):
+        if matrices is not None:
+            parts.append(_orders.entries(group, matrices))
+    if len(parts) == 1:
+        return parts[0]
+    return (
+        np.concatenate([part[0] for part in parts]),
+        np.concatenate([part[1] for part in parts]),
+        np.concatenate([part[2] for part in parts]),
+    )
 
 
 def _prior_diagonal(x: FloatArray, prior: float) -> FloatArray:
@@ -156,11 +194,14 @@ def _prior_diagonal(x: FloatArray, prior: float) -> FloatArray:
     return prior * p * (1.0 - p)
 
 
-def dense_hessian(x: FloatArray, problem: Problem, curvature: FloatArray) -> FloatArray:
+def dense_hessian(x: FloatArray, problem: Problem, curvature: Curvature) -> FloatArray:
     """The Hessian as a dense matrix; without the prior ``11ᵀ/m`` is added to each block,
     which fixes the block's mean (the direction the likelihood does not see)."""
     size = problem.size
-    hess = _pair_terms(problem, curvature)
+    hess = _pair_terms(problem, curvature.pairs)
+    for group, matrices in zip(problem.orders, curvature.orders, strict=True):
+        if matrices is not None:
+            _orders.add_dense(hess, group, matrices)
     if problem.prior:
         hess[np.diag_indices(size)] += _prior_diagonal(x, problem.prior)
     else:
@@ -200,9 +241,7 @@ def _pair_terms(problem: Problem, curvature: FloatArray) -> FloatArray:
     return hess
 
 
-def sparse_hessian(
-    x: FloatArray, problem: Problem, curvature: FloatArray
-) -> scipy.sparse.csr_array:
+def sparse_hessian(x: FloatArray, problem: Problem, curvature: Curvature) -> scipy.sparse.csr_array:
     """The Hessian as a sparse matrix (the prior must be positive)."""
     size = problem.size
     rows, cols, values = _entries(problem, curvature)
@@ -294,13 +333,15 @@ def spread(theta: FloatArray, problem: Problem, *, whole_ratings_block: bool) ->
     pair whose mean score is ``p`` and whose share of ties is ``τ`` is ``p(1−p) − τ/4``,
     not the ``p(1−p)`` of the curvature, so ``B = H − T`` with ``T = Σ n·τ/4 · v vᵀ``
     over the pairs, ``τ`` their observed tie share, and ``Σ B Σ = Σ − Σ T Σ`` (only
-    when some pair tied; see :func:`_tied_spread` for its cost).
+    when some pair tied; see :func:`_tied_spread` for its cost). A tie in a finishing
+    order of the exact model adds the spread of its score over the orders it allows
+    (:func:`goatarena.ratings._orders.tie_spread`) to ``T`` the same way.
     """
     _, curvature = gradient(theta, problem)
     factor = _cholesky(dense_hessian(theta, problem, curvature))
-    ties = problem.pairs.ties
-    if ties is not None and np.any(ties > 0.0):
-        return _tied_spread(factor, problem, ties / 4.0, whole_ratings_block)
+    meat = _tie_meat(theta, problem)
+    if meat is not None:
+        return _tied_spread(factor, problem, meat, whole_ratings_block)
     sums = []
     for start, length in problem.blocks:
         indicator = np.zeros(problem.size)
@@ -323,6 +364,18 @@ def spread(theta: FloatArray, problem: Problem, *, whole_ratings_block: bool) ->
         grand_mean = float(np.sum(row_means)) / length
         block = sigma - row_means[:, None] - row_means[None, :] + grand_mean
     return Spread(diagonals, block)
+
+
+def _tie_meat(theta: FloatArray, problem: Problem) -> Curvature | None:
+    """What the ties take off the curvature (``T``), or None where nothing tied."""
+    ties = problem.pairs.ties
+    pairs = ties / 4.0 if ties is not None else np.zeros(len(problem.pairs.i))
+    orders: list[FloatArray | None] = [
+        _orders.tie_spread(theta, group) if problem.order_ties else None for group in problem.orders
+    ]
+    if not np.any(pairs > 0.0) and all(matrices is None for matrices in orders):
+        return None
+    return Curvature(pairs, orders)
 
 
 def _inverse(factor: FloatArray) -> FloatArray:
@@ -348,7 +401,7 @@ def centred(covariance: FloatArray, problem: Problem, whole_ratings_block: bool)
 
 
 def _tied_spread(
-    factor: FloatArray, problem: Problem, meat: FloatArray, whole_ratings_block: bool
+    factor: FloatArray, problem: Problem, meat: Curvature, whole_ratings_block: bool
 ) -> Spread:
     """The centred spread of ``Σ − Σ T Σ`` without forming the product: ``T`` is sparse
     (the pairs' entries), so ``T Σ`` is made a block of columns at a time and only the
