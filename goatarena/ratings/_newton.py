@@ -287,10 +287,11 @@ def newton_step(x: FloatArray, problem: Problem) -> tuple[FloatArray, FloatArray
     return grad, step
 
 
-def maximise(problem: Problem) -> tuple[FloatArray, int | None]:
-    """Newton's method with a backtracking (Armijo) line search from zero; the
-    parameters and the number of steps (None: the steps never fell below the tolerance)."""
-    theta = np.zeros(problem.size)
+def maximise(problem: Problem, start: FloatArray | None = None) -> tuple[FloatArray, int | None]:
+    """Newton's method with a backtracking (Armijo) line search from ``start`` (zero if
+    None); the parameters and the number of steps (None: the steps never fell below the
+    tolerance)."""
+    theta = np.zeros(problem.size) if start is None else np.array(start, dtype=np.float64)
     if problem.size == 0:
         return theta, 0
     value = objective(theta, problem)

@@ -99,9 +99,9 @@ def structure(ranks: tuple[int, ...]) -> Structure:
 
 @dataclass(frozen=True)
 class OrderGroup:
-    """The patterns of one structure: per pattern the parameter of each seat's bot
-    (``bot``, patterns × seats), of its seat offset (``seat``, -1: none) and how many
-    games finished so (``count``)."""
+    """The patterns of one structure, all with seat terms or all without: per pattern
+    the parameter of each seat's bot (``bot``, patterns × seats), of its seat offset
+    (``seat``, -1: none) and how many games finished so (``count``)."""
 
     structure: Structure
     bot: IntArray
@@ -109,14 +109,19 @@ class OrderGroup:
     count: FloatArray
 
     @property
-    def seated(self) -> npt.NDArray[np.bool_]:
-        """Which patterns have seat terms (all of a pattern's seats, or none)."""
-        return self.seat[:, 0] >= 0
+    def seated(self) -> bool:
+        """Whether the patterns have seat terms."""
+        return bool(len(self.seat)) and bool(self.seat[0, 0] >= 0)
+
+    def ends(self) -> IntArray:
+        """The parameters each utility is the sum of (patterns × seats, or × 2·seats
+        with the seat offsets after the bots)."""
+        return np.concatenate([self.bot, self.seat], axis=1) if self.seated else self.bot
 
 
 def utilities(x: FloatArray, group: OrderGroup) -> FloatArray:
     """``u = θ_bot + α_seat`` per pattern and seat."""
-    return x[group.bot] + np.where(group.seat >= 0, x[group.seat], 0.0)
+    return x[group.bot] + x[group.seat] if group.seated else x[group.bot]
 
 
 def _exponentials(u: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -174,30 +179,27 @@ def tie_spread(x: FloatArray, group: OrderGroup) -> FloatArray | None:
 def scatter_gradient(grad: FloatArray, group: OrderGroup, size: int) -> FloatArray:
     """A pattern gradient (patterns × seats) summed into the parameters."""
     out = np.bincount(group.bot.ravel(), grad.ravel(), size)
-    seated = group.seated
-    if seated.any():
-        out += np.bincount(group.seat[seated].ravel(), grad[seated].ravel(), size)
+    if group.seated:
+        out += np.bincount(group.seat.ravel(), grad.ravel(), size)
     return np.asarray(out, dtype=np.float64)
+
+
+def _spread_out(group: OrderGroup, matrices: FloatArray) -> tuple[IntArray, FloatArray]:
+    """The ends of every utility and the matrices over them: ``u_f`` is ``θ_bot +
+    α_seat``, so an entry (f, g) lands on (bot or seat) × (bot or seat)."""
+    if group.seated:
+        return group.ends(), np.tile(matrices, (1, 2, 2))
+    return group.bot, matrices
 
 
 def entries(group: OrderGroup, matrices: FloatArray) -> tuple[IntArray, IntArray, FloatArray]:
     """Per-pattern matrices (patterns × seats × seats, in utilities) as parameter-matrix
-    entries (row, column, value), duplicates to be summed: ``u_f`` is ``θ_bot + α_seat``,
-    so every entry lands on (bot or seat) × (bot or seat)."""
-    seated = group.seated
-    ends = [(group.bot, np.ones(len(seated), dtype=bool))]
-    if seated.any():
-        ends.append((group.seat, seated))
-    rows, cols, values = [], [], []
-    for row_end, row_mask in ends:
-        for col_end, col_mask in ends:
-            mask = row_mask & col_mask
-            r = np.broadcast_to(row_end[mask][:, :, None], matrices[mask].shape)
-            c = np.broadcast_to(col_end[mask][:, None, :], matrices[mask].shape)
-            rows.append(r.ravel())
-            cols.append(c.ravel())
-            values.append(matrices[mask].ravel())
-    return np.concatenate(rows), np.concatenate(cols), np.concatenate(values)
+    entries (row, column, value), duplicates to be summed."""
+    ends, values = _spread_out(group, matrices)
+    shape = values.shape
+    rows = np.broadcast_to(ends[:, :, None], shape).ravel()
+    cols = np.broadcast_to(ends[:, None, :], shape).ravel()
+    return rows, cols, values.ravel()
 
 
 SLICE = 100_000
@@ -209,15 +211,28 @@ def add_dense(hess: FloatArray, group: OrderGroup, matrices: FloatArray) -> None
     at a time (memory for their entries, not every pattern's at once)."""
     size = hess.shape[0]
     flat = hess.reshape(-1)
+    across = np.zeros(size * size) if group.seated else None  # the (bot, seat) block
     for first in range(0, len(group.count), SLICE):
         part = slice(first, first + SLICE)
-        piece = OrderGroup(group.structure, group.bot[part], group.seat[part], group.count[part])
-        rows, cols, values = entries(piece, matrices[part])
-        index = rows * size + cols
-        if size * size <= 4 * len(index):
-            flat += np.bincount(index, values, size * size)
-        else:
-            np.add.at(flat, index, values)
+        values = matrices[part].ravel()
+        bot, seat = group.bot[part], group.seat[part]
+        _accumulate(flat, (bot[:, :, None] * size + bot[:, None, :]).ravel(), values)
+        if across is not None:
+            _accumulate(flat, (seat[:, :, None] * size + seat[:, None, :]).ravel(), values)
+            _accumulate(across, (bot[:, :, None] * size + seat[:, None, :]).ravel(), values)
+    if across is not None:
+        block = across.reshape(size, size)
+        hess += block
+        hess += block.T  # the (seat, bot) block, by symmetry
+
+
+def _accumulate(flat: FloatArray, index: IntArray, values: FloatArray) -> None:
+    """``flat[index] += values``, duplicates summed: a bincount over the whole matrix
+    where the entries are many, ``np.add.at`` where they are few."""
+    if len(flat) <= 4 * len(index):
+        flat += np.bincount(index, values, len(flat))
+    else:
+        np.add.at(flat, index, values)
 
 
 def game_terms(u: Sequence[float], ranks: Sequence[int]) -> tuple[FloatArray, FloatArray]:

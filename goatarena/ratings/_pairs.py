@@ -11,7 +11,6 @@ import numpy as np
 import numpy.typing as npt
 
 from goatarena.ratings import _newton, _orders
-from goatarena.ratings._newton import sums
 from goatarena.ratings.tally import Cells, PairTally, Patterns
 
 
@@ -143,7 +142,8 @@ def order_groups(
     ``position`` and the seats given the parameters of their family (``offsets``, -1 for
     none). Each pattern's entries are listed in finishing order (tied ones by seat
     parameter, or by bot without seat terms), so that patterns group by their ties alone
-    (at most 2^(k−1) groups) and one game told in two seat orders is one pattern; sorted
+    (at most 2^(k−1) structures, in groups of at most :data:`~._orders.SLICE` patterns)
+    and one game told in two seat orders is one pattern; sorted
     so that the sums of a fit do not depend on the order in which bots were first seen."""
     k = patterns.k
     if not len(patterns.count):
@@ -157,12 +157,25 @@ def order_groups(
     seats = np.take_along_axis(seats, order, axis=1)
     ranks = np.take_along_axis(patterns.ranks, order, axis=1)
     code = np.zeros(len(bots), dtype=np.int64)
+    where = np.zeros(len(bots), dtype=np.int64)  # the seat of each finishing position
+    words = [np.zeros(len(bots), dtype=np.int64) for _ in range(2)]
     for f in range(k):
         code = code * 8 + ranks[:, f]
-    keys, inverse = np.unique(np.column_stack([code, seats, bots]), axis=0, return_inverse=True)
-    count = sums(inverse.ravel(), patterns.count.astype(np.float64), len(keys))
-    code, seats, bots = keys[:, 0], keys[:, 1 : k + 1], keys[:, k + 1 :]
-    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+        where = where * 8 + order[:, f]
+        words[f // 3] |= bots[:, f] << (18 * (f % 3))
+    where = np.where(base >= 0, where, 0)
+    first_word = (code << 40) | (where << 22) | (base + 1)
+    sort = np.lexsort((words[1], words[0], first_word))
+    keys = [first_word[sort], words[0][sort], words[1][sort]]
+    new = np.r_[True, np.any([key[1:] != key[:-1] for key in keys], axis=0)]
+    unique = sort[new]
+    count = np.add.reduceat(patterns.count[sort].astype(np.float64), np.flatnonzero(new))
+    code, seats, bots = code[unique], seats[unique], bots[unique]
+    seated = seats[:, 0] >= 0  # a group is all with seat terms or all without
+    changes = (code[1:] != code[:-1]) | (seated[1:] != seated[:-1])
+    starts = np.flatnonzero(np.r_[True, changes])
+    # groups of at most SLICE patterns: a Newton step's temporaries stay small
+    starts = np.unique(np.concatenate([starts, np.arange(0, len(code), _orders.SLICE)]))
     ends = np.r_[starts[1:], len(code)]
     groups = []
     for first, last in zip(starts, ends, strict=True):

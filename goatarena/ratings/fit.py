@@ -65,7 +65,7 @@ from goatarena.ratings import _newton
 from goatarena.ratings._pairs import chosen_cells, chosen_patterns, problem_of, renumbered_cells
 from goatarena.ratings.graph import check_finite_cells, groups_of_cells
 from goatarena.ratings.pair_stats import PairStats, pair_score, points_from_ranks
-from goatarena.ratings.tally import NO_FAMILY, PairTally
+from goatarena.ratings.tally import NO_FAMILY, Cells, PairTally
 
 __all__ = [
     "BASE_ELO",
@@ -303,7 +303,10 @@ def fit_tally(
             problem, pairs=dataclasses.replace(problem.pairs, ties=None), order_ties=False
         )
     with _one_blas_thread():
-        theta, iterations = _newton.maximise(problem)
+        start = None
+        if problem.orders:
+            start = _warm_start(renumbered, tally.families, families, len(names), prior_draws)
+        theta, iterations = _newton.maximise(problem, start)
     if iterations is None:
         raise ValueError(
             "the ratings diverge: some seat or group of bots won or lost every point; "
@@ -311,6 +314,21 @@ def fit_tally(
         )
     with _one_blas_thread():
         return _result(names, theta, iterations, problem, played, families, groups, intervals)
+
+
+def _warm_start(
+    cells: Cells,
+    seen_families: Sequence[tuple[str, int]],
+    families: Sequence[tuple[str, int]],
+    bots: int,
+    prior_draws: float,
+) -> npt.NDArray[np.float64] | None:
+    """Where the exact fit's Newton steps start: the pairwise fit of the same games,
+    whose optimum is close to the exact one, so that the steps over the patterns (each
+    a pass over all of them) are few. None (start from zero) when it diverges."""
+    pairwise = problem_of(cells, seen_families, families, bots, prior_draws)
+    theta, iterations = _newton.maximise(pairwise)
+    return theta if iterations is not None else None
 
 
 @functools.cache

@@ -153,7 +153,9 @@ class StandingsTally:
         for name in [OVERALL, *games]:
             chosen = set(games) if name == OVERALL else {name}
             scores = None if swiss_scores is None else sum_scores(swiss_scores, chosen)
-            rows, rating_fit = self._rows(name, disqualified or {}, scores)
+            # with one game the overall table is that game's: the same games, one fit
+            same = fits.get(OVERALL) if len(games) == 1 else None
+            rows, rating_fit = self._rows(name, disqualified or {}, scores, same)
             if name == OVERALL and len(games) > 1:
                 # scores of different games are on different scales: no mean across them
                 rows = [msgspec.structs.replace(row, avg_score=None) for row in rows]
@@ -196,11 +198,13 @@ class StandingsTally:
         table: str,
         disqualified: Mapping[str, str],
         swiss: Mapping[str, SwissScore] | None,
+        rating_fit: RatingFit | None = None,
     ) -> tuple[list[Row], RatingFit | None]:
         if not self.games:
             return [], None
         stats = self._table(None if table == OVERALL else table)
-        rating_fit = fit_tally(self.pairs, seat_key=None if table == OVERALL else table)
+        if rating_fit is None:
+            rating_fit = fit_tally(self.pairs, seat_key=None if table == OVERALL else table)
         rows = []
         for number, entry in stats.items():
             bot = self.pairs.names[number]
