@@ -204,3 +204,22 @@ def test_a_games_terms_are_those_of_the_mean_over_its_orders(ranks):
     else:
         assert spread is not None
         assert spread[0] == pytest.approx(expected, abs=1e-7)
+
+
+@pytest.mark.slow
+def test_two_hundred_shuffles_fit_exactly_alike():
+    """The exact fit sums its patterns in an order of their own: any order of the games
+    (and, without seat terms, of a table's bots) gives the same bits."""
+    rng = random.Random(17)
+    games = random_games(rng, [2, 3, 4, 6], 100, ties=0.3)
+    keys = [rng.choice(["g", None]) for _ in games]
+    reference = fit(games, seat_keys=keys)
+    for seed in range(200):
+        order = list(range(len(games)))
+        random.Random(seed).shuffle(order)
+        shuffled = [
+            games[n] if keys[n] else dict(random.Random(seed + n).sample(list(games[n].items()),
+                                                                          len(games[n])))
+            for n in order
+        ]  # fmt: skip
+        assert fit(shuffled, seat_keys=[keys[n] for n in order]) == reference
