@@ -224,11 +224,18 @@ def _with_deal_intervals(
 ) -> dict[str, list[Row]]:
     """The rows with the deal-adjusted intervals of every table, one pass over the games
     feeding every table's :class:`DealScores` (the overall table's sees them all)."""
-    scores = {name: DealScores(rating_fit) for name, rating_fit in fits.items()}
+    scores: dict[str, DealScores] = {}
+    for name, rating_fit in fits.items():
+        # a table that shares another's fit (one game and overall) shares its scores
+        shared = [scores[other] for other in scores if fits[other] is rating_fit]
+        scores[name] = shared[0] if shared else DealScores(rating_fit)
     for deal, game, players, ranks in games:
-        for name in (OVERALL, game):
-            if name in scores:
-                scores[name].add(deal, players, ranks, game)
+        fed = scores.get(OVERALL)
+        if fed is not None:
+            fed.add(deal, players, ranks, game)
+        own = scores.get(game)
+        if own is not None and own is not fed:
+            own.add(deal, players, ranks, game)
     adjusted = {name: deal_adjusted(table) for name, table in scores.items()}
     return {
         name: [
