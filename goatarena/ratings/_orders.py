@@ -240,12 +240,13 @@ def game_terms(u: Sequence[float], ranks: Sequence[int]) -> tuple[FloatArray, Fl
     log-likelihood (ranks in seat order): what a deal's score needs. The seats are taken
     in finishing order, as a fit's patterns are (few structures, each made once)."""
     order = sorted(range(len(u)), key=lambda f: ranks[f])
-    group = OrderGroup(
-        structure(competition_ranks([ranks[f] for f in order])),
-        np.arange(len(u), dtype=np.int64)[None, :],
-        np.full((1, len(u)), -1, dtype=np.int64),
-        np.ones(1),
-    )
-    grad, hess = derivatives(np.asarray([u[f] for f in order], dtype=np.float64), group)
+    s = structure(competition_ranks([ranks[f] for f in order]))
+    k = len(order)
+    sorted_u = np.array([u[f] for f in order], dtype=np.float64)
+    e = np.exp(sorted_u - sorted_u.max())
+    inverse = s.weights / (s.masks @ e)
+    chance = e * (inverse @ s.masks)
+    hess = -np.outer(e, e) * ((inverse**2 / s.weights) @ s.products).reshape(k, k)
+    hess[np.diag_indices(k)] += chance
     back = np.argsort(order)
-    return grad[0][back], hess[0][np.ix_(back, back)]
+    return (chance - 1.0)[back], hess[np.ix_(back, back)]

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from goatarena.ratings.fit import fit_tally
+from goatarena.ratings.fit import RatingFit, fit_tally
 from goatarena.ratings.standings import OVERALL, Standings, StandingsTally
 from goatarena.ratings.tally import PairTally
 from goatarena.referee.records import MatchResult
@@ -165,6 +165,7 @@ class _HistoryTally:
         self._seen: Counter[str] = Counter()
         self._tally = PairTally()
         self.history: dict[str, History] = {}
+        self._last: tuple[tuple[int, str | None], RatingFit] | None = None
 
     def add(self, summary: GameSummary) -> None:
         self._tally.add(summary.players, summary.ranks, summary.game, checked=False)
@@ -176,9 +177,19 @@ class _HistoryTally:
     def _checkpoint(self, table: str) -> None:
         seat_key = None if table == OVERALL else table
         history = self.history.setdefault(table, {})
-        for bot, rating in fit_tally(self._tally, seat_key=seat_key).ratings.items():
+        for bot, rating in self._fit(seat_key).ratings.items():
             point = (rating.games, round(rating.elo, 1), round(rating.lo, 1), round(rating.hi, 1))
             history.setdefault(bot, []).append(point)
+
+
+    def _fit(self, seat_key: str | None) -> RatingFit:
+        """The fit of the games so far; while they are of one game, the overall table's
+        fit is that game's (the same games), fitted once."""
+        one_game = len({key for key, _ in self._tally.families}) == 1
+        wanted = (self._tally.games, None if one_game else seat_key)
+        if self._last is None or self._last[0] != wanted:
+            self._last = (wanted, fit_tally(self._tally, seat_key=seat_key))
+        return self._last[1]
 
 
 class _GameRows:
