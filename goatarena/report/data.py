@@ -181,7 +181,6 @@ class _HistoryTally:
             point = (rating.games, round(rating.elo, 1), round(rating.lo, 1), round(rating.hi, 1))
             history.setdefault(bot, []).append(point)
 
-
     def _fit(self, seat_key: str | None) -> RatingFit:
         """The fit of the games so far; while they are of one game, the overall table's
         fit is that game's (the same games), fitted once."""
