@@ -223,3 +223,27 @@ def test_two_hundred_shuffles_fit_exactly_alike():
             for n in order
         ]  # fmt: skip
         assert fit(shuffled, seat_keys=[keys[n] for n in order]) == reference
+
+
+def test_a_long_history_is_pairwise_before_its_last_point(monkeypatch):
+    """The report's rating history of many finishes: the points before the last are the
+    pairwise fit of their games, the last the standings' exact one."""
+    from goatarena.ratings.standings import compute_standings
+    from goatarena.report import data
+    from tests.test_report import stored_games
+
+    results = [game.result for game in stored_games(per_game=4, players=4)]
+    monkeypatch.setattr(data, "EXACT_HISTORY", 0)
+    history = data.rating_history(results, checkpoints=2)
+    rows = {row.bot: row for row in compute_standings("t", results).standings["overall"]}
+    half = results[: round(len(results) / 2)]
+    early = fit(list(_as_games(half)), seat_keys=[r.game for r in half], exact=False)
+    for bot, points in history.items():
+        assert points[-1][1:] == (rows[bot].elo, rows[bot].lo, rows[bot].hi)
+        if bot in early.ratings:
+            assert points[0][1] == round(early.ratings[bot].elo, 1)
+
+
+def _as_games(results):
+    for result in results:
+        yield dict(zip(result.players, result.ranks, strict=True))
