@@ -10,11 +10,23 @@ Prints, beside the goals of docs/ratings.md:
    (``fit(..., exact=False)``) and the exact Plackett–Luce fit (the default), and the
    games the exact fit saves at equal precision (``1 − MSE_exact / MSE_pairwise``, the
    error falling as 1/games; goal ≥ 5 % at 4 and 6 seats, never negative at 2 and 3);
-2. at 2, 4 and 6 seats, events of 75, 30 and 30 deals (every deal in all its seat rotations), 0, 20
-   and 40 % tied pairs, without and with deal luck: the coverage of the exact fit's
-   plain and deal-adjusted intervals (``standings --deals``) and of the pairwise fit's,
-   the deal-adjusted width over the plain, and the games saved at equal relative
-   precision (each fit's MSE over the variance of its own truth, since ties shrink both).
+2. at 2, 4 and 6 seats, events of 75, 30 and 30 deals (every deal in all its seat
+   rotations), 0, 20 and 40 % tied pairs, without and with deal luck: the coverage of
+   the exact fit's plain and deal-adjusted intervals (``standings --deals``) and of the
+   pairwise fit's, the deal-adjusted width over the plain, and the games saved at equal
+   relative precision (each fit's MSE over the variance of its own truth: ties shrink
+   both);
+3. two-seat deals of two rotations with an additive deal luck (a shared seat-0
+   advantage ``N(0, σ²)``): the fit's own and the deal-adjusted intervals' coverage of the
+   ratings an infinite event would give, and the deal-adjusted width over the fit's;
+   and the limit of the deal goal (deal-adjusted width ≤ 0.85 where the deal explains a third
+   of the latent variance): at two seats the true spread of the standings' estimate and
+   the Cramér–Rao bound of any estimator of the same ratings under an additive deal
+   model (``goatarena.bench.deal_bound``, exact), over the fit's own standard error;
+   and, for deals of 4 and 6 seats in all their rotations, the deal-adjusted intervals'
+   coverage, their width over the fit's and the *oracle* width (the estimates' root
+   mean squared error over the fit's standard error: an interval that knew the true
+   spread).
 
 ``python benchmarks/calibration.py [--events N]``: a few minutes of CPU at the default 200.
 """
@@ -32,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from goatarena.bench import calibration_sim as sim  # noqa: E402
 from goatarena.ratings.clusters import DealScores, deal_adjusted  # noqa: E402
-from goatarena.ratings.fit import RatingFit, fit  # noqa: E402
+from goatarena.ratings.fit import ELO_PER_NATURAL_LOG, RatingFit, fit  # noqa: E402
 
 GAMES = {2: 150, 3: 80, 4: 60, 6: 40}
 DEALS = {2: 75, 4: 30, 6: 30}
@@ -112,17 +124,70 @@ def calibration_grid(events: int) -> None:
                       f"  {saved:11.1%}", flush=True)  # fmt: skip
 
 
+def two_seat_deals(events: int) -> None:
+    """Table 3: two-seat deals of two rotations, a luck ``N(0, σ²)`` favouring seat 0 in
+    both, against the ratings an infinite event would give (luck flattens them)."""
+    from goatarena.bench.deal_bound import THETA, effective_truth, pair_luck, two_seat_deal
+
+    print("\ndeal luck σ  share of variance  coverage fit / deal-adjusted  width ratio  goal")
+    for share in (0.0, 1 / 3, 2 / 3):
+        sigma = pair_luck(share) if share else 0.0
+        rng = __import__("random").Random(6000 + int(10 * sigma))
+        beta = effective_truth(THETA, sigma)
+        truth = {f"b{b}": 1500.0 + ELO_PER_NATURAL_LOG * float(beta[b]) for b in range(len(THETA))}
+        plain_cover, adjusted_cover, ratios = [], [], []
+        for _ in range(events):
+            played = [two_seat_deal(rng, sigma) for _ in range(75)]
+            plain = fit([game for pair in played for game in pair])
+            scores = DealScores(plain)
+            for number, pair in enumerate(played):
+                for game in pair:
+                    scores.add(f"d{number}", list(game), list(game.values()))
+            adjusted = deal_adjusted(scores)
+            plain_cover += covered(plain, truth)
+            adjusted_cover += covered(adjusted, truth)
+            ratios += [adjusted.ratings[n].stderr / plain.ratings[n].stderr for n in plain.names]
+        goal = "≤ 0.85" if 0.3 < share < 0.4 else "≈ 1" if not share else ""
+        coverage = (
+            f"{statistics.fmean(plain_cover):12.1%} / {statistics.fmean(adjusted_cover):6.1%}"
+        )
+        print(f"{sigma:11.2f}  {share:16.0%}  {coverage}  {statistics.fmean(ratios):11.3f}  {goal}")
+
+
+def deal_limits(events: int) -> None:
+    """How narrow a deal-adjusted interval can be at the goal's luck (docs/ratings.md)."""
+    from goatarena.bench.deal_bound import pair_luck, rotation_event, two_seat_bound
+
+    print("\nthe limit at two seats (exact): standard error over the fit's own, mean of 8 bots")
+    print("share of variance  ideal (the estimate's true spread)  bound σ unknown / known  goal")
+    for share in (0.0, 1 / 3, 2 / 3):
+        found = two_seat_bound(sigma=pair_luck(share) if share else 0.0)
+        goal = "≤ 0.85" if 0.3 < share < 0.4 else ""
+        print(f"{share:17.0%}  {found.mean_ideal:34.3f}  {found.mean_bound:14.3f} /"
+              f" {found.mean_bound_sigma_known:5.3f}  {goal}")  # fmt: skip
+    print("\nall rotations of k seats, a luck per seat and deal, the deal a third of the variance")
+    print("seats  deals  games  coverage fit / deal-adjusted  interval width ratio  oracle  goal")
+    for seats, deals in ((4, 15), (4, 60), (6, 7), (6, 30), (6, 120)):
+        row = rotation_event(seats, deals, 1 / 3, events, 8000 + 100 * seats + deals)
+        coverage = f"{row.plain_coverage:12.1%} / {row.adjusted_coverage:6.1%}"
+        print(f"{seats:5}  {deals:5}  {seats * deals:5}  {coverage}  {row.width:20.3f}"
+              f"  {row.spread:6.3f}  ≤ 0.85")  # fmt: skip
+
+
 def main() -> None:
-    """Run both tables."""
+    """Run every table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=200, help="simulated events per row")
-    parser.add_argument("--only", choices=["fits", "grid"], default=None, help="one table")
+    parser.add_argument("--only", choices=["fits", "grid", "limits"], help="one table")
     args = parser.parse_args()
     started = time.process_time()
-    if args.only != "grid":
+    if args.only in (None, "fits"):
         exact_against_pairwise(args.events)
-    if args.only != "fits":
+    if args.only in (None, "grid"):
         calibration_grid(args.events)
+    if args.only in (None, "limits"):
+        two_seat_deals(args.events)
+        deal_limits(args.events)
     print(f"\n{args.events} events per row; {time.process_time() - started:.0f} s CPU")
 
 

@@ -31,6 +31,7 @@ import trio
 from goatarena.errors import GoatArenaError
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.growth import incomparable_changes
+from goatarena.formats.ladder.deal_spread import DealSpread
 from goatarena.formats.ladder.deals import deal_games, deal_key, parse_deal
 from goatarena.formats.ladder.matchmaking import (
     MatchRules,
@@ -43,6 +44,7 @@ from goatarena.formats.ladder.state import Matchmaker
 from goatarena.formats.ladder.stop import stop_reason
 from goatarena.formats.schedule import ScheduledGame, deal_seed, entry_label, match_id
 from goatarena.formats.tournament_file import load_config
+from goatarena.ratings.clusters import rotation_deal
 from goatarena.referee.match import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy
 from goatarena.running.executors import Executor
@@ -105,6 +107,8 @@ class LadderRun:
             )
             for entry in config.games
         ]
+        self.spreads = [DealSpread() for _ in config.games]
+        """Per game entry, each bot's deal adjustment of its quick estimate's interval."""
         self._labels = {entry_label(i, e): i for i, e in enumerate(config.games)}
         self.watch = ErrorWatch(
             games=config.ladder.suspend_games, share=config.ladder.suspend_share
@@ -141,7 +145,7 @@ class LadderRun:
                 continue
             label, table, bots = parsed
             entry = self._labels[label]
-            self._heard(entry, game.result, chosen_here=False, live=False)
+            self._heard(entry, game.result, chosen_here=False, live=False, key=game.key)
             key = deal_key(entry, self.runner.config.games[entry], table, bots)
             per_deal[key] += 1
             deals[key] = (entry, table, bots)
@@ -330,7 +334,7 @@ class LadderRun:
                     self.apply_roster()
             if outcome.result is not None:
                 for name, reason in self._heard(
-                    entry, outcome.result, chosen_here=choice is not None
+                    entry, outcome.result, chosen_here=choice is not None, key=scheduled.key
                 ):
                     await self.suspend(name, reason)
             elif choice is not None:
@@ -338,13 +342,22 @@ class LadderRun:
         self._check_stop()
 
     def _heard(
-        self, entry: int, result: MatchResult, *, chosen_here: bool, live: bool = True
+        self,
+        entry: int,
+        result: MatchResult,
+        *,
+        chosen_here: bool,
+        live: bool = True,
+        key: str | None = None,
     ) -> list[tuple[str, str]]:
-        """Count one game into its matchmaker and the error watch; the bots to suspend."""
+        """Count one game (of schedule key ``key``) into its matchmaker, its deal's
+        spread and the error watch; the bots to suspend."""
         matchmaker = self.matchmakers[entry]
-        matchmaker.record(
-            dict(zip(result.players, result.ranks, strict=True)), chosen_here=chosen_here
-        )
+        ranks = dict(zip(result.players, result.ranks, strict=True))
+        deal = None if key is None else rotation_deal(key)
+        if deal is not None:  # scored at the estimates before they count the game
+            self.spreads[entry].add(deal, ranks, matchmaker.ratings)
+        matchmaker.record(ranks, chosen_here=chosen_here)
         trend = self.runner.config.ladder.trend_games
         suspend = []
         now = time.monotonic()
