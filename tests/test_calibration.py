@@ -69,11 +69,11 @@ DEALS = {2: 75, 4: 30, 6: 30}
 )  # fmt: skip
 def test_intervals_cover_the_truth_with_ties_and_deal_luck(k: int, share: float, luck: float):
     """Ties narrow the intervals (tie-aware), deal luck is counted by deals (the
-    deal-adjusted intervals): both must cover the truth. Five cells of the table of
-    docs/ratings.md at 50 events (400 intervals, one standard error about 1.1 %);
-    measured plain / deal-adjusted: 95.8 / 94.5, 96.8 / 94.2, 97.5 / 96.2, 97.0 / 97.2
-    and 96.8 / 94.0 % in the order listed (with luck only the deal-adjusted ones are
-    held to it: the plain ones are too wide there, as they should be)."""
+    deal-adjusted intervals): the interval to read — plain without luck, deal-adjusted
+    with it — must cover the truth (and the deal-adjusted one come near it without
+    luck). Five cells of the table of docs/ratings.md at 50 events (400 intervals, one
+    standard error about 1.1 %); measured plain / deal-adjusted: 95.8 / 95.0, 96.8 / 94.5,
+    97.5 / 97.5, 97.0 / 98.2 and 96.8 / 96.0 % in the order listed."""
     rng = random.Random(2600 + k + int(100 * share) + int(luck > 0))
     link = sim.linking_chance(k, share)
     truth = exact_truth(k, share)
@@ -94,9 +94,9 @@ def test_intervals_cover_the_truth_with_ties_and_deal_luck(k: int, share: float,
             plain += rating.lo <= truth[name] <= rating.hi
             adjusted += dealt.ratings[name].lo <= truth[name] <= dealt.ratings[name].hi
     assert abs(statistics.fmean(shares) - share) < 0.02
-    assert 0.92 <= adjusted / total <= 0.98, adjusted / total
-    if not luck:
-        assert 0.92 <= plain / total <= 0.98, plain / total
+    read = adjusted if luck else plain  # the interval to read (docs/ratings.md)
+    assert 0.92 <= read / total <= 0.98, (plain / total, adjusted / total)
+    assert 0.90 <= adjusted / total <= 0.99, adjusted / total
 
 
 def test_the_linking_chance_gives_the_share_of_tied_pairs():
