@@ -1,35 +1,39 @@
 """How well the ratings' intervals cover the truth, and how precise each fit is.
 
-Simulated events of 8 bots of known strength (−210 … +210 Elo) at random tables of k
-seats with known seat advantages, finishing orders from the Plackett–Luce model. Prints,
-per table size, beside the goals of the rating docs (docs/ratings.md):
+Simulated events of 8 bots of known strength at tables of k seats with known seat
+advantages, finishing orders from the Plackett–Luce model (the simulators are
+``goatarena/bench/calibration_sim.py``, which says how ties and deal luck are made).
+Prints, beside the goals of docs/ratings.md:
 
-- coverage of the 95 % intervals (goal 93–97 %) and mean squared error against the
-  truth (Elo²) of the pairwise fit (``ratings.fit``) and the exact Plackett–Luce fit
-  (``ratings.plackett_luce``), and the games the exact fit saves at equal precision
-  (``1 − MSE_exact / MSE_pairwise``, the error falling as 1/games; goal ≥ 5 % at 4 and
-  6 seats, never negative at 2 and 3);
-- with ties (neighbours in the order tie, which leaves each pair's expected score as
-  it is): the tie-aware intervals' coverage and the tie-blind ones';
-- two-seat deals of two rotations with deal luck (a shared seat-0 advantage
-  ``N(0, σ²)``): the fit's own and the deal-adjusted intervals' coverage of the ratings
-  an infinite event would give, and the deal-adjusted width over the fit's (goal ≤ 0.85
-  where the deal explains a third of the latent variance);
-- the limit of that goal: at two seats the true spread of the standings' estimate and
-  the Cramér–Rao bound of any estimator of the same ratings under this deal model
-  (``goatarena.bench.deal_bound``, exact), over the fit's own standard error; and, for
-  deals of 4 and 6 seats in all their rotations, the deal-adjusted intervals' coverage,
-  their width over the fit's and the *oracle* width (the estimates' root mean squared
-  error over the fit's standard error: an interval that knew the true spread).
+1. at 2, 3, 4 and 6 seats, random tables, no ties: coverage of the 95 % intervals (goal
+   93–97 %) and the mean squared error against the truth (Elo²) of the pairwise fit
+   (``fit(..., exact=False)``) and the exact Plackett–Luce fit (the default), and the
+   games the exact fit saves at equal precision (``1 − MSE_exact / MSE_pairwise``, the
+   error falling as 1/games; goal ≥ 5 % at 4 and 6 seats, never negative at 2 and 3);
+2. at 2, 4 and 6 seats, events of 75, 30 and 30 deals (every deal in all its seat
+   rotations), 0, 20 and 40 % tied pairs, without and with deal luck: the coverage of
+   the exact fit's plain and deal-adjusted intervals (``standings --deals``) and of the
+   pairwise fit's, the deal-adjusted width over the plain, and the games saved at equal
+   relative precision (each fit's MSE over the variance of its own truth: ties shrink
+   both);
+3. two-seat deals of two rotations with an additive deal luck (a shared seat-0
+   advantage ``N(0, σ²)``): the fit's own and the deal-adjusted intervals' coverage of the
+   ratings an infinite event would give, and the deal-adjusted width over the fit's;
+   and the limit of the deal goal (deal-adjusted width ≤ 0.85 where the deal explains a third
+   of the latent variance): at two seats the true spread of the standings' estimate and
+   the Cramér–Rao bound of any estimator of the same ratings under an additive deal
+   model (``goatarena.bench.deal_bound``, exact), over the fit's own standard error;
+   and, for deals of 4 and 6 seats in all their rotations, the deal-adjusted intervals'
+   coverage, their width over the fit's and the *oracle* width (the estimates' root
+   mean squared error over the fit's standard error: an interval that knew the true
+   spread).
 
-``python benchmarks/calibration.py [--events N]``: about a minute at the default 200.
+``python benchmarks/calibration.py [--events N]``: a few minutes of CPU at the default 200.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import random
 import statistics
 import sys
 import time
@@ -38,108 +42,115 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from goatarena.bench import calibration_sim as sim  # noqa: E402
 from goatarena.ratings.clusters import DealScores, deal_adjusted  # noqa: E402
-from goatarena.ratings.fit import ELO_PER_NATURAL_LOG, fit  # noqa: E402
-from goatarena.ratings.plackett_luce import fit_plackett_luce  # noqa: E402
-from tests.test_calibration import TRUE_ELO, tie_share, tied_game  # noqa: E402
-from tests.test_deal_clusters import STRONG, deal, effective_truth  # noqa: E402
+from goatarena.ratings.fit import ELO_PER_NATURAL_LOG, RatingFit, fit  # noqa: E402
 
-BOTS = 8
-SEATS = {2: [35.0, -35.0], 3: [40.0, 0.0, -40.0], 4: [45.0, 15.0, -15.0, -45.0],
-         6: [50.0, 30.0, 10.0, -10.0, -30.0, -50.0]}  # fmt: skip
 GAMES = {2: 150, 3: 80, 4: 60, 6: 40}
+DEALS = {2: 75, 4: 30, 6: 30}
+SHARES = (0.0, 0.2, 0.4)
 
 
-def seated_game(rng: random.Random, k: int) -> dict[str, int]:
-    """One Plackett–Luce game at a random table of ``k``, in seat order."""
-    table = rng.sample(range(BOTS), k)
-    weight = [math.exp((TRUE_ELO[b] + SEATS[k][s]) / ELO_PER_NATURAL_LOG)
-              for s, b in enumerate(table)]  # fmt: skip
-    remaining, rank = list(range(k)), [0] * k
-    for place in range(1, k + 1):
-        pick = rng.random() * sum(weight[s] for s in remaining)
-        for s in remaining:
-            pick -= weight[s]
-            if pick <= 0.0:
-                break
-        rank[s] = place
-        remaining.remove(s)
-    return {f"b{table[s]}": rank[s] for s in range(k)}
+def covered(result: RatingFit, truth: dict[str, float]) -> list[bool]:
+    """Whether each bot's interval holds its true rating."""
+    return [r.lo <= truth[name] <= r.hi for name, r in result.ratings.items()]
 
 
-def score(result, truth) -> tuple[int, int, float]:
-    """(covered, intervals, summed squared error) of one fit's ratings."""
-    covered = sum(r.lo <= truth[name] <= r.hi for name, r in result.ratings.items())
-    error = sum((r.elo - truth[name]) ** 2 for name, r in result.ratings.items())
-    return covered, len(result.ratings), error
+def squared_errors(result: RatingFit, truth: dict[str, float]) -> list[float]:
+    """Each bot's squared error against the truth."""
+    return [(r.elo - truth[name]) ** 2 for name, r in result.ratings.items()]
 
 
 def exact_against_pairwise(events: int) -> None:
-    truth = {f"b{b}": 1500.0 + TRUE_ELO[b] for b in range(BOTS)}
+    """Table 1: the two fits on random tables without ties."""
+    truth = sim.truth()
     print("seats  games  coverage pairwise / exact  MSE pairwise / exact  games saved  goal")
     for k in (2, 3, 4, 6):
-        rng = random.Random(4000 + k)
-        totals = {"pairwise": [0, 0, 0.0], "exact": [0, 0, 0.0]}
+        rng = __import__("random").Random(4000 + k)
+        cover: dict[bool, list[bool]] = {False: [], True: []}
+        error: dict[bool, list[float]] = {False: [], True: []}
         for _ in range(events):
-            games = [seated_game(rng, k) for _ in range(GAMES[k])]
-            keys = ["g"] * len(games)
-            for label, result in (("pairwise", fit(games, seat_keys=keys)),
-                                  ("exact", fit_plackett_luce(games, seat_keys=keys))):  # fmt: skip
-                for slot, value in enumerate(score(result, truth)):
-                    totals[label][slot] += value
-        cover = {label: c / n for label, (c, n, _) in totals.items()}
-        mse = {label: e / n for label, (_, n, e) in totals.items()}
-        saved = 1.0 - mse["exact"] / mse["pairwise"]
+            games = [sim.seated_game(rng, k) for _ in range(GAMES[k])]
+            for exact in (False, True):
+                result = fit(games, seat_keys=["g"] * len(games), exact=exact)
+                cover[exact] += covered(result, truth)
+                error[exact] += squared_errors(result, truth)
+        mse = {exact: statistics.fmean(values) for exact, values in error.items()}
+        saved = 1.0 - mse[True] / mse[False]
         goal = "≥ 5 %" if k >= 4 else "≥ 0 %"
-        coverage = f"{cover['pairwise']:8.1%} / {cover['exact']:6.1%}"
-        errors = f"{mse['pairwise']:11.0f} / {mse['exact']:5.0f}"
-        print(f"{k:5}  {GAMES[k]:5}  {coverage}  {errors}  {saved:11.1%}  {goal}")
+        coverage = f"{statistics.fmean(cover[False]):8.1%} / {statistics.fmean(cover[True]):6.1%}"
+        print(f"{k:5}  {GAMES[k]:5}  {coverage}  {mse[False]:11.0f} / {mse[True]:5.0f}"
+              f"  {saved:11.1%}  {goal}")  # fmt: skip
 
 
-def ties(events: int) -> None:
-    truth = {f"b{b}": 1500.0 + TRUE_ELO[b] for b in range(BOTS)}
-    print("\nseats  tied pairs  coverage tie-aware / tie-blind  goal 93–97 %")
+def calibration_grid(events: int) -> None:
+    """Table 2: ties and deal luck."""
+    print("\nseats  tied pairs  deal luck  coverage exact plain / deal-adjusted  pairwise"
+          "  width ratio  games saved")  # fmt: skip
     for k in (2, 4, 6):
-        for c in (0.0, 0.25, 0.5):
-            rng = random.Random(5000 + k + int(100 * c))
-            aware = blind = total = 0
-            shares = []
-            for _ in range(events):
-                games = [tied_game(rng, k, c) for _ in range(GAMES[k])]
-                shares.append(tie_share(games))
-                a, b = fit(games), fit(games, tie_aware=False)
-                for name in a.names:
-                    total += 1
-                    aware += a.ratings[name].lo <= truth[name] <= a.ratings[name].hi
-                    blind += b.ratings[name].lo <= truth[name] <= b.ratings[name].hi
-            print(f"{k:5}  {statistics.fmean(shares):10.1%}  "
-                  f"{aware / total:18.1%} / {blind / total:6.1%}")  # fmt: skip
+        for share in SHARES:
+            link = sim.linking_chance(k, share)
+            truths = {exact: sim.effective_truth(k, link, exact=exact) for exact in (False, True)}
+            spread = {exact: statistics.pvariance(t.values()) for exact, t in truths.items()}
+            for luck in (0.0, sim.STRONG_LUCK):
+                rng = __import__("random").Random(7000 + 10 * k + int(100 * share) + int(luck > 0))
+                plain, adjusted, pairwise, ratios, shares = [], [], [], [], []
+                error: dict[bool, list[float]] = {False: [], True: []}
+                for _ in range(events):
+                    deals = [sim.deal(rng, k, link, luck) for _ in range(DEALS[k])]
+                    games = [game for one in deals for game in one]
+                    shares.append(sim.tie_share(games))
+                    keys = ["g"] * len(games)
+                    exact_fit = fit(games, seat_keys=keys)
+                    pair_fit = fit(games, seat_keys=keys, exact=False)
+                    scores = DealScores(exact_fit)
+                    for number, one in enumerate(deals):
+                        for game in one:
+                            scores.add(f"d{number}", list(game), list(game.values()), "g")
+                    deal_fit = deal_adjusted(scores)
+                    plain += covered(exact_fit, truths[True])
+                    adjusted += covered(deal_fit, truths[True])
+                    pairwise += covered(pair_fit, truths[False])
+                    error[True] += squared_errors(exact_fit, truths[True])
+                    error[False] += squared_errors(pair_fit, truths[False])
+                    ratios += [deal_fit.ratings[n].stderr / exact_fit.ratings[n].stderr
+                               for n in exact_fit.names]  # fmt: skip
+                relative = {e: statistics.fmean(error[e]) / spread[e] for e in (False, True)}
+                saved = 1.0 - relative[True] / relative[False]
+                luck_name = "a third" if luck else "none"
+                print(f"{k:5}  {statistics.fmean(shares):10.1%}  {luck_name:>9}"
+                      f"  {statistics.fmean(plain):20.1%} / {statistics.fmean(adjusted):6.1%}"
+                      f"  {statistics.fmean(pairwise):8.1%}  {statistics.fmean(ratios):11.3f}"
+                      f"  {saved:11.1%}", flush=True)  # fmt: skip
 
 
-def deals(events: int) -> None:
+def two_seat_deals(events: int) -> None:
+    """Table 3: two-seat deals of two rotations, a luck ``N(0, σ²)`` favouring seat 0 in
+    both, against the ratings an infinite event would give (luck flattens them)."""
+    from goatarena.bench.deal_bound import THETA, effective_truth, pair_luck, two_seat_deal
+
     print("\ndeal luck σ  share of variance  coverage fit / deal-adjusted  width ratio  goal")
-    for sigma in (0.0, STRONG, 2 * STRONG):
-        rng = random.Random(6000 + int(10 * sigma))
-        truth = effective_truth(sigma)
-        plain_cover = adjusted_cover = total = 0
-        ratios = []
+    for share in (0.0, 1 / 3, 2 / 3):
+        sigma = pair_luck(share) if share else 0.0
+        rng = __import__("random").Random(6000 + int(10 * sigma))
+        beta = effective_truth(THETA, sigma)
+        truth = {f"b{b}": 1500.0 + ELO_PER_NATURAL_LOG * float(beta[b]) for b in range(len(THETA))}
+        plain_cover, adjusted_cover, ratios = [], [], []
         for _ in range(events):
-            played = [deal(rng, sigma) for _ in range(75)]
+            played = [two_seat_deal(rng, sigma) for _ in range(75)]
             plain = fit([game for pair in played for game in pair])
             scores = DealScores(plain)
             for number, pair in enumerate(played):
                 for game in pair:
                     scores.add(f"d{number}", list(game), list(game.values()))
             adjusted = deal_adjusted(scores)
-            for name in plain.names:
-                p, a = plain.ratings[name], adjusted.ratings[name]
-                total += 1
-                plain_cover += p.lo <= truth[name] <= p.hi
-                adjusted_cover += a.lo <= truth[name] <= a.hi
-                ratios.append(a.stderr / p.stderr)
-        share = sigma**2 / (sigma**2 + math.pi**2 / 3)
-        goal = "≤ 0.85" if sigma else "≈ 1"
-        coverage = f"{plain_cover / total:12.1%} / {adjusted_cover / total:6.1%}"
+            plain_cover += covered(plain, truth)
+            adjusted_cover += covered(adjusted, truth)
+            ratios += [adjusted.ratings[n].stderr / plain.ratings[n].stderr for n in plain.names]
+        goal = "≤ 0.85" if 0.3 < share < 0.4 else "≈ 1" if not share else ""
+        coverage = (
+            f"{statistics.fmean(plain_cover):12.1%} / {statistics.fmean(adjusted_cover):6.1%}"
+        )
         print(f"{sigma:11.2f}  {share:16.0%}  {coverage}  {statistics.fmean(ratios):11.3f}  {goal}")
 
 
@@ -167,13 +178,17 @@ def main() -> None:
     """Run every table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=200, help="simulated events per row")
-    events = parser.parse_args().events
+    parser.add_argument("--only", choices=["fits", "grid", "limits"], help="one table")
+    args = parser.parse_args()
     started = time.process_time()
-    exact_against_pairwise(events)
-    ties(events)
-    deals(events)
-    deal_limits(events)
-    print(f"\n{events} events per row; {time.process_time() - started:.0f} s CPU")
+    if args.only in (None, "fits"):
+        exact_against_pairwise(args.events)
+    if args.only in (None, "grid"):
+        calibration_grid(args.events)
+    if args.only in (None, "limits"):
+        two_seat_deals(args.events)
+        deal_limits(args.events)
+    print(f"\n{args.events} events per row; {time.process_time() - started:.0f} s CPU")
 
 
 if __name__ == "__main__":

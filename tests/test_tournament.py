@@ -432,6 +432,9 @@ def test_standings_with_deals_show_the_deal_adjusted_intervals(tmp_path):
         for row in rows:
             assert row["deal_lo"] <= row["elo"] <= row["deal_hi"]
     assert all(row["deal_lo"] is None for row in plain["standings"]["overall"])
+    # one game: the overall table is that game's, deal-adjusted intervals and all
+    (game,) = [table for table in data["standings"] if table != "overall"]
+    assert data["standings"]["overall"] == data["standings"][game]
     shown = run("standings", "--db", str(db), "--deals")
     assert shown.exit_code == 0 and "deal-adjusted 95%" in shown.output
 

@@ -1,9 +1,10 @@
 """Ratings and standings: from finished games to a table with intervals.
 
-- :mod:`.tally` — the pairwise results of games counted one at a time (NumPy arrays whose
-  size grows with the pairs, not the games);
-- :mod:`.fit` — the Elo fit (Bradley–Terry over the pairs of every table, with seat
-  terms) of a tally, and its intervals; :mod:`._newton` its numerics (NumPy, SciPy);
+- :mod:`.tally` — the pairwise results and finishing patterns of games counted one at a
+  time (NumPy arrays whose size grows with the pairs and distinct patterns, not the games);
+- :mod:`.fit` — the Elo fit (Bradley–Terry for two-bot tables, exact Plackett–Luce for
+  tables of 3–6, with seat terms) of a tally, and its intervals; :mod:`._newton` its
+  numerics (NumPy, SciPy), :mod:`._orders` the Plackett–Luce part;
 - :mod:`.pair_stats` — two-bot match statistics and points from ranks;
   :mod:`.pentanomial` — two bots' game pairs (a deal in both seat orders) as fastchess
   counts them; :mod:`.clusters` — the deal-adjusted (deal-clustered) intervals;

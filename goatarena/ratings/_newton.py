@@ -31,6 +31,8 @@ import scipy.sparse.linalg
 from scipy.linalg import lapack
 from scipy.special import expit, log_expit
 
+from goatarena.ratings import _orders
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Int32Array = npt.NDArray[np.int32]
@@ -39,6 +41,12 @@ DENSE_LIMIT = 3_000
 """Up to this many parameters, Newton steps are solved with the dense Cholesky factor."""
 MAX_ITERATIONS = 200
 STEP_TOLERANCE = 1e-10
+ORDER_TOLERANCE = 1e-8
+ROUNDING_FLOOR = 1e-7
+"""A fit with finishing orders stops at a step below :data:`ORDER_TOLERANCE`, or below
+this one if it is not a tenth of the step before: its sums over up to millions of
+patterns round at about 1e-9, below which Newton's steps no longer shrink (1e-7 in ``θ``
+is 2e-5 Elo); each step costs a pass over every pattern."""
 SANDWICH_COLUMNS = 512
 """Columns of ``T Σ`` made at a time for the tie-aware intervals (memory 8 bytes × n × this)."""
 CG_TOLERANCE = 1e-12
@@ -106,6 +114,22 @@ class Problem:
     pairs: Pairs
     prior: float
     blocks: Sequence[tuple[int, int]]
+    orders: Sequence[_orders.OrderGroup] = ()
+    """The finishing orders fitted by the exact Plackett–Luce model (tables of 3–6)."""
+    order_ties: bool = True
+    """Whether the intervals narrow for the orders' ties (see :mod:`._orders`)."""
+    exact: bool = False
+    """Whether tables of 3–6 bots are fitted whole (in ``orders``), not as pairs."""
+
+
+@dataclass(frozen=True)
+class Curvature:
+    """The Hessian's ingredients at a point: each pair's ``n·p(1−p)`` and each order
+    group's per-pattern Hessian in the utilities."""
+
+    pairs: FloatArray
+    orders: list[FloatArray | None]
+    """None for a group that adds nothing (an order group without ties, in ``T``)."""
 
 
 def sums(index: npt.NDArray[np.integer], weights: FloatArray, size: int) -> FloatArray:
@@ -126,13 +150,14 @@ def objective(x: FloatArray, problem: Problem) -> float:
     pairs = problem.pairs
     d = difference(x, pairs)
     total = -float(np.sum(pairs.s * log_expit(d) + (pairs.n - pairs.s) * log_expit(-d)))
+    total += _orders.objective(x, problem.orders)
     if problem.prior:
         total -= 0.5 * problem.prior * float(np.sum(log_expit(x) + log_expit(-x)))
     return total
 
 
-def gradient(x: FloatArray, problem: Problem) -> tuple[FloatArray, FloatArray]:
-    """The objective's gradient at ``x`` and each pair's curvature ``n·p(1−p)``."""
+def gradient(x: FloatArray, problem: Problem) -> tuple[FloatArray, Curvature]:
+    """The objective's gradient at ``x`` and the :class:`Curvature` there."""
     pairs, size = problem.pairs, problem.size
     p = expit(difference(x, pairs))
     g = pairs.n * p - pairs.s
@@ -140,15 +165,34 @@ def gradient(x: FloatArray, problem: Problem) -> tuple[FloatArray, FloatArray]:
     seated = pairs.seated
     grad += sums(pairs.a[seated], g[seated], size)
     grad -= sums(pairs.b[seated], g[seated], size)
+    order_hessians: list[FloatArray | None] = []
+    for group in problem.orders:
+        order_grad, order_hess = _orders.derivatives(x, group)
+        grad += _orders.scatter_gradient(order_grad, group, size)
+        order_hessians.append(order_hess)
     if problem.prior:
         grad += problem.prior * (expit(x) - 0.5)
-    return grad, pairs.n * p * (1.0 - p)
+    return grad, Curvature(pairs.n * p * (1.0 - p), order_hessians)
 
 
-def _entries(problem: Problem, curvature: FloatArray) -> tuple[Int32Array, Int32Array, FloatArray]:
+def _entries(
+    problem: Problem, curvature: Curvature
+) -> tuple[npt.NDArray[np.integer], npt.NDArray[np.integer], FloatArray]:
     """The Hessian as (row, column, value) entries, duplicates to be summed."""
     rows, cols, pair, sign = problem.pairs.layout
-    return rows, cols, sign * curvature[pair]
+    parts: list[tuple[npt.NDArray[np.integer], npt.NDArray[np.integer], FloatArray]] = [
+        (rows, cols, sign * curvature.pairs[pair])
+    ]
+    for group, matrices in zip(problem.orders, curvature.orders, strict=True):
+        if matrices is not None:
+            parts.append(_orders.entries(group, matrices))
+    if len(parts) == 1:
+        return parts[0]
+    return (
+        np.concatenate([part[0] for part in parts]),
+        np.concatenate([part[1] for part in parts]),
+        np.concatenate([part[2] for part in parts]),
+    )
 
 
 def _prior_diagonal(x: FloatArray, prior: float) -> FloatArray:
@@ -156,11 +200,14 @@ def _prior_diagonal(x: FloatArray, prior: float) -> FloatArray:
     return prior * p * (1.0 - p)
 
 
-def dense_hessian(x: FloatArray, problem: Problem, curvature: FloatArray) -> FloatArray:
+def dense_hessian(x: FloatArray, problem: Problem, curvature: Curvature) -> FloatArray:
     """The Hessian as a dense matrix; without the prior ``11ᵀ/m`` is added to each block,
     which fixes the block's mean (the direction the likelihood does not see)."""
     size = problem.size
-    hess = _pair_terms(problem, curvature)
+    hess = _pair_terms(problem, curvature.pairs)
+    for group, matrices in zip(problem.orders, curvature.orders, strict=True):
+        if matrices is not None:
+            _orders.add_dense(hess, group, matrices)
     if problem.prior:
         hess[np.diag_indices(size)] += _prior_diagonal(x, problem.prior)
     else:
@@ -200,9 +247,7 @@ def _pair_terms(problem: Problem, curvature: FloatArray) -> FloatArray:
     return hess
 
 
-def sparse_hessian(
-    x: FloatArray, problem: Problem, curvature: FloatArray
-) -> scipy.sparse.csr_array:
+def sparse_hessian(x: FloatArray, problem: Problem, curvature: Curvature) -> scipy.sparse.csr_array:
     """The Hessian as a sparse matrix (the prior must be positive)."""
     size = problem.size
     rows, cols, values = _entries(problem, curvature)
@@ -248,13 +293,15 @@ def newton_step(x: FloatArray, problem: Problem) -> tuple[FloatArray, FloatArray
     return grad, step
 
 
-def maximise(problem: Problem) -> tuple[FloatArray, int | None]:
-    """Newton's method with a backtracking (Armijo) line search from zero; the
-    parameters and the number of steps (None: the steps never fell below the tolerance)."""
-    theta = np.zeros(problem.size)
+def maximise(problem: Problem, start: FloatArray | None = None) -> tuple[FloatArray, int | None]:
+    """Newton's method with a backtracking (Armijo) line search from ``start`` (zero if
+    None); the parameters and the number of steps (None: the steps never fell below the
+    tolerance)."""
+    theta = np.zeros(problem.size) if start is None else np.array(start, dtype=np.float64)
     if problem.size == 0:
         return theta, 0
     value = objective(theta, problem)
+    last = np.inf
     for iteration in range(1, MAX_ITERATIONS + 1):
         grad, step = newton_step(theta, problem)
         slope = float(grad @ step)
@@ -269,8 +316,12 @@ def maximise(problem: Problem) -> tuple[FloatArray, int | None]:
                 break
             t /= 2.0
         theta, value = trial, trial_value
-        if float(np.max(np.abs(t * step))) < STEP_TOLERANCE:
+        size = float(np.max(np.abs(t * step)))
+        if size < STEP_TOLERANCE:
             return theta, iteration
+        if problem.orders and (size < ORDER_TOLERANCE or ROUNDING_FLOOR > size > last / 10.0):
+            return theta, iteration  # near or at the rounding of the sums over the patterns
+        last = size
     return theta, None
 
 
@@ -294,13 +345,15 @@ def spread(theta: FloatArray, problem: Problem, *, whole_ratings_block: bool) ->
     pair whose mean score is ``p`` and whose share of ties is ``τ`` is ``p(1−p) − τ/4``,
     not the ``p(1−p)`` of the curvature, so ``B = H − T`` with ``T = Σ n·τ/4 · v vᵀ``
     over the pairs, ``τ`` their observed tie share, and ``Σ B Σ = Σ − Σ T Σ`` (only
-    when some pair tied; see :func:`_tied_spread` for its cost).
+    when some pair tied; see :func:`_tied_spread` for its cost). A tie in a finishing
+    order of the exact model adds the spread of its score over the orders it allows
+    (:func:`goatarena.ratings._orders.tie_spread`) to ``T`` the same way.
     """
     _, curvature = gradient(theta, problem)
     factor = _cholesky(dense_hessian(theta, problem, curvature))
-    ties = problem.pairs.ties
-    if ties is not None and np.any(ties > 0.0):
-        return _tied_spread(factor, problem, ties / 4.0, whole_ratings_block)
+    meat = _tie_meat(theta, problem)
+    if meat is not None:
+        return _tied_spread(factor, problem, meat, whole_ratings_block)
     sums = []
     for start, length in problem.blocks:
         indicator = np.zeros(problem.size)
@@ -323,6 +376,18 @@ def spread(theta: FloatArray, problem: Problem, *, whole_ratings_block: bool) ->
         grand_mean = float(np.sum(row_means)) / length
         block = sigma - row_means[:, None] - row_means[None, :] + grand_mean
     return Spread(diagonals, block)
+
+
+def _tie_meat(theta: FloatArray, problem: Problem) -> Curvature | None:
+    """What the ties take off the curvature (``T``), or None where nothing tied."""
+    ties = problem.pairs.ties
+    pairs = ties / 4.0 if ties is not None else np.zeros(len(problem.pairs.i))
+    orders: list[FloatArray | None] = [
+        _orders.tie_spread(theta, group) if problem.order_ties else None for group in problem.orders
+    ]
+    if not np.any(pairs > 0.0) and all(matrices is None for matrices in orders):
+        return None
+    return Curvature(pairs, orders)
 
 
 def _inverse(factor: FloatArray) -> FloatArray:
@@ -348,7 +413,7 @@ def centred(covariance: FloatArray, problem: Problem, whole_ratings_block: bool)
 
 
 def _tied_spread(
-    factor: FloatArray, problem: Problem, meat: FloatArray, whole_ratings_block: bool
+    factor: FloatArray, problem: Problem, meat: Curvature, whole_ratings_block: bool
 ) -> Spread:
     """The centred spread of ``Σ − Σ T Σ`` without forming the product: ``T`` is sparse
     (the pairs' entries), so ``T Σ`` is made a block of columns at a time and only the
@@ -360,7 +425,10 @@ def _tied_spread(
     sigma += np.triu(sigma, 1).T
     tied: FloatArray | scipy.sparse.csr_array
     if _is_dense(problem):  # T as the Hessian is made: n² memory, never 16 entries a pair
-        tied = _pair_terms(problem, meat)
+        tied = _pair_terms(problem, meat.pairs)
+        for group, matrices in zip(problem.orders, meat.orders, strict=True):
+            if matrices is not None:
+                _orders.add_dense(tied, group, matrices)
     else:
         rows, cols, values = _entries(problem, meat)
         tied = scipy.sparse.csr_array((values, (rows, cols)), shape=(size, size))

@@ -1,5 +1,7 @@
 """From a tally's counts to the data of a fit: the cells of the chosen games, the bots
-renumbered by name, and per pair of bots and seats the total weight and weighted score."""
+renumbered by name, per pair of bots and seats the total weight and weighted score, and
+(for the exact fit) the finishing patterns of the tables of 3–6 bots grouped by their
+rank structure."""
 
 from __future__ import annotations
 
@@ -8,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from goatarena.ratings import _newton
-from goatarena.ratings.tally import Cells, PairTally
+from goatarena.ratings import _newton, _orders
+from goatarena.ratings.tally import Cells, PairTally, Patterns
 
 
 def chosen_cells(tally: PairTally, seat_key: str | None) -> tuple[Cells, dict[str, int]]:
@@ -67,9 +69,14 @@ def problem_of(
     families: Sequence[tuple[str, int]],
     bots: int,
     prior: float,
+    patterns: Sequence[Patterns] | None = None,
+    position: npt.NDArray[np.int64] | None = None,
 ) -> _newton.Problem:
     """Per pair of bots and seats: the total weight and the weighted score of the first,
-    summed over table sizes in a fixed order (cells sorted by bots, size, seats)."""
+    summed over table sizes in a fixed order (cells sorted by bots, size, seats). With
+    ``patterns`` (those of the chosen games; ``position`` renumbers the tally's bots),
+    the tables of :data:`~goatarena.ratings._orders.EXACT_SEATS` bots are fitted by the
+    exact model from them instead of by their pairs."""
     blocks = [(0, bots)]
     start = bots
     offsets = np.full(len(seen_families) + 1, -1, dtype=np.int64)
@@ -77,6 +84,13 @@ def problem_of(
         offsets[seen_families.index((key, players))] = start
         blocks.append((start, players))
         start += players
+    orders: list[_orders.OrderGroup] = []
+    if patterns is not None and position is not None:
+        exact = np.isin(cells.k, list(_orders.EXACT_SEATS))
+        cells = Cells(*(np.asarray(getattr(cells, name))[~exact]
+                        for name in Cells.__dataclass_fields__))  # fmt: skip
+        for chosen in patterns:
+            orders.extend(order_groups(chosen, position, offsets))
     base = offsets[cells.family]  # NO_FAMILY (-1) picks the last entry: -1
     seated = base >= 0
     a = np.where(seated, base + cells.seat_i, -1)
@@ -99,7 +113,79 @@ def problem_of(
         first[inverse[::-1]] = np.arange(len(inverse))[::-1]
         i, j, a, b = i[first], j[first], a[first], b[first]
     pairs = _newton.Pairs(i=i, j=j, a=a, b=b, n=n, s=s, ties=ties)
-    return _newton.Problem(size=start, pairs=pairs, prior=prior, blocks=blocks)
+    return _newton.Problem(
+        size=start, pairs=pairs, prior=prior, blocks=blocks, orders=orders,
+        exact=patterns is not None,
+    )  # fmt: skip
+
+
+def chosen_patterns(tally: PairTally, seat_key: str | None) -> list[Patterns]:
+    """The finishing patterns of the games of ``seat_key`` (all when None)."""
+    found = tally.patterns()
+    if seat_key is None:
+        return found
+    wanted = [number for number, (key, _) in enumerate(tally.families) if key == seat_key]
+    chosen = []
+    for patterns in found:
+        mask = np.isin(patterns.family, wanted)
+        chosen.append(
+            Patterns(patterns.k, patterns.bots[mask], patterns.family[mask],
+                     patterns.ranks[mask], patterns.count[mask])
+        )  # fmt: skip
+    return chosen
+
+
+def order_groups(
+    patterns: Patterns, position: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64]
+) -> list[_orders.OrderGroup]:
+    """The patterns of one table size as order groups, the bots renumbered by
+    ``position`` and the seats given the parameters of their family (``offsets``, -1 for
+    none). Each pattern's entries are listed in finishing order (tied ones by seat
+    parameter, or by bot without seat terms), so that patterns group by their ties alone
+    (at most 2^(k−1) structures, in groups of at most :data:`~._orders.SLICE` patterns)
+    and one game told in two seat orders is one pattern; sorted
+    so that the sums of a fit do not depend on the order in which bots were first seen."""
+    k = patterns.k
+    if not len(patterns.count):
+        return []
+    bots = position[patterns.bots]
+    base = offsets[patterns.family]  # NO_FAMILY (-1) picks the last entry: -1
+    seats = np.where(base[:, None] >= 0, base[:, None] + np.arange(k), -1)
+    tiebreak = np.where(seats >= 0, seats, bots)
+    order = np.argsort(patterns.ranks * (int(tiebreak.max()) + 1) + tiebreak, axis=1)
+    bots = np.take_along_axis(bots, order, axis=1)
+    seats = np.take_along_axis(seats, order, axis=1)
+    ranks = np.take_along_axis(patterns.ranks, order, axis=1)
+    code = np.zeros(len(bots), dtype=np.int64)
+    where = np.zeros(len(bots), dtype=np.int64)  # the seat of each finishing position
+    words = [np.zeros(len(bots), dtype=np.int64) for _ in range(2)]
+    for f in range(k):
+        code = code * 8 + ranks[:, f]
+        where = where * 8 + order[:, f]
+        words[f // 3] |= bots[:, f] << (18 * (f % 3))
+    where = np.where(base >= 0, where, 0)
+    first_word = (code << 40) | (where << 22) | (base + 1)
+    sort = np.lexsort((words[1], words[0], first_word))
+    keys = [first_word[sort], words[0][sort], words[1][sort]]
+    new = np.r_[True, np.any([key[1:] != key[:-1] for key in keys], axis=0)]
+    unique = sort[new]
+    count = np.add.reduceat(patterns.count[sort].astype(np.float64), np.flatnonzero(new))
+    code, seats, bots = code[unique], seats[unique], bots[unique]
+    seated = seats[:, 0] >= 0  # a group is all with seat terms or all without
+    changes = (code[1:] != code[:-1]) | (seated[1:] != seated[:-1])
+    starts = np.flatnonzero(np.r_[True, changes])
+    # groups of at most SLICE patterns: a Newton step's temporaries stay small
+    starts = np.unique(np.concatenate([starts, np.arange(0, len(code), _orders.SLICE)]))
+    ends = np.r_[starts[1:], len(code)]
+    groups = []
+    for first, last in zip(starts, ends, strict=True):
+        structure = tuple(int(code[first] >> (3 * (k - 1 - f))) & 7 for f in range(k))
+        groups.append(
+            _orders.OrderGroup(
+                _orders.structure(structure), bots[first:last], seats[first:last], count[first:last]
+            )
+        )
+    return groups
 
 
 def _pair_codes(

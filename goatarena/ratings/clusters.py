@@ -12,10 +12,13 @@ its fitted chance, ``w`` the pair weight, ``v = e_i − e_j (+ e_a − e_b)``). 
 at fitted parameters are smaller than at the true ones, the more so the more a deal
 pulls the fit its way; each deal's score is divided by ``I − H_d Σ``, ``H_d`` its own
 curvature (the "CR3" correction, close to a jackknife over deals; a solve of the deal's
-few parameters). A uniform factor ``G/(G − q)`` was tried and dropped: with 15 deals of
-four seats it widened the intervals to 98.6 % coverage. The interval is ± Student's t
-quantile of ``deals − 1`` degrees of freedom times the standard error, not 1.96: with
-few deals ``B`` is itself uncertain (1.99 at 75 deals, 2.14 at 15, 2.45 at 7).
+few parameters). A table of 3–6 bots fitted by the exact model adds its own score
+instead, the gradient of its finishing order's log-likelihood, and its Hessian as its
+curvature (:func:`goatarena.ratings._orders.game_terms`). A uniform factor
+``G/(G − q)`` was tried and dropped: with 15 deals of four seats it widened the
+intervals to 98.6 % coverage. The interval is ± Student's t quantile of ``deals − 1``
+degrees of freedom times the standard error, not 1.96: with few deals ``B`` is itself
+uncertain (1.99 at 75 deals, 2.14 at 15, 2.45 at 7).
 
 This is a second pass over the games (or their summaries) after the fit, at the fitted
 ratings: :class:`DealScores` is fed the games one at a time and keeps, per deal, the few
@@ -36,7 +39,7 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import t as student_t
 
-from goatarena.ratings import _newton
+from goatarena.ratings import _newton, _orders
 from goatarena.ratings.fit import ELO_PER_NATURAL_LOG, Rating, RatingFit
 
 __all__ = ["DealScores", "RotationResult", "deal_adjusted", "deal_quantile", "rotation_deal"]
@@ -76,6 +79,7 @@ class DealScores:
             family: start
             for family, (start, _) in zip(fit._families, fit._problem.blocks[1:], strict=True)
         }
+        self._exact = fit._problem.exact
         self._open: dict[str, dict[int, float]] = {}
         self._alike = 1.0
         self._curvature: dict[str, dict[tuple[int, int], float]] = {}
@@ -102,6 +106,9 @@ class DealScores:
         numbers = [self._index[name] for name in players]
         start = None if seat_key is None else self._seat_start.get((seat_key, k))
         theta = self._theta
+        if self._exact and k in _orders.EXACT_SEATS:
+            self._add_order(score, curvature, numbers, start, ranks)
+            return
         for a in range(k):
             for b in range(a + 1, k):
                 ends = [(numbers[a], 1.0), (numbers[b], -1.0)]
@@ -117,6 +124,29 @@ class DealScores:
                         cell = (index, other)
                         value = sign * other_sign * weight * p * (1.0 - p)
                         curvature[cell] = curvature.get(cell, 0.0) + value
+
+    def _add_order(
+        self,
+        score: dict[int, float],
+        curvature: dict[tuple[int, int], float],
+        numbers: Sequence[int],
+        start: int | None,
+        ranks: Sequence[int],
+    ) -> None:
+        """One table of the exact model: its score ``−∇`` and curvature in the
+        parameters of its bots and seats."""
+        theta = self._theta
+        ends = [[number] if start is None else [number, start + seat]
+                for seat, number in enumerate(numbers)]  # fmt: skip
+        u = [sum(float(theta[index]) for index in end) for end in ends]
+        grad, hess = _orders.game_terms(u, _orders.competition_ranks(ranks))
+        for f, end in enumerate(ends):
+            for index in end:
+                score[index] = score.get(index, 0.0) - float(grad[f])
+                for g, other_end in enumerate(ends):
+                    for other in other_end:
+                        cell = (index, other)
+                        curvature[cell] = curvature.get(cell, 0.0) + float(hess[f, g])
 
     def add_deal(self, games: Sequence[RotationResult], alike: float = 1.0) -> None:
         """Count ``alike`` deals of these games (bots in seat order, ranks, seat key): a

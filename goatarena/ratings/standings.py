@@ -168,7 +168,9 @@ class StandingsTally:
         for name in [OVERALL, *games]:
             chosen = set(games) if name == OVERALL else {name}
             scores = None if swiss_scores is None else sum_scores(swiss_scores, chosen)
-            rows, rating_fit = self._rows(name, disqualified or {}, scores)
+            # with one game the overall table is that game's: the same games, one fit
+            same = fits.get(OVERALL) if len(games) == 1 else None
+            rows, rating_fit = self._rows(name, disqualified or {}, scores, same)
             if name == OVERALL and len(games) > 1:
                 # scores of different games are on different scales: no mean across them
                 rows = [msgspec.structs.replace(row, avg_score=None) for row in rows]
@@ -211,11 +213,13 @@ class StandingsTally:
         table: str,
         disqualified: Mapping[str, str],
         swiss: Mapping[str, SwissScore] | None,
+        rating_fit: RatingFit | None = None,
     ) -> tuple[list[Row], RatingFit | None]:
         if not self.games:
             return [], None
         stats = self._table(None if table == OVERALL else table)
-        rating_fit = fit_tally(self.pairs, seat_key=None if table == OVERALL else table)
+        if rating_fit is None:
+            rating_fit = fit_tally(self.pairs, seat_key=None if table == OVERALL else table)
         rows = []
         for number, entry in stats.items():
             bot = self.pairs.names[number]
@@ -235,11 +239,18 @@ def _with_deal_intervals(
 ) -> dict[str, list[Row]]:
     """The rows with the deal-adjusted intervals of every table, one pass over the games
     feeding every table's :class:`DealScores` (the overall table's sees them all)."""
-    scores = {name: DealScores(rating_fit) for name, rating_fit in fits.items()}
+    scores: dict[str, DealScores] = {}
+    for name, rating_fit in fits.items():
+        # a table that shares another's fit (one game and overall) shares its scores
+        shared = [scores[other] for other in scores if fits[other] is rating_fit]
+        scores[name] = shared[0] if shared else DealScores(rating_fit)
     for deal, game, players, ranks in games:
-        for name in (OVERALL, game):
-            if name in scores:
-                scores[name].add(deal, players, ranks, game)
+        fed = scores.get(OVERALL)
+        if fed is not None:
+            fed.add(deal, players, ranks, game)
+        own = scores.get(game)
+        if own is not None and own is not fed:
+            own.add(deal, players, ranks, game)
     adjusted = {name: deal_adjusted(table) for name, table in scores.items()}
     return {
         name: [

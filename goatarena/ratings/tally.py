@@ -11,6 +11,13 @@ games does not depend on their order.
 
 A cell is (bot i, bot j, table size k, seat family, seat of i, seat of j) with i < j in
 the order the bots were first seen; the fit renumbers the bots by name.
+
+Games of 3–6 bots, which the exact Plackett–Luce fit takes whole, are also counted as
+*patterns*: (bots in seat order, seat family, ranks) with how often each occurred, three
+int64 numbers a pattern. Their memory grows with the distinct patterns (at most the
+tables × finishing orders that occur), not with the games: a pattern met again costs
+nothing. Buffered patterns are folded in as the cells are; the folded chunks are merged
+whenever the newer ones outgrow the oldest, so each pattern is sorted O(log games) times.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from goatarena.ratings._orders import EXACT_SEATS
 
 FLUSH_EVERY = 1 << 18
 """Pairwise results buffered before they are folded into the counts."""
@@ -35,6 +44,23 @@ NO_FAMILY = -1
 """The family of a game without seat terms."""
 
 IntArray = npt.NDArray[np.int64]
+
+_BOTS_PER_WORD = 3
+_BITS_RANK = 3
+
+
+@dataclass(frozen=True)
+class Patterns:
+    """The distinct finishing patterns of the games of one table size ``k``: per pattern
+    its bots in seat order (numbers of :attr:`PairTally.names`, shape (patterns, k)),
+    seat ``family`` (:data:`NO_FAMILY` for none), competition ranks in seat order
+    (``ranks``, shape (patterns, k)) and ``count``."""
+
+    k: int
+    bots: IntArray
+    family: IntArray
+    ranks: IntArray
+    count: IntArray
 
 
 @dataclass(frozen=True)
@@ -70,6 +96,8 @@ class PairTally:
         self._counts: IntArray = np.zeros((0, 3), dtype=np.int64)
         self._played: IntArray = np.zeros((1, 0), dtype=np.int64)
         """Games per (seat family + 1, bot): row 0 counts games without seat terms."""
+        self._patterns: dict[int, list[tuple[IntArray, IntArray]]] = {}
+        """Per table size, folded chunks of (packed patterns, counts), the oldest first."""
 
     def add(
         self,
@@ -131,6 +159,31 @@ class PairTally:
         i = codes >> _BITS_BOT
         return Cells(i, j, k, family, seat_i, seat_j, self._counts)
 
+    def patterns(self) -> list[Patterns]:
+        """The finishing patterns of the games of 3–6 bots, by table size."""
+        self._flush()
+        found = []
+        for k in sorted(self._patterns):
+            packed, count = self._merged(k)
+            words = packed[:, :2]
+            bots = np.stack(
+                [(words[:, f // _BOTS_PER_WORD] >> (_BITS_BOT * (f % _BOTS_PER_WORD)))
+                 & (_MAX_BOTS - 1) for f in range(k)],
+                axis=1,
+            )  # fmt: skip
+            tail = packed[:, 2]
+            ranks = np.stack([1 + ((tail >> (_BITS_RANK * f)) & 7) for f in range(k)], axis=1)
+            family = (tail >> (_BITS_RANK * 6)) - 1
+            found.append(Patterns(k, bots, family, ranks, count))
+        return found
+
+    def _merged(self, k: int) -> tuple[IntArray, IntArray]:
+        chunks = self._patterns[k]
+        if len(chunks) > 1:
+            chunks[:] = [_unique_rows(np.concatenate([c[0] for c in chunks]),
+                                      np.concatenate([c[1] for c in chunks]))]  # fmt: skip
+        return chunks[0]
+
     def _number(self, name: str) -> int:
         number = self._numbers.get(name)
         if number is None:
@@ -164,6 +217,8 @@ class PairTally:
             order = np.asarray(ranks, dtype=np.int64).reshape(-1, k)
             family = np.asarray(families, dtype=np.int64)
             np.add.at(played, (np.repeat(family + 1, k), table.ravel()), 1)
+            if k in EXACT_SEATS:
+                self._fold_patterns(k, table, order, family)
             for a in range(k):
                 for b in range(a + 1, k):
                     code, outcome = _pair_codes(table, order, family, k, a, b)
@@ -181,6 +236,28 @@ class PairTally:
                 inverse, weights=weights[:, column], minlength=len(unique)
             )
         self._codes, self._counts = unique, counts
+
+    def _fold_patterns(self, k: int, table: IntArray, order: IntArray, family: IntArray) -> None:
+        """Count the buffered games of size k as patterns (see the module docstring)."""
+        ahead = (order[:, None, :] < order[:, :, None]).sum(axis=2)  # competition rank − 1
+        packed = np.zeros((len(table), 3), dtype=np.int64)
+        for f in range(k):
+            packed[:, f // _BOTS_PER_WORD] |= table[:, f] << (_BITS_BOT * (f % _BOTS_PER_WORD))
+            packed[:, 2] |= ahead[:, f] << (_BITS_RANK * f)
+        packed[:, 2] |= (family + 1) << (_BITS_RANK * 6)
+        chunks = self._patterns.setdefault(k, [])
+        chunks.append(_unique_rows(packed, np.ones(len(packed), dtype=np.int64)))
+        if sum(len(c[1]) for c in chunks[1:]) >= len(chunks[0][1]):
+            self._merged(k)
+
+
+def _unique_rows(rows: IntArray, counts: IntArray) -> tuple[IntArray, IntArray]:
+    """The distinct rows of a (n, 3) int64 array, in a fixed order, with summed counts."""
+    rows = np.ascontiguousarray(rows)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    unique, inverse = np.unique(keys, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=counts, minlength=len(unique))
+    return unique.view(np.int64).reshape(-1, rows.shape[1]), summed.astype(np.int64)
 
 
 def _pair_codes(
