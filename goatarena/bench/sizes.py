@@ -44,7 +44,9 @@ FULL = Sizes(
     deadline_samples=9,
     deadline_ms=100,
     tournament_bots=4,
-    tournament_deals=20,
+    # 720 games: long enough that the second referee's bots starting (at most one start
+    # per two CPUs at a time) is not a good part of concurrency 2's run.
+    tournament_deals=60,
     tournament_repeats=3,
 )
 QUICK = Sizes(

@@ -153,7 +153,7 @@ def _against(ratio: float, target: float) -> str:
     return f"{ratio:.2f} × floor ({verdict} {target:.1f}×)"
 
 
-SCALING_TARGET = 1.7
+SCALING_TARGET = 1.8
 """Concurrency 2 over concurrency 1 expected on two idle CPUs (local referee processes)."""
 
 
