@@ -329,3 +329,19 @@ def test_a_runners_file_that_is_a_bots_own_folder_refuses_the_bot(tmp_path):
             cwd=tmp_path,
             bot_uid=UID_BASE,
         )
+
+
+def test_doctor_on_a_v1_freezer_says_how_to_get_the_cheaper_one(tmp_path, monkeypatch):
+    # A cgroup v1 machine without the unified hierarchy pauses by freezer.state, 30 times
+    # dearer than cgroup.freeze: doctor says how to mount the unified hierarchy.
+    from goatarena.referee import doctor
+    from goatarena.referee.cgroups import CgroupSupport
+
+    v1 = CgroupSupport(1, bases={"freezer": tmp_path, "memory": tmp_path})
+    monkeypatch.setattr(doctor, "detect", lambda: v1)
+    rows = dict(doctor.isolation_report()[0])
+    assert rows["between turns"].startswith("cgroup v1 freezer")
+    assert "mount -t cgroup2 none /sys/fs/cgroup/unified" in rows["between turns"]
+    (tmp_path / "cgroup.freeze").write_text("0")  # the unified hierarchy's freezer
+    rows = dict(doctor.isolation_report()[0])
+    assert "unified" in rows["between turns"] and "mount -t" not in rows["between turns"]

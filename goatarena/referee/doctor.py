@@ -10,6 +10,13 @@ from goatarena.referee import seccomp
 from goatarena.referee.cgroups import detect
 from goatarena.referee.sandbox import bot_user, bwrap_options, find_bwrap, probe
 
+UNIFIED_HINT = (
+    "as root, `mount -t cgroup2 none /sys/fs/cgroup/unified` gives the v2 freezer,"
+    " which pauses and resumes a bot some 30 times cheaper (6 µs against 180 µs measured)"
+)
+"""What a cgroup v1 machine without the unified hierarchy is told: pausing by v1's
+freezer, at every decision, costs a good part of a fast game's CPU."""
+
 
 def _bwrap_version(path: str) -> str:
     try:
@@ -77,6 +84,8 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
         v2 = (support.bases["freezer"] / "cgroup.freeze").exists()
         which = "v2" if support.version == 2 else "v2 (unified hierarchy)" if v2 else "v1"
         pause = f"cgroup {which} freezer (no signal or timer of the bot can wake it)"
+        if which == "v1":
+            pause += f"; {UNIFIED_HINT}"
     elif usable:
         pause = "SIGSTOP of every process in the bot's cgroup; a bot that wakes itself forfeits"
     else:
