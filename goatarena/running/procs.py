@@ -157,7 +157,7 @@ async def open_process_executor(
                 nursery.start_soon(referee.read_replies)
             # One call more than each referee plays at once waits in its queue, so that
             # a referee that finishes a game starts the next at once rather than after a
-            # round trip to this process (that wait left a fifth of the CPUs idle).
+            # round trip to this process (that wait left about a sixth of the CPUs idle).
             yield ProcessExecutor(referees, capacity + processes * QUEUED_PER_REFEREE)
         finally:
             with trio.CancelScope(shield=True):
