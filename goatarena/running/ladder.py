@@ -29,9 +29,9 @@ from goatarena.formats.ladder.deals import deal_games, deal_key
 from goatarena.formats.ladder.matchmaking import TableChoice
 from goatarena.formats.ladder.roster import ErrorWatch, active_bots
 from goatarena.formats.ladder.stop import stop_reason
-from goatarena.formats.schedule import match_id
+from goatarena.formats.schedule import ScheduledGame, match_id
 from goatarena.referee.match import MatchResult
-from goatarena.running.job import job_for
+from goatarena.running.job import GameJob, job_for
 from goatarena.running.ladder_file import LadderFile
 from goatarena.running.ladder_newcomers import Newcomers
 from goatarena.running.ladder_runner import Runner
@@ -58,6 +58,7 @@ class LadderRun:
         )
         self.file = None if source is None else LadderFile(runner, source, self.apply_roster)
         self._nursery: trio.Nursery | None = None
+        self._players = self._wanted = 0
         self._changed = trio.Event()
         self._started = time.monotonic()
         self.stopped: str | None = None
@@ -124,13 +125,25 @@ class LadderRun:
             self._nursery = nursery
             self.apply_roster()
             nursery.start_soon(self._watch, nursery)
-            for _ in range(runner._executor.capacity):
-                nursery.start_soon(self._worker, nursery)
+            await self._staff(nursery)
+
+    async def _staff(self, nursery: trio.Nursery) -> None:
+        """Keep one deal player per game the executor runs at once: no more deals in
+        flight than are played (on a cluster, whose scheduler would queue thousands, a
+        table is still chosen from the latest games), as workers join or leave."""
+        assert self.runner._executor is not None
+        self._wanted = await self.runner._executor.slots()
+        while self._players < self._wanted:
+            self._players += 1
+            nursery.start_soon(self._worker, nursery)
 
     async def _worker(self, nursery: trio.Nursery) -> None:
         while True:
             if self.stopped is not None:
                 nursery.cancel_scope.cancel()
+                return
+            if self._players > self._wanted:  # the cluster shrank
+                self._players -= 1
                 return
             await self.tables.replan()
             chosen = self.tables.next_deal()
@@ -156,18 +169,7 @@ class LadderRun:
         ]
         assert runner._executor is not None
         async with runner._limiter:
-            jobs = [
-                job_for(
-                    config,
-                    game,
-                    tournament=runner._tournament,
-                    disqualified=runner.disqualified,
-                    sandboxes=runner._sandboxes,
-                    match=match_id(game.key, runner.secret),
-                )
-                for game in games
-            ]
-            outcomes = await runner._executor.play(jobs)
+            outcomes = await runner._executor.play([_job(runner, game) for game in games])
         for scheduled, outcome in zip(games, outcomes, strict=True):
             await runner._take(scheduled, outcome)
             for name in bots:  # put out by the runner (it failed to start, again and again)
@@ -222,6 +224,7 @@ class LadderRun:
                 return
             if self.file is not None and self.file.changed():
                 await self.file.reload()
+            await self._staff(nursery)
 
     def _check_stop(self) -> None:
         """Set :attr:`stopped` when the stop rule is met."""
@@ -232,3 +235,15 @@ class LadderRun:
                 elapsed_s=time.monotonic() - self._started,
                 validating=bool(self.newcomers.validating),
             )
+
+
+def _job(runner: Runner, game: ScheduledGame) -> GameJob:
+    """The job of one game of a deal, as the runner would make it."""
+    return job_for(
+        runner.config,
+        game,
+        tournament=runner._tournament,
+        disqualified=runner.disqualified,
+        sandboxes=runner._sandboxes,
+        match=match_id(game.key, runner.secret),
+    )
