@@ -14,7 +14,13 @@ per table size, beside the goals of the rating docs (docs/ratings.md):
 - two-seat deals of two rotations with deal luck (a shared seat-0 advantage
   ``N(0, σ²)``): the fit's own and the deal-adjusted intervals' coverage of the ratings
   an infinite event would give, and the deal-adjusted width over the fit's (goal ≤ 0.85
-  where the deal explains a third of the latent variance).
+  where the deal explains a third of the latent variance);
+- the limit of that goal: at two seats the true spread of the standings' estimate and
+  the Cramér–Rao bound of any estimator of the same ratings under this deal model
+  (``goatarena.bench.deal_bound``, exact), over the fit's own standard error; and, for
+  deals of 4 and 6 seats in all their rotations, the deal-adjusted intervals' coverage,
+  their width over the fit's and the *oracle* width (the estimates' root mean squared
+  error over the fit's standard error: an interval that knew the true spread).
 
 ``python benchmarks/calibration.py [--events N]``: about a minute at the default 200.
 """
@@ -137,6 +143,26 @@ def deals(events: int) -> None:
         print(f"{sigma:11.2f}  {share:16.0%}  {coverage}  {statistics.fmean(ratios):11.3f}  {goal}")
 
 
+def deal_limits(events: int) -> None:
+    """How narrow a deal-adjusted interval can be at the goal's luck (docs/ratings.md)."""
+    from goatarena.bench.deal_bound import pair_luck, rotation_event, two_seat_bound
+
+    print("\nthe limit at two seats (exact): standard error over the fit's own, mean of 8 bots")
+    print("share of variance  ideal (the estimate's true spread)  bound σ unknown / known  goal")
+    for share in (0.0, 1 / 3, 2 / 3):
+        found = two_seat_bound(sigma=pair_luck(share) if share else 0.0)
+        goal = "≤ 0.85" if 0.3 < share < 0.4 else ""
+        print(f"{share:17.0%}  {found.mean_ideal:34.3f}  {found.mean_bound:14.3f} /"
+              f" {found.mean_bound_sigma_known:5.3f}  {goal}")  # fmt: skip
+    print("\nall rotations of k seats, a luck per seat and deal, the deal a third of the variance")
+    print("seats  deals  games  coverage fit / deal-adjusted  interval width ratio  oracle  goal")
+    for seats, deals in ((4, 15), (4, 60), (6, 7), (6, 30), (6, 120)):
+        row = rotation_event(seats, deals, 1 / 3, events, 8000 + 100 * seats + deals)
+        coverage = f"{row.plain_coverage:12.1%} / {row.adjusted_coverage:6.1%}"
+        print(f"{seats:5}  {deals:5}  {seats * deals:5}  {coverage}  {row.width:20.3f}"
+              f"  {row.spread:6.3f}  ≤ 0.85")  # fmt: skip
+
+
 def main() -> None:
     """Run every table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -146,6 +172,7 @@ def main() -> None:
     exact_against_pairwise(events)
     ties(events)
     deals(events)
+    deal_limits(events)
     print(f"\n{events} events per row; {time.process_time() - started:.0f} s CPU")
 
 

@@ -124,6 +124,18 @@ def test_new_bot_copies_a_kit_without_build_output_and_prints_the_commands(tmp_p
     assert unknown.exit_code == 2 and not (tmp_path / "other").exists()
 
 
+def test_a_kit_copy_leaves_out_what_its_own_build_made(tmp_path):
+    # The Go kit builds its ./bot program in place; a copy made after a local build
+    # must not carry that binary (nor Rust's Cargo.lock) into someone's new bot.
+    kit = tmp_path / "kit"
+    shutil.copytree(ROOT / "kits" / "go", kit, ignore=shutil.ignore_patterns("bot"))
+    (kit / "bot").write_bytes(b"\x7fELF built here")
+    copy_kit(kit, tmp_path / "mine")
+    copied = {p.relative_to(tmp_path / "mine").as_posix() for p in (tmp_path / "mine").rglob("*")}
+    assert "bot" not in copied and "main.go" in copied and "agent/agent.go" in copied
+    assert ".gitignore" in copied
+
+
 @pytest.mark.slow
 def test_a_new_python_bot_passes_check_bot_from_another_folder(tmp_path):
     folder = tmp_path / "py"
@@ -135,3 +147,18 @@ def test_a_new_python_bot_passes_check_bot_from_another_folder(tmp_path):
         tmp_path,
     )
     assert "all 9 checks passed" in checked.stdout
+
+
+def test_the_package_leaves_out_every_kit_build_output():
+    # What a kit's .gitignore names is build output: the installed package must not ship
+    # it (a locally built Go binary, Rust's target/), so new-bot never copies it either.
+    from fnmatch import fnmatch
+
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        excluded = tomllib.load(file)["tool"]["setuptools"]["exclude-package-data"]["goatarena"]
+    for ignore in (ROOT / "kits").glob("*/.gitignore"):
+        for line in ignore.read_text().split():
+            path = f"kits/{ignore.parent.name}/{line.strip('/')}"
+            if (ignore.parent / line.strip("/")).is_dir() or line.endswith("/"):
+                path += "/x"
+            assert any(fnmatch(path, pattern) for pattern in excluded), path

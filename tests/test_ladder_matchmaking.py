@@ -193,6 +193,7 @@ def test_the_live_board_lists_the_active_bots_best_first_and_who_is_out():
     from types import SimpleNamespace
 
     from goatarena.formats.config import LadderSettings
+    from goatarena.formats.ladder.deal_spread import DealSpread
     from goatarena.formats.ladder.state import Matchmaker
     from goatarena.running.ladder_board import LadderBoard, board_lines
 
@@ -203,6 +204,10 @@ def test_the_live_board_lists_the_active_bots_best_first_and_who_is_out():
         matchmaker.record({"strong": 1, "weak": 2}, chosen_here=False)
     for _ in range(30):
         matchmaker.ratings.refresh(sweeps=1)
+    spread = DealSpread()
+    for deal in range(5):  # deals of two rotations: the raw and the deal-adjusted interval
+        for ranks in ({"strong": 1, "weak": 2}, {"weak": 2, "strong": 1}):
+            spread.add(f"d{deal}", ranks, matchmaker.ratings)
     config = SimpleNamespace(
         name="lad",
         games=[SimpleNamespace(name="mountain-goats", players=2)],
@@ -212,6 +217,7 @@ def test_the_live_board_lists_the_active_bots_best_first_and_who_is_out():
     ladder = SimpleNamespace(
         runner=SimpleNamespace(config=config),
         matchmakers=[matchmaker],
+        spreads=[spread],
         validated={"strong", "weak", "new"},
         put_out={"flaky": "suspended: 9 of its last 50 games had a violation"},
         history={"strong": [10.0, 40.0]},
@@ -219,6 +225,11 @@ def test_the_live_board_lists_the_active_bots_best_first_and_who_is_out():
     )
     lines = board_lines(ladder)  # type: ignore[arg-type]
     assert lines[0] == "mountain-goats (2 seats): 3 active"
+    assert "±raw" in lines[1] and "±deal" in lines[1]
+    new = next(line for line in lines[2:5] if line.split()[1] == "new")
+    assert new.split()[4] == "-"  # no complete deal yet: no deal-adjusted interval
+    strong = next(line for line in lines[2:5] if line.split()[1] == "strong")
+    assert int(strong.split()[4]) > 0 and int(strong.split()[3]) > 0
     ranked = [line.split()[1] for line in lines[2:5]]
     assert ranked[0] == "strong" and ranked[-1] == "weak"
     assert "+30" in lines[2]  # the trend over its recent games

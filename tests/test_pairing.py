@@ -14,6 +14,7 @@ from goatarena.formats.pairing import (
     SwissPlayer,
     SwissRound,
     _max_matching,
+    _max_matching_networkx,
     _pair_costs,
     default_swiss_rounds,
     rank_players,
@@ -572,3 +573,29 @@ def test_two_player_window_loses_nothing_against_the_whole_graph(n: int, seed: i
             every[min(e), max(e)] for e in complete
         )
         sim.play(sim.pair())
+
+
+@pytest.mark.parametrize("bits", [40, 100, 119])
+def test_fast_matching_is_as_cheap_as_the_exact_python_one(bits: int) -> None:
+    # rustworkx matches in 128-bit integers; on costs as wide as it is trusted with, its
+    # perfect matchings cost exactly what networkx's (Python integers) cost.
+    rng = random.Random(bits)
+    for n in (10, 24, 40):
+        cost = {
+            (i, j): rng.randrange(1 << (bits - 8))
+            for i, j in itertools.combinations(range(n), 2)
+            if j - i <= 6 or rng.random() < 0.1
+        }
+        big = (n // 2) * max(cost.values()) + 1
+        fast = _max_matching(cost, big, n)
+        exact = _max_matching_networkx(cost, big, n)
+        assert fast is not None and exact is not None
+        assert len(fast) == n // 2
+        assert sum(cost[min(e), max(e)] for e in fast) == sum(cost[min(e), max(e)] for e in exact)
+
+
+def test_matching_too_wide_for_128_bits_is_still_exact() -> None:
+    # Past 120 bits the pairing falls back to networkx rather than overflow.
+    cost = {(0, 1): 1 << 130, (2, 3): 1 << 130, (0, 2): 0, (1, 3): 0}
+    big = 2 * max(cost.values()) + 1
+    assert {tuple(sorted(e)) for e in _max_matching(cost, big, 4) or ()} == {(0, 2), (1, 3)}

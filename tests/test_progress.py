@@ -99,10 +99,8 @@ def test_a_terminal_shows_standings_under_the_bar_refitted_on_a_timer(monkeypatc
     # The fits take no time on this clock (a slow fit is waited for longer: tested below).
     monkeypatch.setattr(progress_module.time, "perf_counter", lambda: clock[0])
     fits = []
-    real_fit = board_module.fit_ratings
-    monkeypatch.setattr(
-        board_module, "fit_ratings", lambda games: fits.append(1) or real_fit(games)
-    )
+    real_fit = board_module.fit_tally
+    monkeypatch.setattr(board_module, "fit_tally", lambda games: fits.append(1) or real_fit(games))
     stream = Terminal()
     progress = Progress(10, stream=stream)
     progress.leaderboard = Leaderboard()
@@ -150,14 +148,14 @@ def test_a_slow_fit_is_done_less_often_so_it_never_costs_the_run_much(monkeypatc
     monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
     monkeypatch.setattr(progress_module.time, "perf_counter", lambda: clock[0])
     fits = []
-    real_fit = board_module.fit_ratings
+    real_fit = board_module.fit_tally
 
     def slow_fit(games):
         fits.append(clock[0])
         clock[0] += fit_s
         return real_fit(games)
 
-    monkeypatch.setattr(board_module, "fit_ratings", slow_fit)
+    monkeypatch.setattr(board_module, "fit_tally", slow_fit)
     progress = Progress(1000, stream=Terminal())
     progress.leaderboard = Leaderboard()
     for _ in range(40):  # a game every half second for 20 s

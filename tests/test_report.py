@@ -357,3 +357,58 @@ def test_hostile_details_and_commands_cannot_break_out_of_the_page():
     page = build_report("t", games, facts=[("format", hostile)], bots=[("alpha", hostile)])
     assert hostile not in page and "<img" not in page.split('id="report-data">')[0]
     assert embedded(page, "report-data")["list"]["rows"][-1][9][0].endswith(hostile)
+
+
+def test_the_head_to_head_shows_the_pentanomial_elo_of_two_player_game_pairs():
+    games = []
+    for deal in range(3):
+        seed = 700 + deal
+        for rotation, seating in enumerate((["alpha", "bravo"], ["bravo", "alpha"])):
+            state = random_playout(
+                find_game("goat-lords").new_state(2, seed), random.Random(seed + rotation)
+            )
+            outcome = state.result()
+            result = MatchResult(
+                game="goat-lords",
+                seed=seed,
+                players=seating,
+                scores=outcome.scores,
+                ranks=outcome.ranks,
+                violations=[None, None],
+                decisions=state.history,
+            )
+            key = f"0.goat-lords/alpha+bravo/d{deal}/r{rotation}"
+            games.append(StoredGame(key=key, round=0, result=result))
+    games.pop()  # the last deal's second rotation is missing: one unpaired game
+    page = build_report("pairs", games)
+    tables = re.findall(r'<table class="pairs">.*?</table>', page, re.S)
+    assert len(tables) == 2  # overall and goat-lords
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", tables[0])
+    assert cells[:3] == ["alpha", "bravo", "2"]  # two complete pairs
+    assert sum(int(count) for count in cells[3:8]) == 2
+    assert cells[-1] == "1"  # unpaired games
+    assert "pentanomial Elo" in tables[0] and "95% interval" in tables[0]
+
+
+def test_a_large_two_player_field_lists_the_game_pairs_of_the_top_bots(tmp_path):
+    # 30 bots make 435 pairs: the game-pairs table keeps the 300 among the top 25 of
+    # the standings and says where the rest are.
+    from goatarena.bench.synthetic import build_store
+    from goatarena.report import html
+
+    db = tmp_path / "field.sqlite"
+    build_store(db, 3000, bots=30, players=2, game_types=["mountain-goats"])
+    out = tmp_path / "field.html"
+    made = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)])
+    assert made.exit_code == 0, made.output
+    page = out.read_text()
+    overall = page[page.index('data-table="overall"') :]
+    start = overall.index('<table class="pairs">')
+    table = overall[start : overall.index("</table>", start)]
+    rows = re.findall(r"<tr><td class=bot>([^<]+)</td><td class=bot>([^<]+)</td>", table)
+    assert html.MAX_PAIR_ROWS == 25 * 24 // 2
+    assert 0.9 * html.MAX_PAIR_ROWS < len(rows) <= html.MAX_PAIR_ROWS  # a few never met
+    standings = page[page.index('id="standings"') : page.index('id="heat"')]
+    order = list(dict.fromkeys(re.findall(r"bot\d{4}", standings)))
+    assert {bot for pair in rows for bot in pair} == set(order[:25])
+    assert "lists every pair" in overall[start : start + len(table) + 400]

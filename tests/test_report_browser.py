@@ -302,3 +302,42 @@ def test_the_layout_fits_from_phone_width_to_a_wide_screen(page):
     open_replay(page, "goat-lords")
     assert page.evaluate(OVERFLOWS)["body"] <= 0
     shoot(page, f"report-{width}px", full=True)
+
+
+HEAT_CELLS = """(tables) => tables.map((table) => [...table.querySelectorAll('td')].map((td) =>
+    [td.title, td.innerText, getComputedStyle(td).backgroundColor, td.className]))"""
+
+
+def test_a_large_fields_head_to_head_is_drawn_as_a_small_ones_is_written(
+    browser, tmp_path, monkeypatch
+):
+    # Past STATIC_HEAT_BOTS bots the page carries the head-to-head as numbers and draws
+    # it; drawn, every cell (title, text, colour) is the one the written table has.
+    from goatarena.bench.synthetic import build_store
+    from goatarena.report import html
+
+    bots = html.STATIC_HEAT_BOTS + 8
+    db = tmp_path / "field.sqlite"
+    build_store(db, 600, bots=bots, players=4)
+    drawn, written = tmp_path / "drawn.html", tmp_path / "written.html"
+    made = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(drawn)])
+    assert made.exit_code == 0, made.output
+    monkeypatch.setattr(html, "STATIC_HEAT_BOTS", bots)
+    made = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(written)])
+    assert made.exit_code == 0, made.output
+    assert 'data-heat="overall"' in drawn.read_text() and 'data-heat="' not in written.read_text()
+    assert len(drawn.read_bytes()) < len(written.read_bytes())
+    cells = {}
+    for name, path in (("drawn", drawn), ("written", written)):
+        page = browser.new_page()
+        page.goto(path.as_uri())
+        for table in ["mountain-goats", *GAMES, "overall"]:  # each drawn once shown
+            page.select_option("#heat-table", value=table)
+        cells[name] = page.eval_on_selector_all("table.heat", HEAT_CELLS)
+        page.close()
+    assert len(cells["drawn"]) == len(cells["written"]) == 5  # overall and four games
+    for drawn_table, written_table in zip(cells["drawn"], cells["written"], strict=True):
+        assert len(drawn_table) == len(written_table) > bots * (bots - 1) // 2
+    for drawn_table, written_table in zip(cells["drawn"], cells["written"], strict=True):
+        differ = [(d, w) for d, w in zip(drawn_table, written_table, strict=True) if d != w]
+        assert differ == []

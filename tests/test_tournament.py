@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -78,6 +79,17 @@ def test_a_small_round_robin_runs_stores_every_game_and_prints_standings(tmp_pat
     cross = run("standings", "--db", str(db), "--cross")
     assert cross.exit_code == 0 and "head to head" in cross.output
     assert "/4" in cross.output  # every pair met 4 times: points out of 4
+    assert "pentanomial Elo" in cross.output  # and played 2 deals in both seat orders
+    shown = run("standings", "--db", str(db), "--cross", "--format", "json")
+    pairs = json.loads(shown.output)["pairs"]
+    assert [
+        (row["bot"], row["opponent"], row["pairs"], row["unpaired_games"]) for row in pairs
+    ] == [
+        ("alpha", "beta", 2, 0),
+        ("alpha", "gamma", 2, 0),
+        ("beta", "gamma", 2, 0),
+    ]
+    assert all(sum(row["pentanomial"]) == 2 and "score" in row for row in pairs)
 
 
 def test_rerunning_a_finished_tournament_plays_nothing_again(tmp_path):
@@ -422,3 +434,21 @@ def test_standings_with_deals_show_the_deal_adjusted_intervals(tmp_path):
     assert all(row["deal_lo"] is None for row in plain["standings"]["overall"])
     shown = run("standings", "--db", str(db), "--deals")
     assert shown.exit_code == 0 and "deal-adjusted 95%" in shown.output
+
+
+def test_the_live_leaderboard_shows_raw_and_deal_adjusted_intervals_of_rotated_deals(
+    tmp_path, monkeypatch
+):
+    from goatarena.running import progress as progress_module
+
+    monkeypatch.setattr(progress_module, "PLAIN_BOARD_INTERVAL_S", 0.0)  # a line per game
+    config = write_config(tmp_path / "t.toml", extra="deals = 3")
+    result = CliRunner().invoke(main, ["run", str(config), "--db", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if "standings" in line]
+    # the first game: no deal has both rotations yet, the raw interval alone
+    assert lines[0].startswith("  standings: 1.") and not re.search(r"\+/- \d+/", lines[0])
+    adjusted = [line for line in lines if line.startswith("  standings (+/- raw/deal-adjusted):")]
+    assert adjusted and adjusted[-1] == lines[-1]
+    margins = re.findall(r"\+/- (\d+)/(\d+)", lines[-1])
+    assert len(margins) == 3 and all(int(raw) > 0 for raw, _ in margins)

@@ -27,7 +27,7 @@ class FinishTimes(Progress):
         self.enabled = False
         self.times: list[float] = []
 
-    def advance(self, games: int = 1, *, result: object = None) -> None:
+    def advance(self, games: int = 1, *, result: object = None, key: str | None = None) -> None:
         self.times.extend([time.perf_counter()] * games)
 
 

@@ -17,10 +17,17 @@ KITS = Path(__file__).resolve().parent.parent / "kits"
 """The kits shipped with goatarena: the repository's kits/ folder, installed as package
 data (goatarena/kits is a link to it in the source tree)."""
 LANGUAGES = ("python", "typescript", "go", "cpp", "java", "rust")
-BUILT = shutil.ignore_patterns(
-    "node_modules", "dist", "build", "target", "*.class", "__pycache__", "bot-binary"
-)
-"""What ``make`` produces in a kit folder: never copied."""
+BUILT = ("node_modules", "dist", "build", "target", "*.class", "__pycache__", "bot-binary")
+"""What ``make`` produces in any kit folder: never copied. A kit's own ``.gitignore``
+adds its own (the Go and C++ kits build their ``bot`` program in place)."""
+
+
+def built_output(kit: Path) -> tuple[str, ...]:
+    """The file patterns a build leaves in ``kit``: :data:`BUILT` and its ``.gitignore``."""
+    ignore = kit / ".gitignore"
+    listed = ignore.read_text(encoding="utf-8").splitlines() if ignore.is_file() else []
+    own = (line.strip().strip("/") for line in listed if not line.lstrip().startswith("#"))
+    return BUILT + tuple(pattern for pattern in own if pattern)
 
 
 def copy_kit(kit: Path, folder: Path) -> None:
@@ -29,7 +36,8 @@ def copy_kit(kit: Path, folder: Path) -> None:
     A kit's ./bot launcher is made executable: an installed package may not keep the
     mode (wheels often do not).
     """
-    shutil.copytree(kit, folder, ignore=BUILT, dirs_exist_ok=True)
+    ignored = shutil.ignore_patterns(*built_output(kit))
+    shutil.copytree(kit, folder, ignore=ignored, dirs_exist_ok=True)
     launcher = folder / "bot"
     if launcher.is_file():
         launcher.chmod(launcher.stat().st_mode | 0o111)

@@ -14,15 +14,22 @@ from goatarena.formats.config import TournamentConfig
 from goatarena.formats.sprt import Ranked, SprtTally, tally_of
 from goatarena.formats.sprt import describe as describe_sprt
 from goatarena.games import find_game
+from goatarena.ratings.pentanomial import pair_rows
 from goatarena.ratings.standings import (
     StandingsTally,
     cross_json,
     render_cross,
     render_csv,
+    render_game_pairs,
     render_los,
     render_tables,
 )
 from goatarena.store.standings import retired_bots, standings_from_store, without_bots
+
+GAME_PAIRS_TITLE = (
+    "two-player game pairs (a deal in both seat orders): pairs by the bot's points,"
+    " pentanomial Elo of the bot over its opponent with the 95% interval"
+)
 
 
 @main.command("standings")
@@ -38,7 +45,9 @@ from goatarena.store.standings import retired_bots, standings_from_store, withou
 @click.option(
     "--cross",
     is_flag=True,
-    help="Add a bot-by-bot head-to-head table (table and json formats).",
+    help="Add a bot-by-bot head-to-head table and, for two-player games, the pentanomial"
+    ' Elo of every two bots from their game pairs (table and json formats; in JSON: "cross"'
+    ' and "pairs").',
 )
 @click.option(
     "--los",
@@ -98,6 +107,7 @@ def standings_command(
             data["sprt"] = msgspec.to_builtins(status)
         if cross:
             data["cross"] = cross_json(*tally.cross_table())
+            data["pairs"] = pair_rows(tally.game_pairs())
         click.echo(msgspec.json.encode(data).decode())
     elif output_format == "csv":
         click.echo(render_csv(standings), nl=False)
@@ -112,6 +122,10 @@ def standings_command(
         if cross:
             click.echo("\nhead to head (points of the row bot against the column bot / games)")
             click.echo(render_cross(*tally.cross_table()))
+            pairs = tally.game_pairs()
+            if pairs:
+                click.echo(f"\n{GAME_PAIRS_TITLE}")
+                click.echo(render_game_pairs(pairs))
         if los:
             click.echo("\n" + render_los(standings, game=game or "overall"))
         if status is not None:

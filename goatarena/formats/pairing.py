@@ -8,7 +8,7 @@ section of design/ratings.md:
 - **Standings order** for a Swiss round: points, then the fitted rating, then a lot drawn
   from the tournament seed (never the names).
 - **Swiss, two players** (:func:`swiss_round` with ``table_size == 2``): a minimum-cost
-  perfect matching (networkx's blossom ``max_weight_matching``; among pairs at most
+  perfect matching (rustworkx's blossom ``max_weight_matching``; among pairs at most
   :data:`PAIRING_WINDOW` places apart first, all pairs if those cannot pair everyone).
   The cost of a pair is, in strict order of importance: whether the two met before, so
   that a rematch only happens when no pairing without one exists; how often they met
@@ -347,8 +347,29 @@ def _max_matching(
 
     None when those pairs admit no perfect matching (the caller widens the window).
     """
-    # Imported here: networkx is a good part of the start-up of every process that
-    # imports the schedule (each local referee does), and only a Swiss round needs it.
+    if big.bit_length() >= _RUSTWORKX_BITS:
+        return _max_matching_networkx(cost, big, n)
+    # Imported here: only a Swiss round needs a matching, and every local referee
+    # imports the schedule.
+    import rustworkx as rx
+
+    graph = rx.PyGraph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from([(i, j, big - c) for (i, j), c in cost.items()])
+    matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int)
+    return matching if len(matching) == n // 2 else None
+
+
+_RUSTWORKX_BITS = 120
+"""rustworkx weighs matching edges in signed 128-bit integers (its dual variables need a
+few bits of headroom); costs that need more (fields far past ten thousand bots) are
+matched by networkx, which is exact at any size but a hundred times slower."""
+
+
+def _max_matching_networkx(
+    cost: dict[tuple[int, int], int], big: int, n: int
+) -> set[tuple[int, int]] | None:
+    """:func:`_max_matching` on Python integers of any size."""
     import networkx as nx
 
     graph = nx.Graph()

@@ -5,6 +5,8 @@
 - :mod:`.fit` — the Elo fit (Bradley–Terry over the pairs of every table, with seat
   terms) of a tally, and its intervals; :mod:`._newton` its numerics (NumPy, SciPy);
 - :mod:`.pair_stats` — two-bot match statistics and points from ranks;
+  :mod:`.pentanomial` — two bots' game pairs (a deal in both seat orders) as fastchess
+  counts them; :mod:`.clusters` — the deal-adjusted (deal-clustered) intervals;
 - :mod:`.points` — the point estimates alone, which Swiss pairing uses;
 - :mod:`.graph` — which bots are connected by games, so a fit is defined;
 - :mod:`.tiebreaks` — Buchholz and Sonneborn–Berger for Swiss tables;

@@ -358,8 +358,12 @@ def _tied_spread(
     upper = _inverse(factor)
     sigma = np.triu(upper)
     sigma += np.triu(sigma, 1).T
-    rows, cols, values = _entries(problem, meat)
-    tied = scipy.sparse.csr_array((values, (rows, cols)), shape=(size, size))
+    tied: FloatArray | scipy.sparse.csr_array
+    if _is_dense(problem):  # T as the Hessian is made: n² memory, never 16 entries a pair
+        tied = _pair_terms(problem, meat)
+    else:
+        rows, cols, values = _entries(problem, meat)
+        tied = scipy.sparse.csr_array((values, (rows, cols)), shape=(size, size))
     diagonal = np.diag(sigma).copy()
     _, length = problem.blocks[0] if problem.blocks else (0, 0)
     block = sigma[:length, :length].copy() if whole_ratings_block else None

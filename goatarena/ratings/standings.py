@@ -25,6 +25,7 @@ import msgspec
 
 from goatarena.ratings.clusters import DealScores, deal_adjusted
 from goatarena.ratings.fit import RatingFit, fit_tally
+from goatarena.ratings.pentanomial import PairRecord, PentanomialTally
 from goatarena.ratings.seat_stats import BotStats, SeatLatency, SeatStats
 from goatarena.ratings.standings_render import (
     HEADERS,
@@ -33,6 +34,7 @@ from goatarena.ratings.standings_render import (
     cross_json,
     render_cross,
     render_csv,
+    render_game_pairs,
     render_json,
     render_los,
     render_tables,
@@ -56,6 +58,7 @@ __all__ = [
     "cross_table",
     "render_cross",
     "render_csv",
+    "render_game_pairs",
     "render_json",
     "render_los",
     "render_tables",
@@ -64,7 +67,8 @@ __all__ = [
 
 class StandingsTally:
     """Standings fed one game at a time (see the module docstring); ``cross`` also keeps
-    the head-to-head table."""
+    the head-to-head table and the two-player game pairs
+    (:class:`~goatarena.ratings.pentanomial.PentanomialTally`, fed the games given a key)."""
 
     def __init__(self, *, cross: bool = False) -> None:
         self.games = 0
@@ -72,6 +76,7 @@ class StandingsTally:
         self._seats = SeatStats()
         self._kinds: dict[str, int] = {}
         self._cross: dict[tuple[str, str], list[float]] | None = {} if cross else None
+        self._pentanomial = PentanomialTally() if cross else None
         self._events: dict[str, list[SwissGame]] = defaultdict(list)
         self._game_of_event: dict[str, str] = {}
 
@@ -86,16 +91,20 @@ class StandingsTally:
         swiss_round: tuple[str, int] | None = None,
         *,
         checked: bool = True,
+        key: str | None = None,
     ) -> None:
         """Count one game: per seat its bot, rank, score, violation causes and latency;
         ``swiss_round`` gives a Swiss game's event (its game entry) and round. Without
-        ``checked`` the ranks are taken to be ints (a decoded summary's are)."""
+        ``checked`` the ranks are taken to be ints (a decoded summary's are); ``key``, the
+        game's schedule key, pairs the rotations of a deal for the head-to-head."""
         self.games += 1
         numbers = self.pairs.add(players, ranks, game, checked=checked)
         kind = self._kinds.setdefault(game, len(self._kinds))
         self._seats.add(kind, numbers, ranks, scores, violations, latency)
         if self._cross is not None:
             _count_cross(self._cross, players, ranks)
+        if self._pentanomial is not None and key is not None:
+            self._pentanomial.add(key, players, ranks)
         if swiss_round is not None:
             event, round_number = swiss_round
             self._events[event].append(SwissGame(round_number, list(players), list(ranks)))
@@ -127,6 +136,12 @@ class StandingsTally:
         if self._cross is None:
             raise ValueError("this tally was made without the head-to-head table")
         return sorted(self.pairs.names), self._cross
+
+    def game_pairs(self) -> dict[tuple[str, str], PairRecord]:
+        """The two-player game pairs of every two bots (made with ``cross``)."""
+        if self._pentanomial is None:
+            raise ValueError("this tally was made without the head-to-head table")
+        return self._pentanomial.pairs()
 
     def standings(
         self,

@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
 from tabulate import tabulate
 
+from goatarena.ratings.pentanomial import PairRecord, signed_elo
 from goatarena.ratings.table import OVERALL, Row, Standings
 
 CrossCells = Mapping[tuple[str, str], Sequence[float]]
@@ -132,6 +134,33 @@ def render_cross(bots: Sequence[str], cells: CrossCells) -> str:
             line.append("" if a == b or cell is None else f"{cell[0]:g}/{cell[1]:g}")
         rows.append(line)
     return tabulate(rows, headers=["", *bots])
+
+
+PAIR_HEADERS = ["bot", "opponent", "pairs", "0", "½", "1", "1½", "2", "score", "elo",
+                "95% interval", "los", "unpaired"]  # fmt: skip
+"""The columns of :func:`render_game_pairs`: the pentanomial counts by the bot's points."""
+
+
+def render_game_pairs(records: Mapping[tuple[str, str], PairRecord]) -> str:
+    """The two-player head-to-head from game pairs: per two bots the pairs by the first
+    bot's points, its score and pentanomial Elo with the 95 % interval (fastchess's), the
+    likelihood of superiority and the games left out of any pair."""
+    lines = []
+    for record in records.values():
+        stats = record.stats()
+        cells: list[Any] = [record.first, record.second, sum(record.counts), *record.counts]
+        if stats is None:
+            cells += ["-", "-", "-", "-"]
+        else:
+            cells += [
+                f"{stats.score:.3f}",
+                signed_elo(stats.elo)
+                + (f" ± {stats.elo_margin:.1f}" if math.isfinite(stats.elo_margin) else ""),
+                f"{signed_elo(stats.elo_lo)} .. {signed_elo(stats.elo_hi)}",
+                f"{stats.los:.1%}",
+            ]
+        lines.append([*cells, record.unpaired])
+    return tabulate(lines, headers=PAIR_HEADERS, disable_numparse=True)
 
 
 def cross_json(bots: Sequence[str], cells: CrossCells) -> dict[str, dict[str, dict[str, Any]]]:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -119,8 +120,10 @@ def report_page(
     data.add_details(game_list, read)
     for row in game_list["rows"]:
         row[8] = row[0] in packed
+    heat_maps, heat_data = _heat_maps(found, order, overall)
     payload = {
         "tournament": tournament,
+        "heat": heat_data,
         "list": game_list,
         "titles": {name: info.title for name, info in GAMES.items()},
         "seatColours": list(SEAT_COLOURS),
@@ -131,7 +134,7 @@ def report_page(
         "SUMMARY": escape(_summary(found, len(order) - 1, len(packed), broken)),
         "FACTS": facts_section(facts, bots or bot_facts({}, found.bots)),
         "STANDINGS": html.standings_section(standings, order, colours),
-        "HEATMAP": html.switch_section("heat-table", "table", _heat_maps(found, order, overall)),
+        "HEATMAP": html.switch_section("heat-table", "table", heat_maps),
         "SEATS": details.seat_advantage_table(standings.seat_advantage),
         "LATENCY": details.latency_table(standings.standings.get(OVERALL, [])),
         "VIOLATIONS": html.violations_table(found.violations)
@@ -170,15 +173,21 @@ def _summary(found: data.ReportData, kinds: int, replays: int, broken: Sequence[
 
 def _heat_maps(
     found: data.ReportData, order: Sequence[str], overall: Sequence[str]
-) -> dict[str, str]:
-    """The head-to-head heat map overall and per game, the bots in overall order."""
-    maps = {}
+) -> tuple[dict[str, str], dict[str, dict[str, list[Any]]]]:
+    """The head-to-head heat map overall and per game, the bots in overall order, and the
+    data the page draws the large ones from."""
+    maps, drawn = {}, {}
     for name in order:
         cells = found.cross.get(name, {})
         present = {a for a, _ in cells}
         bots = [bot for bot in overall if bot in present] or sorted(present)
-        maps[name] = html.heat_map(bots, cells)
-    return maps
+        maps[name] = html.heat_map(bots, cells, name) + html.game_pairs_table(
+            found.pairs.get(name, {}), bots
+        )
+        table = html.heat_data(bots, cells)
+        if table is not None:
+            drawn[name] = table
+    return maps, drawn
 
 
 def _sprt_section(course: SprtCourse | None) -> str:

@@ -2,7 +2,8 @@
 violations, how the ratings settled, the list of games.
 
 Two streamed passes (:func:`read_report_data`): the first counts what every table needs
-(standings, head to head per game, violations, games per type) and notes the games whose
+(standings, head to head and two-player game pairs per game, violations, games per
+type) and notes the games whose
 violations are listed one by one; the second, knowing the totals, fits the rating history
 at its checkpoints and picks the games to list and to replay. Memory for bots and pairs,
 plus the capped list; the HTML is made elsewhere.
@@ -17,7 +18,10 @@ from typing import Any
 
 import msgspec
 
+from goatarena.ratings.cross import Cells as Cross
+from goatarena.ratings.cross import head_to_head
 from goatarena.ratings.fit import fit_tally
+from goatarena.ratings.pentanomial import PairRecord, PentanomialTally
 from goatarena.ratings.standings import OVERALL, Standings, StandingsTally
 from goatarena.ratings.tally import PairTally
 from goatarena.referee.records import MatchResult
@@ -35,7 +39,6 @@ MAX_VIOLATIONS_LISTED = 200
 counted in the table by cause."""
 
 History = dict[str, list[tuple[int, float, float, float]]]
-Cross = dict[tuple[str, str], list[float]]
 
 
 class SprtCourse(msgspec.Struct, frozen=True):
@@ -71,6 +74,8 @@ class ReportData:
     """Every bot that played, sorted."""
     cross: dict[str, Cross]
     """The head-to-head cells overall and per game."""
+    pairs: dict[str, dict[tuple[str, str], PairRecord]]
+    """The two-player game pairs of every two bots, overall and per game."""
     violations: dict[str, Counter[str]]
     history: dict[str, History]
     replay_keys: set[str]
@@ -94,7 +99,7 @@ def read_report_data(
     shown each summary of the first pass (an SPRT counting the same games)."""
     tally = StandingsTally()
     per_table: Counter[str] = Counter()
-    cross: dict[str, Cross] = {OVERALL: {}}
+    paired: dict[str, PentanomialTally] = {OVERALL: PentanomialTally()}
     chooser = ReplayChooser(replays)
     detailed: dict[str, int] = {}
     violation_total = 0
@@ -103,7 +108,9 @@ def read_report_data(
         per_table[OVERALL] += 1
         per_table[summary.game] += 1
         for table in (OVERALL, summary.game):
-            _count_cross(cross.setdefault(table, {}), summary.players, summary.ranks)
+            paired.setdefault(table, PentanomialTally()).add(
+                summary.key, summary.players, summary.ranks
+            )
         chooser.observe(summary)
         committed = sum(len(listed) for listed in summary.violations)
         if committed and violation_total < MAX_VIOLATIONS_LISTED:
@@ -112,6 +119,10 @@ def read_report_data(
         if also is not None:
             also(summary)
     standings = tally.standings(tournament, disqualified=disqualified)
+    cross = {OVERALL: head_to_head(tally.pairs)}
+    for game in per_table:
+        if game != OVERALL:
+            cross[game] = head_to_head(tally.pairs, {game})
     chooser.settle()
     history = _HistoryTally(per_table)
     rows = _GameRows(per_table[OVERALL], LIST_LIMIT - min(replays, per_table[OVERALL]))
@@ -122,6 +133,7 @@ def read_report_data(
         standings=standings,
         bots=sorted(tally.pairs.names),
         cross=cross,
+        pairs={table: tally.pairs() for table, tally in paired.items()},
         violations=tally.violations(),
         history=history.history,
         replay_keys=chooser.chosen,
@@ -237,18 +249,6 @@ def add_details(game_list: Mapping[str, Any], records: Mapping[str, MatchResult]
                 f"at decision {violation.decision}: {violation.detail}" if violation else None
                 for violation in result.violations
             ]
-
-
-def _count_cross(cells: Cross, players: Sequence[str], ranks: Sequence[int]) -> None:
-    """Count one game into head-to-head cells: a's points against b and their games."""
-    for a, rank_a in zip(players, ranks, strict=True):
-        for b, rank_b in zip(players, ranks, strict=True):
-            if a != b:
-                cell = cells.get((a, b))
-                if cell is None:
-                    cell = cells[(a, b)] = [0.0, 0.0]
-                cell[0] += 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
-                cell[1] += 1
 
 
 def tables_in_order(standings: Standings) -> list[str]:

@@ -5,10 +5,13 @@ own on a narrow screen, so the page itself never does."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Any
 
+from goatarena.ratings.pentanomial import PairRecord, signed_elo
 from goatarena.ratings.standings import Row, Standings
 from goatarena.render.style import SEAT_COLOURS
 
@@ -81,11 +84,19 @@ def standings_section(
     )
 
 
-def heat_map(bots: Sequence[str], cells: Mapping[tuple[str, str], list[float]]) -> str:
-    """The head-to-head table: the row bot's share of points against the column bot,
-    from red (lost every meeting) through white to green (won every one)."""
+STATIC_HEAT_BOTS = 40
+"""Head-to-head tables of up to this many bots are written into the page as HTML; larger
+ones travel as two number arrays (:func:`heat_data`) that the page draws into the same
+table when it is shown: a 256-bot field's five tables were 32 MB of markup."""
+
+
+def heat_map(bots: Sequence[str], cells: Mapping[tuple[str, str], list[float]], name: str) -> str:
+    """The head-to-head table ``name``: the row bot's share of points against the column
+    bot, from red (lost every meeting) through white to green (won every one)."""
     if not bots:
         return "<p>No games yet.</p>"
+    if len(bots) > STATIC_HEAT_BOTS:
+        return f'<div class="wide"><table class="heat" data-heat="{escape(name)}"></table></div>'
     head = "".join(f"<th><span>{escape(bot)}</span></th>" for bot in bots)
     lines = [f'<div class="wide"><table class="heat"><tr><th></th>{head}</tr>']
     for a in bots:
@@ -98,15 +109,102 @@ def heat_map(bots: Sequence[str], cells: Mapping[tuple[str, str], list[float]]) 
             share = cell[0] / cell[1]
             # 0 -> red, 0.5 -> white, 1 -> green, by lightness so text stays readable.
             hue = 120 if share >= 0.5 else 0
-            light = 100 - abs(share - 0.5) * 2 * 45
+            light = _half_up(100 - abs(share - 0.5) * 2 * 45)
             tds.append(
-                f'<td style="background:hsl({hue},65%,{light:.0f}%)"'
+                f'<td style="background:hsl({hue},65%,{light}%)"'
                 f' title="{escape(a)} vs {escape(b)}: {cell[0]:g} of {cell[1]:g}">'
-                f"{share * 100:.0f}%<small>{cell[1]:g}</small></td>"
+                f"{_half_up(share * 100)}%<small>{cell[1]:g}</small></td>"
             )
         lines.append(f"<tr><th>{escape(a)}</th>{''.join(tds)}</tr>")
     lines.append("</table></div>")
     return "\n".join(lines)
+
+
+def _half_up(value: float) -> int:
+    """``value`` rounded half up, as the page's script rounds (not Python's half to even:
+    5 of 8 is 63 %)."""
+    return math.floor(value + 0.5)
+
+
+def heat_data(
+    bots: Sequence[str], cells: Mapping[tuple[str, str], list[float]]
+) -> dict[str, list[Any]] | None:
+    """What the page draws a large head-to-head table from (None for a small one, which
+    is in the page already): the bots in order and, row by row over every (row, column)
+    pair, the row bot's points doubled (ties give halves) and the games, 0 where the two
+    never met."""
+    if len(bots) <= STATIC_HEAT_BOTS:
+        return None
+    points, games = [], []
+    for a in bots:
+        for b in bots:
+            cell = cells.get((a, b)) if a != b else None
+            points.append(round(2 * cell[0]) if cell else 0)
+            games.append(round(cell[1]) if cell else 0)
+    return {"bots": list(bots), "points2": points, "games": games}
+
+
+MAX_PAIR_ROWS = 300
+"""The most bot pairs the game-pairs table lists: past that, the pairs among the bots
+at the top of the standings (a 256-bot field has 32,640 pairs)."""
+
+
+def game_pairs_table(records: Mapping[tuple[str, str], PairRecord], order: Sequence[str]) -> str:
+    """The two-player head-to-head from game pairs (a deal in both seat orders): pairs by
+    the first bot's points, the pentanomial Elo of the first bot over the second with its
+    95 % interval (as fastchess computes it) and the games in no complete pair; empty
+    without two-player games. With more than :data:`MAX_PAIR_ROWS` pairs, only those of
+    the best bots in ``order`` (the standings) are listed, and a line says so."""
+    if not records:
+        return ""
+    shown, note = _top_pairs(records, order), ""
+    if len(shown) < len(records):
+        note = (
+            f'<p class="note">The {len(shown)} pairs among the top of the standings, of'
+            f" {len(records)}: <code>goatarena standings --cross --format json</code>"
+            " lists every pair.</p>"
+        )
+    records = shown
+    lines = [
+        '<div class="wide"><table class="pairs"><caption>Two-player game pairs: pentanomial'
+        " Elo of the first bot over the second</caption><tr><th class=bot>bot</th>"
+        "<th class=bot>opponent</th><th>pairs</th><th>0</th><th>½</th><th>1</th><th>1½</th>"
+        "<th>2</th><th>score</th><th>elo</th><th>95% interval</th><th>LOS</th>"
+        "<th>unpaired games</th></tr>"
+    ]
+    for record in records.values():
+        stats = record.stats()
+        counts = "".join(f"<td>{count}</td>" for count in record.counts)
+        if stats is None:
+            figures = "<td>-</td>" * 4
+        else:
+            margin = f" ± {stats.elo_margin:.1f}" if math.isfinite(stats.elo_margin) else ""
+            figures = (
+                f"<td>{stats.score:.3f}</td><td>{signed_elo(stats.elo)}{margin}</td>"
+                f"<td>{signed_elo(stats.elo_lo)} .. {signed_elo(stats.elo_hi)}</td>"
+                f"<td>{stats.los:.1%}</td>"
+            )
+        lines.append(
+            f"<tr><td class=bot>{escape(record.first)}</td><td class=bot>"
+            f"{escape(record.second)}</td><td>{sum(record.counts)}</td>{counts}{figures}"
+            f"<td>{record.unpaired}</td></tr>"
+        )
+    lines.append("</table></div>")
+    return "\n".join(lines) + note
+
+
+def _top_pairs(
+    records: Mapping[tuple[str, str], PairRecord], order: Sequence[str]
+) -> Mapping[tuple[str, str], PairRecord]:
+    """The records whose two bots are both among the first bots of ``order``: as many of
+    them as keep the pairs within :data:`MAX_PAIR_ROWS`."""
+    if len(records) <= MAX_PAIR_ROWS:
+        return records
+    top = 2
+    while (top + 1) * top // 2 <= MAX_PAIR_ROWS and top < len(order):
+        top += 1
+    best = set(order[:top])
+    return {key: r for key, r in records.items() if r.first in best and r.second in best}
 
 
 def violations_table(table: Mapping[str, Counter[str]]) -> str:

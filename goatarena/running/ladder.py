@@ -25,11 +25,13 @@ from pathlib import Path
 
 import trio
 
+from goatarena.formats.ladder.deal_spread import DealSpread
 from goatarena.formats.ladder.deals import deal_games, deal_key
 from goatarena.formats.ladder.matchmaking import TableChoice
 from goatarena.formats.ladder.roster import ErrorWatch, active_bots
 from goatarena.formats.ladder.stop import stop_reason
 from goatarena.formats.schedule import ScheduledGame, match_id
+from goatarena.ratings.clusters import rotation_deal
 from goatarena.referee.match import MatchResult
 from goatarena.running.job import GameJob, job_for
 from goatarena.running.ladder_file import LadderFile
@@ -49,6 +51,8 @@ class LadderRun:
         config = runner.config
         self.tables = LadderTables(config)
         self.matchmakers = self.tables.matchmakers
+        self.spreads = [DealSpread() for _ in config.games]
+        """Per game entry, each bot's deal adjustment of its quick estimate's interval."""
         self.watch = ErrorWatch(
             games=config.ladder.suspend_games, share=config.ladder.suspend_share
         )
@@ -83,7 +87,7 @@ class LadderRun:
         cut short, to be finished first."""
 
         def heard(entry: int, game: StoredGame) -> None:
-            self._heard(entry, game.result, chosen_here=False, live=False)
+            self._heard(entry, game.result, chosen_here=False, live=False, key=game.key)
             self.validated.update(game.result.players)
 
         self.tables.rebuild(stored, choices, heard)
@@ -178,7 +182,7 @@ class LadderRun:
                     self.apply_roster()
             if outcome.result is not None:
                 for name, reason in self._heard(
-                    entry, outcome.result, chosen_here=choice is not None
+                    entry, outcome.result, chosen_here=choice is not None, key=scheduled.key
                 ):
                     await self.suspend(name, reason)
             elif choice is not None:
@@ -186,23 +190,27 @@ class LadderRun:
         self._check_stop()
 
     def _heard(
-        self, entry: int, result: MatchResult, *, chosen_here: bool, live: bool = True
+        self,
+        entry: int,
+        result: MatchResult,
+        *,
+        chosen_here: bool,
+        live: bool = True,
+        key: str | None = None,
     ) -> list[tuple[str, str]]:
-        """Count one game into its matchmaker and the error watch; the bots to suspend."""
+        """Count one game (of schedule key ``key``) into its matchmaker, its deal's
+        spread and the error watch; the bots to suspend."""
         matchmaker = self.matchmakers[entry]
-        matchmaker.record(
-            dict(zip(result.players, result.ranks, strict=True)), chosen_here=chosen_here
-        )
+        ranks = dict(zip(result.players, result.ranks, strict=True))
+        deal = None if key is None else rotation_deal(key)
+        if deal is not None:  # scored at the estimates before they count the game
+            self.spreads[entry].add(deal, ranks, matchmaker.ratings)
+        matchmaker.record(ranks, chosen_here=chosen_here)
         trend = self.runner.config.ladder.trend_games
         suspend = []
         now = time.monotonic()
         for seat, name in enumerate(result.players):
-            violated = bool(
-                result.all_violations[seat]
-                if seat < len(result.all_violations)
-                else result.violations[seat]
-            )
-            reason = self.watch.add(name, violated)
+            reason = self.watch.add(name, _violated(result, seat))
             if reason is not None and name not in self.put_out:
                 suspend.append((name, reason))
             history = self.history.setdefault(name, [])
@@ -247,3 +255,10 @@ def _job(runner: Runner, game: ScheduledGame) -> GameJob:
         sandboxes=runner._sandboxes,
         match=match_id(game.key, runner.secret),
     )
+
+
+def _violated(result: MatchResult, seat: int) -> bool:
+    """Whether the bot in ``seat`` broke a rule in the game (even if it was not put out)."""
+    if seat < len(result.all_violations):
+        return bool(result.all_violations[seat])
+    return bool(result.violations[seat])

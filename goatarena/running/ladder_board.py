@@ -1,9 +1,11 @@
 """The running ladder's leaderboard, redrawn in place on a terminal.
 
-Each game of the ladder gets a table: rank, bot, Elo with its 95 % interval, games,
-the trend over the bot's last games, and how long ago its last game ended. The numbers
-are the matchmaker's quick estimates (:mod:`goatarena.formats.ladder.estimate`), cheap
-enough to redraw every second; ``goatarena standings`` shows the full fit. In a pipe a
+Each game of the ladder gets a table: rank, bot, Elo with its 95 % interval — raw
+(``±raw``, every game counted as independent) and deal-adjusted (``±deal``, a deal's
+seat rotations counted as one unit: :mod:`goatarena.formats.ladder.deal_spread`) —,
+games, the trend over the bot's last games, and how long ago its last game ended. The
+numbers are the matchmaker's quick estimates (:mod:`goatarena.formats.ladder.estimate`),
+cheap enough to redraw every second; ``goatarena standings`` shows the full fit. In a pipe a
 summary line is written now and then instead.
 """
 
@@ -13,6 +15,7 @@ import time
 from statistics import fmean
 from typing import TextIO
 
+from goatarena.formats.ladder.deal_spread import DealSpread
 from goatarena.formats.ladder.state import Matchmaker
 from goatarena.ratings.fit import BASE_ELO
 from goatarena.running.ladder import LadderRun, Runner
@@ -33,8 +36,11 @@ def _age(seconds: float | None) -> str:
     return f"{seconds / 3600:.0f}h ago"
 
 
-def board_rows(ladder: LadderRun, matchmaker: Matchmaker, now: float) -> list[str]:
-    """One line per active bot of ``matchmaker``, best first, under a header line."""
+def board_rows(
+    ladder: LadderRun, matchmaker: Matchmaker, now: float, spread: DealSpread | None = None
+) -> list[str]:
+    """One line per active bot of ``matchmaker``, best first, under a header line: the
+    raw ``±`` (every game independent) and, with ``spread``, the deal-adjusted one."""
     ratings = matchmaker.ratings
     active = matchmaker.active
     if not active:
@@ -42,14 +48,21 @@ def board_rows(ladder: LadderRun, matchmaker: Matchmaker, now: float) -> list[st
     mean = fmean(ratings.elo(name) for name in active)
     ranked = sorted(active, key=lambda name: (-ratings.elo(name), name))
     width = max(len(name) for name in ranked)
-    lines = [f"{'#':>3}  {'bot':<{width}}  {'Elo':>5} {'±':>5}  {'games':>5}  trend  last game"]
+    deal_head = f" {'±deal':>5}" if spread is not None else ""
+    lines = [
+        f"{'#':>3}  {'bot':<{width}}  {'Elo':>5} {'±raw':>5}{deal_head}  {'games':>5}"
+        "  trend  last game"
+    ]
     for place, name in enumerate(ranked, 1):
         elo = BASE_ELO + ratings.elo(name) - mean
         margin = Z95 * ratings.stderr(name)
         history = ladder.history.get(name, [])
         trend = f"{history[-1] - history[0]:+5.0f}" if len(history) > 1 else "    -"
         last = ladder.last_game.get(name)
-        shown_margin = f"{margin:5.0f}" if margin < 10_000 else "    ?"
+        shown_margin = _margin(margin)
+        if spread is not None:
+            deal = spread.stderr(name, ratings)
+            shown_margin += " " + ("    -" if deal is None else _margin(Z95 * deal))
         lines.append(
             f"{place:>3}  {name:<{width}}  {elo:5.0f} {shown_margin}  {ratings.games[name]:>5}"
             f"  {trend}  {_age(None if last is None else now - last)}"
@@ -57,13 +70,19 @@ def board_rows(ladder: LadderRun, matchmaker: Matchmaker, now: float) -> list[st
     return lines
 
 
+def _margin(margin: float) -> str:
+    return f"{margin:5.0f}" if margin < 10_000 else "    ?"
+
+
 def board_lines(ladder: LadderRun, limit: int = ROWS) -> list[str]:
     """The whole board: per game entry a title, its top ``limit`` bots, who is out."""
     now = time.monotonic()
     lines: list[str] = []
     config = ladder.runner.config
-    for entry, matchmaker in zip(config.games, ladder.matchmakers, strict=True):
-        rows = board_rows(ladder, matchmaker, now)
+    for entry, matchmaker, spread in zip(
+        config.games, ladder.matchmakers, ladder.spreads, strict=True
+    ):
+        rows = board_rows(ladder, matchmaker, now, spread)
         lines.append(f"{entry.name} ({entry.players} seats): {len(matchmaker.active)} active")
         lines += rows[: limit + 1]
         if len(rows) > limit + 1:

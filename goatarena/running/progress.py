@@ -89,11 +89,14 @@ class Progress:
             self._playing = True
             self._started = time.monotonic()
 
-    def advance(self, games: int = 1, *, result: MatchResult | None = None) -> None:
-        """Count finished games (and ``result`` into the leaderboard); report if it is time."""
+    def advance(
+        self, games: int = 1, *, result: MatchResult | None = None, key: str | None = None
+    ) -> None:
+        """Count finished games (and ``result``, whose schedule key is ``key``, into the
+        leaderboard); report if it is time."""
         self.done += games
         if result is not None and self.leaderboard is not None:
-            self.leaderboard.add(result)
+            self.leaderboard.add(result, key)
         now = time.monotonic()
         wait = REDRAW_INTERVAL_S if self.is_terminal else PLAIN_INTERVAL_S
         if now - self._last_report >= wait or self.done >= self.total:

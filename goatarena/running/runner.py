@@ -277,7 +277,7 @@ class Runner:
             self.failed[scheduled.key] = reason
             await self._in_store(lambda: self.store.add_failed(scheduled.key, reason))
         if self.progress is not None:
-            self.progress.advance(result=outcome.result)
+            self.progress.advance(result=outcome.result, key=scheduled.key)
 
     def _count_crashes(
         self, scheduled: ScheduledGame, outcome: JobOutcome, out: dict[str, str]

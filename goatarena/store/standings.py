@@ -76,6 +76,7 @@ def count_summary(tally: StandingsTally, summary: GameSummary, *, swiss: bool = 
         summary.latency,
         (summary.event, summary.round) if swiss else None,
         checked=False,
+        key=summary.key,
     )
 
 

@@ -434,11 +434,53 @@
     }
   }
 
+  // A large field's head-to-head table comes as numbers (DATA.heat): drawn into its
+  // empty table, with the cells a small field's table is written with, once shown.
+  function tag(name, content) {
+    const node = document.createElement(name);
+    node.textContent = content;
+    return node;
+  }
+
+  function drawHeat(table) {
+    const found = DATA.heat[table.dataset.heat];
+    if (!found || table.rows.length) return;
+    const { bots, points2, games } = found;
+    const n = bots.length;
+    const head = table.insertRow();
+    head.appendChild(document.createElement("th"));
+    for (const bot of bots) {
+      const th = document.createElement("th");
+      th.appendChild(tag("span", bot));
+      head.appendChild(th);
+    }
+    bots.forEach((a, i) => {
+      const row = table.insertRow();
+      row.appendChild(tag("th", a));
+      for (let j = 0; j < n; j++) {
+        const played = games[i * n + j];
+        const td = row.insertCell();
+        if (!played) { td.className = "none"; continue; }
+        const points = points2[i * n + j] / 2, share = points / played;
+        td.style.background = `hsl(${share >= 0.5 ? 120 : 0},65%,${Math.floor(100 - Math.abs(share - 0.5) * 2 * 45 + 0.5)}%)`;
+        td.title = `${a} vs ${bots[j]}: ${points} of ${played}`;
+        td.append(`${Math.floor(share * 100 + 0.5)}%`, tag("small", String(played)));
+      }
+    });
+  }
+
+  function drawShownHeat() {
+    for (const table of document.querySelectorAll("table.heat[data-heat]")) {
+      if (!table.closest("[hidden]")) drawHeat(table);
+    }
+  }
+
   // A select.switch shows the one of its parts (overall, or one game's) it names.
   function wireSwitches() {
     for (const choice of document.querySelectorAll("select.switch")) {
       choice.addEventListener("change", () => {
         for (const part of document.querySelectorAll(`[data-switch="${choice.id}"]`)) part.hidden = part.dataset.table !== choice.value;
+        drawShownHeat();
       });
     }
   }
@@ -454,6 +496,7 @@
   drawList();
   wireHistory();
   wireSwitches();
+  drawShownHeat();
   wireViolations();
   wireControls();
   window.goatarenaReport = { openReplay, go, steps: () => (viewer.replay ? viewer.replay.steps.length : 0) };
