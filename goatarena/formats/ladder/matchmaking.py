@@ -3,35 +3,30 @@
 The rule, in order (the first that applies chooses the table):
 
 1. **Newcomers first.** An active bot with fewer than ``min_games`` games seeds the
-   table (the one with fewest games; the first name among equals); its opponents are drawn from the
-   ``near`` bots rated nearest to it, closer ones likelier. Its estimate moves with each
-   result, so its opponents close in on its level, a binary search by games.
+   table (the one with fewest games; the first name among equals); its opponents are
+   drawn from the ``near`` bots rated nearest to it, closer ones likelier. Its estimate
+   moves with each result, so its opponents close in on its level.
 2. **No bot starved.** A bot with fewer than ``floor`` times the mean games of the
    active bots seeds the table, opponents as for a newcomer.
 3. **Exploration.** With probability ``explore`` the seed is drawn uniformly, opponents
    as above: every part of the table keeps meeting its neighbours.
 4. **Information.** Otherwise the table is built around a pair of bots whose order is
-   open: for bots at most ``window`` places apart in the current order, the value of
-   the pair is ``w(rank) · P(order wrong)``, where ``P(order wrong) =
-   Φ(−|Δ| / sqrt(σ_a² + σ_b²))`` from the two estimates and their standard errors and
-   ``w(rank) = 1 + top_weight · exp(−rank / top_span)`` weighs the top of the table most
-   (rank 0 is the leader). A pair is drawn with probability proportional to its value
-   raised to ``sharpness`` (a draw, not the maximum: the estimates are refreshed only
-   every few tables, and the same pair should not take all of them). At tables of more
-   than two, each further seat goes to the bot, among those at most ``seat_span``
-   places from the pair, that adds the most value of open pairs with the bots already
-   seated (the same value, summed over its pairs; the first in the order among equals):
-   a four-seat table is six comparisons, and all six go where the order is open.
+   open: for bots at most ``window`` places apart in the current order, the pair's value
+   is ``(w(rank) + boundary_weight · crossing) · P(order wrong)``, with ``P(order wrong)
+   = Φ(−|Δ| / sqrt(σ_a² + σ_b²))``, ``w(rank) = 1 + top_weight · exp(−rank / top_span)``
+   (rank 0 is the leader) and ``crossing`` how open either bot's place in the top
+   ``top_k`` is. A pair is drawn with probability proportional to its value raised to
+   ``sharpness`` (a draw, not the maximum: the estimates are refreshed only every few
+   tables). At larger tables each further seat goes to the bot, among those at most
+   ``seat_span`` places from the pair, that adds the most value of open pairs with
+   those seated (the first in the order among equals): all six comparisons of a
+   four-seat table go where the order is open.
 
-This is active ranking in the sense of Heckel et al. (2019): comparisons go where the
-order is still undecided and stop where it is settled, with a floor that keeps every
-estimate alive. A table's seat rotations are played as one deal, so a choice is a set of
-bots; the runner seats it in every rotation. Each choice is a function of the contenders
-(their games so far, counting tables in flight, and their estimates), the plan of pairs
-made from the last refresh, the seed and the table's index: the same inputs give the
-same table and the same reason. A choice reads only the few bots it considers and a
-few summaries (fewest games, mean games, newcomers), so that its cost does not grow
-with the ladder.
+This is active ranking (Heckel et al., 2019), with a floor that keeps every estimate
+alive. A choice is a set of bots, played in every seat rotation as one deal; it is a
+function of the contenders (games, counting tables in flight, and estimates), the plan
+of pairs from the last refresh, the seed and the table's index, and reads only the few
+bots it considers and a few summaries, so that its cost does not grow with the ladder.
 """
 
 from __future__ import annotations
