@@ -11,6 +11,7 @@ import re
 import shlex
 import statistics
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,12 @@ import trio
 
 from goatarena.games import find_game
 from goatarena.referee import MatchResult, TimeControl, play_match
+from goatarena.referee.bot import open_bot
 from goatarena.referee.cgroups import BotCgroup, detect
+from goatarena.referee.confinement import WAKE_ON_LOOP_TASKS, Confinement
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, probe
-from tests.helpers import ROOT
+from tests.helpers import RANDOM_BOT, ROOT, python_bot
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}")
 
@@ -102,3 +105,42 @@ def test_honest_bots_paused_by_signal_are_never_taken_for_bots_that_wake_themsel
     monkeypatch.setattr(BotCgroup, "can_freeze", property(lambda self: False))
     honest = play_on_one_cpu([pause_bot("honest"), pause_bot("honest")], tmp_path / "alone")
     assert honest.all_violations == [[], []]
+
+
+MANY_PROCESSES = f"""
+import os, sys, time
+for _ in range({WAKE_ON_LOOP_TASKS + 8}):
+    if os.fork() == 0:
+        time.sleep(60)
+        os._exit(0)
+print('{{"type":"hello","name":"t"}}', flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize("pausing", ["freezer", "signals"])
+@pytest.mark.parametrize("size", ["many", "few"])
+def test_a_bot_of_many_processes_is_woken_off_the_event_loop(monkeypatch, pausing, size):
+    """Waking hundreds of tasks at once held the loop every game shares for up to 100 ms."""
+    if pausing == "freezer" and not freezes():
+        pytest.skip(f"no cgroup freezer here: {detect().reason or 'no cgroups'}")
+    if pausing == "signals":
+        monkeypatch.setattr(BotCgroup, "can_freeze", property(lambda self: False))
+    on_loop: list[bool] = []
+    resume = Confinement.resume
+
+    def resume_and_say_where(self: Confinement) -> None:
+        on_loop.append(threading.current_thread() is threading.main_thread())
+        resume(self)
+
+    monkeypatch.setattr(Confinement, "resume", resume_and_say_where)
+    command = python_bot(MANY_PROCESSES) if size == "many" else RANDOM_BOT
+
+    async def main() -> None:
+        async with open_bot(command, sandbox=SandboxPolicy()) as bot:
+            assert await bot.greet(20) is not None
+            await trio.sleep(0.2)  # stopped by signals: the sweeps have found all of it
+            await bot.resume_async()
+
+    trio.run(main)
+    assert on_loop[0] is (size == "few"), on_loop

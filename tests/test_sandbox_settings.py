@@ -19,7 +19,9 @@ from goatarena.errors import ConfigError
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee import cgroups, launcher, sandbox, seccomp
 from goatarena.referee.bot import open_bot
-from goatarena.referee.sandbox import BOT_ID, SandboxPolicy, probe, sandbox_argv
+from goatarena.referee.bot_uids import BOT_GID, UID_BASE
+from goatarena.referee.process_tree import process_tree
+from goatarena.referee.sandbox import SandboxPolicy, probe, sandbox_argv
 from tests.helpers import RANDOM_BOT, python_bot
 
 
@@ -76,7 +78,9 @@ def test_runner_files_inside_a_given_folder_are_masked(tmp_path):
     (tmp_path / "r.sqlite").write_text("")
     (tmp_path / "logs").mkdir()
     policy = SandboxPolicy(hidden=(str(tmp_path / "r.sqlite"), str(tmp_path / "logs")))
-    argv = sandbox_argv(["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+    argv = sandbox_argv(
+        ["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path, bot_uid=UID_BASE
+    )
     joined = " ".join(argv)
     assert f"--ro-bind-try {tmp_path} {tmp_path}" in joined
     assert f"--ro-bind /dev/null {tmp_path / 'r.sqlite'}" in joined
@@ -143,7 +147,7 @@ def test_without_cgroups_pausing_stops_the_whole_process_tree(monkeypatch):
         async with open_bot(python_bot(code), sandbox=SandboxPolicy()) as bot:
             assert bot.confinement.cgroup is None
             assert await bot.greet(30) == "t"  # greeting pauses it
-            tree = launcher.process_tree(bot.pid)
+            tree = process_tree(bot.pid)
             assert len(tree) >= 5  # bubblewrap, its init, the bot and two burners
             assert await settles(tree[1:], lambda found: found == {"T"})
             bot.resume()
@@ -162,7 +166,7 @@ def test_a_greeted_bot_is_paused_unless_it_may_ponder(ponder):
     async def main() -> None:
         async with open_bot(python_bot(code), sandbox=SandboxPolicy(ponder=ponder)) as bot:
             assert await bot.greet(30) == "t"
-            inside = launcher.process_tree(bot.pid)[1:]
+            inside = process_tree(bot.pid)[1:]
             if ponder:
                 time.sleep(0.1)
                 assert "T" not in states(inside)
@@ -203,7 +207,7 @@ def test_pausing_stops_processes_started_since_the_last_pause(turn, cgroup, monk
                 await bot.receive_line()
                 bot.pause()
                 await trio.sleep(0.05)  # the fork done, wherever it was
-                inside = launcher.process_tree(bot.pid)[1:]
+                inside = process_tree(bot.pid)[1:]
                 # Its init, the bot and a child per turn (the last may come at the next).
                 assert len(inside) >= 1 + turns
                 assert await halts(inside), states(inside)
@@ -220,7 +224,9 @@ def test_a_results_folder_inside_a_bots_folder_is_hidden_whole_but_never_the_bot
     policy = SandboxPolicy(
         hidden=(str(tmp_path / "results"),), hidden_where_possible=(str(tmp_path),)
     )
-    argv = sandbox_argv(["python3", "bot.py"], policy, bwrap="bwrap", cwd=tmp_path)
+    argv = sandbox_argv(
+        ["python3", "bot.py"], policy, bwrap="bwrap", cwd=tmp_path, bot_uid=UID_BASE
+    )
     joined = " ".join(argv)
     assert f"--tmpfs {tmp_path / 'results'}" in joined
     assert f"--tmpfs {tmp_path} " not in joined
@@ -253,8 +259,9 @@ def test_paths_given_to_a_bot_can_be_read_or_written_as_given(tmp_path):
     scratch.mkdir()
     public.mkdir()
     (public / "model.txt").write_text("weights")
-    if os.geteuid() == 0:  # its bots run as nobody, to whom a path to write is given
-        os.chown(scratch, BOT_ID, BOT_ID)
+    if os.geteuid() == 0:  # its bots run in group nogroup, to which a path to write is given
+        os.chown(scratch, 0, BOT_GID)
+        scratch.chmod(0o775)
     bot = f"{python_bot(WRITER)} {scratch} {public}"
     result = CliRunner().invoke(
         main,
@@ -297,7 +304,9 @@ def test_whatever_a_bind_shows_of_the_runner_is_masked_after_it_and_the_bot_show
         hidden=(str(tree / "arena" / "r.sqlite"),),
         hidden_where_possible=(str(tree / "arena"), str(own), str(other)),
     )
-    argv = sandbox_argv(["python3", str(own / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+    argv = sandbox_argv(
+        ["python3", str(own / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path, bot_uid=UID_BASE
+    )
     words = " ".join(argv)
     at = words.index
     assert at(f"--ro-bind-try {tree} {tree}") < at(f"--tmpfs {tree / 'arena'} ")
@@ -313,4 +322,10 @@ def test_a_runners_file_that_is_a_bots_own_folder_refuses_the_bot(tmp_path):
     (tmp_path / "bot.py").write_text("")
     policy = SandboxPolicy(hidden=(str(tmp_path),))
     with pytest.raises(sandbox.SandboxLayoutError, match="cannot hide"):
-        sandbox_argv(["python3", str(tmp_path / "bot.py")], policy, bwrap="bwrap", cwd=tmp_path)
+        sandbox_argv(
+            ["python3", str(tmp_path / "bot.py")],
+            policy,
+            bwrap="bwrap",
+            cwd=tmp_path,
+            bot_uid=UID_BASE,
+        )

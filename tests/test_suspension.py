@@ -7,7 +7,7 @@ import trio
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from goatarena.referee.launcher import Confinement
+from goatarena.referee.confinement import Confinement
 from goatarena.referee.lineup import open_lineup
 from goatarena.store import open_store
 from tests.helpers import RANDOM_BOT, misbehaving

@@ -86,7 +86,7 @@ async def ask(
     connection = seat.connection
     line = protocol.encode(request)
     # Thawed before its clock starts and frozen after it stops: neither costs it time.
-    seat.resume()
+    await seat.start_turn()
     started = timer.now()
     timer.start(seat, request.decision, started + seat.clock.deadline_s)
     try:

@@ -26,7 +26,8 @@ import trio
 from goatarena import protocol
 from goatarena.errors import BotError
 from goatarena.referee.bot_pipes import READ_CHUNK, BotPipes
-from goatarena.referee.launcher import Confinement, launch
+from goatarena.referee.confinement import Confinement
+from goatarena.referee.launcher import launch
 from goatarena.referee.limits import BotLimits as BotLimits  # re-exported
 from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy
 from goatarena.referee.spawn import ChildProcess
@@ -116,6 +117,11 @@ class BotProcess(BotPipes):
     def resume(self) -> None:
         """Its turn: let the bot run again."""
         self.confinement.resume()
+
+    async def resume_async(self) -> None:
+        """:meth:`resume`, off the event loop for a bot of many processes, whose waking
+        would hold up every other game of the referee."""
+        await self.confinement.resume_async()
 
     def pin(self, cpu: int | None) -> None:
         """Run a sandboxed bot only on ``cpu`` (None: anywhere); no-op unsandboxed."""
@@ -287,7 +293,7 @@ class BotProcess(BotPipes):
 
     async def _shutdown(self) -> None:
         """Ask the bot to quit, then terminate and kill its whole group, and reap it."""
-        self.resume()  # a frozen process can neither quit nor die
+        await self.resume_async()  # a frozen process can neither quit nor die
         if self._broken is None and not self._exited.is_set():
             with trio.move_on_after(self.limits.quit_grace_s):
                 with suppress(BotViolation):

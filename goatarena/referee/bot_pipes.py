@@ -16,7 +16,7 @@ import msgspec
 import trio
 
 from goatarena import protocol
-from goatarena.referee.launcher import Confinement
+from goatarena.referee.confinement import Confinement
 from goatarena.referee.limits import BotLimits
 from goatarena.referee.spawn import ChildProcess
 from goatarena.referee.violations import BotViolation, Cause

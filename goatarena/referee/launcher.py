@@ -1,353 +1,41 @@
-"""Start a bot process under its sandbox and limits; pause, resume, pin and kill it whole.
+"""Start a bot process under its sandbox and limits, with the control over all of it.
 
 This is the one place where bot processes are started. :func:`launch` turns a command,
 :class:`~goatarena.referee.bot.BotLimits`-like limits and a
 :class:`~goatarena.referee.sandbox.SandboxPolicy` into a running process and a
-:class:`Confinement` that controls all of it: every process the bot starts, not just the
-first.
+:class:`~goatarena.referee.confinement.Confinement` that controls all of it (pauses,
+pins, kills): every process the bot starts, not just the first.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import resource
 import shutil
-import signal
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-import trio
-
+from goatarena.referee.bot_uids import claim_uid
 from goatarena.referee.cgroups import BotCgroup
-from goatarena.referee.sandbox import SandboxPolicy, find_bwrap, require_sandbox, sandbox_argv
+from goatarena.referee.confinement import Confinement
+from goatarena.referee.sandbox import (
+    SandboxPolicy,
+    find_bwrap,
+    require_sandbox,
+    runs_as_root,
+    sandbox_argv,
+)
 from goatarena.referee.sandbox_view import bot_environment
 from goatarena.referee.seccomp import open_filter
 from goatarena.referee.spawn import ChildProcess, spawn
 
-SWEEP_FIRST_WAIT_S = 0.0005
-SWEEP_LONGEST_WAIT_S = 0.01
-"""How often a pause stopped by signals is checked until all of the bot has stopped."""
-SWEEPS_PER_SETTLING = 12
-"""Sweeps (about 0.1 s) after which a bot that is still not all stopped is taken to be
-waking itself (a fork in flight settles in one or two)."""
-WAKE_CHECK_S = 0.01
-"""How often a bot paused by signals is checked for having woken itself."""
-WAKE_TOLERANCE_NS = 3_000_000
-"""CPU time a bot may use in one pause before it counts as awake: a process sent SIGSTOP
-stops before it runs any more of its own code, but a child forked as it answers runs
-until a sweep finds it (a millisecond or two)."""
-WAKES_FORGIVEN = 2
-"""Times a bot may be found awake in its pauses (stopped again each time) before it
-forfeits: a bot that keeps waking itself steals its opponents' CPU."""
-SETTLED_STATES = frozenset(b"tTZX")
-"""States in /proc of a process that can no longer fork: stopped, or dead."""
-CGROUP_REMOVE_TRIES = 50
-CGROUP_REMOVE_WAIT_S = 0.01
-
-
-class Confinement:
-    """Control over one launched bot: its cgroup (if any) and its process tree.
-
-    Unsandboxed, pausing and pinning do nothing and killing signals the process group, as
-    before. Sandboxed, pausing freezes the bot's cgroup (the v2 or v1 freezer), or else
-    stops every process in its cgroup with SIGSTOP; without a cgroup it stops the process
-    tree found in /proc, which is slower. The launched process itself, bubblewrap's
-    monitor, is not sent SIGSTOP: it only waits, and it ends the sandbox if the referee
-    dies.
-
-    A process sent SIGSTOP in the middle of a fork finishes the fork before it stops, and
-    its new child was in no list yet: so where pausing is done by signals, a pause stops
-    what it finds at once, and :meth:`keep_stopped` (run beside the bot) goes on stopping
-    newcomers until every process of the bot is seen stopped, which no fork can outrun.
-    A stopped process can still be woken by its own SIGCONT (a POSIX timer's, say), which
-    no freezer allows: so it goes on checking, by the CPU time the bot's cgroup has used
-    or by the states of its processes, stops a bot found awake again, and a bot found
-    awake more than :data:`WAKES_FORGIVEN` times is killed and reported through
-    ``on_escape``. The sweeps run in a worker thread, never on the event loop that every
-    game of the referee shares, and each is bounded by the bot's process limit.
-    """
-
-    def __init__(self, policy: SandboxPolicy, cgroup: BotCgroup | None) -> None:
-        self.policy = policy
-        self.cgroup = cgroup
-        self.pid = 0
-        self.paused = False
-        self.wakes = 0
-        """Times the bot was found awake in a pause (by signals only)."""
-        self.on_escape: Callable[[str], None] | None = None
-        """Told why, when the bot is killed for waking itself from its pauses."""
-        self._stopped: set[int] = set()
-        self._seen_stopped: set[int] = set()
-        self._paused_cpu: int | None = None
-        """The bot's CPU time when this pause began (or when it was last found awake)."""
-        self._paused_lot = trio.lowlevel.ParkingLot()
-        self._pause_number = 0
-        # Held by a sweep (in its worker thread) and by resume: a sweep that overlapped a
-        # resume would stop the bot in its own turn.
-        self._signalling = threading.Lock()
-
-    @property
-    def sandboxed(self) -> bool:
-        """Whether the bot runs in a sandbox."""
-        return self.policy.enabled
-
-    @property
-    def pauses(self) -> bool:
-        """Whether :meth:`pause` stops the bot (False: unsandboxed, or allowed to ponder)."""
-        return self.policy.enabled and not self.policy.ponder
-
-    @property
-    def stops_by_signal(self) -> bool:
-        """Whether pausing sends SIGSTOP (so :meth:`keep_stopped` must run beside the bot)."""
-        frozen = self.cgroup is not None and self.cgroup.can_freeze
-        return self.pauses and not frozen
-
-    def pause(self) -> None:
-        """Give the bot no CPU until :meth:`resume` (no-op unsandboxed or pondering)."""
-        if not self.pauses or self.paused or not self.pid:
-            return
-        self.paused = True
-        if self.cgroup is not None and self.cgroup.can_freeze:
-            with contextlib.suppress(OSError):
-                self.cgroup.freeze()
-            return
-        self._pause_number += 1
-        self._paused_cpu = self._cpu_ns()
-        # What was forked meanwhile, or is being forked now, keep_stopped stops: it looks
-        # again until all is stopped, which this pause need not wait for.
-        with self._signalling:
-            self._stop_newcomers()
-        self._paused_lot.unpark_all()
-
-    def _stop_newcomers(self) -> list[int]:
-        """Send SIGSTOP to every process of the bot not sent one in this pause."""
-        members = self._members()
-        fresh = [pid for pid in members if pid != self.pid and pid not in self._stopped]
-        for pid in fresh:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGSTOP)
-            self._stopped.add(pid)
-        return fresh
-
-    def _sweep(self, pause_number: int) -> tuple[bool, bool]:
-        """Stop again what runs of the bot, and what is new: whether all of it was seen
-        stopped or dead with none new, and whether a process seen stopped in this pause
-        was found running (it woke itself). Nothing to do once that pause is over. Run in
-        a worker thread."""
-        with self._signalling:
-            if not self.paused or pause_number != self._pause_number:
-                return True, False
-            # States first: a process seen stopped forks no more, so a child of one that
-            # was forking shows in the list read after.
-            running = []
-            for pid in self._stopped:
-                if _settled(pid):
-                    self._seen_stopped.add(pid)
-                else:
-                    running.append(pid)
-            for pid in running:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGSTOP)
-            woke = not self._seen_stopped.isdisjoint(running)
-            return not self._stop_newcomers() and not running, woke
-
-    async def keep_stopped(self) -> None:
-        """Run for the bot's life (only where pausing is by signal): in each pause, stop
-        what a fork in flight let slip until all of the bot is stopped, then watch that it
-        stays so; a bot found awake is stopped again, and killed if it keeps waking."""
-        while True:
-            if not self.paused:
-                await self._paused_lot.park()
-                continue
-            number = self._pause_number
-            woke = await self._settle(number)
-            while not woke and self.paused and number == self._pause_number:
-                woke = await self._woke(number)
-            if woke and self.paused and number == self._pause_number:
-                self._count_wake()
-                if self.wakes > WAKES_FORGIVEN:
-                    return
-
-    def _count_wake(self) -> None:
-        """The bot was found awake in a pause: one more, and the last one forgiven?"""
-        self.wakes += 1
-        self._paused_cpu = self._cpu_ns()
-        if self.wakes == WAKES_FORGIVEN + 1:
-            self._escaped()
-
-    async def _settle(self, number: int) -> bool:
-        """Sweep until all of the bot is stopped; True if it woke itself meanwhile (a
-        process seen stopped ran again, or it would not stop in all the sweeps)."""
-        wait = SWEEP_FIRST_WAIT_S
-        for _ in range(SWEEPS_PER_SETTLING):
-            settled, woke = await trio.to_thread.run_sync(self._sweep, number)
-            if woke or settled:
-                return woke
-            await trio.sleep(wait)
-            wait = min(2 * wait, SWEEP_LONGEST_WAIT_S)
-        return True
-
-    async def _woke(self, number: int) -> bool:
-        """After a pause has settled: wait a moment, and say whether the bot ran meanwhile
-        (by its cgroup's CPU time, else by its processes' states)."""
-        await trio.sleep(WAKE_CHECK_S)
-        if not self.paused or number != self._pause_number:
-            return False
-        if self._paused_cpu is not None:
-            return self._ran_in_pause()
-        settled, woke = await trio.to_thread.run_sync(self._sweep, number)
-        return woke or not settled
-
-    def _cpu_ns(self) -> int | None:
-        return self.cgroup.cpu_ns() if self.cgroup is not None else None
-
-    def cpu_ms(self) -> float | None:
-        """The CPU time all of the bot has used so far, where its cgroup counts it."""
-        used = self._cpu_ns()
-        return None if used is None else used / 1e6
-
-    def _ran_in_pause(self) -> bool:
-        """Whether the bot has used more CPU in this pause than stopping takes (by its
-        cgroup's count: one read)."""
-        now, then = self._cpu_ns(), self._paused_cpu
-        return now is not None and then is not None and now - then > WAKE_TOLERANCE_NS
-
-    def _escaped(self) -> None:
-        """The bot keeps waking itself: kill it, and say so."""
-        detail = (
-            f"woke itself {self.wakes} times while paused between its turns"
-            " (a timer or signal that sends SIGCONT, say)"
-        )
-        self.kill_all()
-        if self.on_escape is not None:
-            self.on_escape(detail)
-
-    def _members(self) -> list[int]:
-        if self.cgroup is not None:
-            return self.cgroup.pids()
-        return process_tree(self.pid)
-
-    def members(self) -> list[int]:
-        """Every process of the bot now, bubblewrap's monitor (``pid``) included."""
-        return self._members() if self.pid else []
-
-    def resume(self) -> None:
-        """Let the bot run again."""
-        if not self.paused:
-            return
-        self.paused = False
-        if self.cgroup is not None and self.cgroup.can_freeze:
-            with contextlib.suppress(OSError):
-                self.cgroup.thaw()
-            return
-        # A wake in a pause too short for keep_stopped to look twice shows here.
-        if self._ran_in_pause() and self.wakes <= WAKES_FORGIVEN:
-            self._count_wake()
-        self._paused_cpu = None
-        with self._signalling:
-            for pid in self._stopped:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGCONT)
-            self._stopped = set()
-            self._seen_stopped = set()
-
-    def pin(self, cpu: int | None) -> None:
-        """Run the bot only on ``cpu`` (None: on every CPU the referee may use)."""
-        if not self.sandboxed or not self.pid:
-            return
-        cpus = sorted(os.sched_getaffinity(0)) if cpu is None else [cpu]
-        if self.cgroup is not None and "cpuset" in self.cgroup.folders:
-            self.cgroup.pin(",".join(str(number) for number in cpus))
-            return
-        for pid in process_tree(self.pid):
-            for task in _tasks(pid):
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(task, cpus)
-
-    def kill_all(self) -> None:
-        """Kill every process of the bot at once."""
-        self.resume()
-        if self.cgroup is not None:
-            self.cgroup.kill_all()
-        if self.pid:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, signal.SIGKILL)
-
-    def exit_status(self, code: int) -> int:
-        """The bot's own exit status: bubblewrap reports a death by signal N as 128+N."""
-        if self.sandboxed and code > 128:
-            return -(code - 128)
-        return code
-
-    def exceeded_memory(self) -> bool:
-        """Whether the bot's cgroup ran out of memory (so a SIGKILL was the OOM killer's)."""
-        return self.cgroup is not None and self.cgroup.memory_exceeded()
-
-    async def release(self) -> None:
-        """Remove the cgroup once the last process in it has gone."""
-        if self.cgroup is None:
-            return
-        for _ in range(CGROUP_REMOVE_TRIES):
-            if self.cgroup.remove():
-                return
-            self.cgroup.kill_all()
-            await trio.sleep(CGROUP_REMOVE_WAIT_S)
-
-
-def process_tree(root: int) -> list[int]:
-    """``root`` and all its descendants now, parents before children (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as file:
-                stat = file.read()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(b")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, []))
-    return found
-
-
-def _state(pid: int, task: int | None = None) -> int:
-    """The state letter of ``pid`` (or of its thread ``task``) in /proc as a byte (``X``,
-    dead, once it is gone)."""
-    path = f"/proc/{pid}/stat" if task is None else f"/proc/{pid}/task/{task}/stat"
-    try:
-        with open(path, "rb") as file:
-            stat = file.read()
-    except OSError:
-        return ord("X")
-    return stat[stat.rindex(b")") + 2]
-
-
-def _settled(pid: int) -> bool:
-    """Whether process ``pid`` can run no more: stopped or dead, every thread of it.
-
-    A leader that has exited shows as a zombie while its other threads run on: then each
-    thread's own state counts."""
-    state = _state(pid)
-    if state not in SETTLED_STATES:
-        return False
-    if state != ord("Z"):
-        return True
-    return all(_state(pid, task) in SETTLED_STATES for task in _tasks(pid) if task != pid)
-
-
-def _tasks(pid: int) -> list[int]:
-    try:
-        return [int(name) for name in os.listdir(f"/proc/{pid}/task")]
-    except OSError:
-        return [pid]
+PER_USER_SHARES = {resource.RLIMIT_SIGPENDING: 1024, resource.RLIMIT_MSGQUEUE: 100 << 10}
+"""A sandboxed bot's part of what the kernel counts per user, machine-wide: pending
+signals (every POSIX timer takes one, of 96,363 here) and POSIX message queue bytes (of
+800 KiB; one queue of ten 8 KiB messages fits). A bot's limit bounds what it takes of its
+user's count too, so where bots share a user (the runner's, when it is not root) one of
+them cannot take it all: one that made timers until refused left the others none."""
 
 
 def _set_limits(
@@ -356,7 +44,9 @@ def _set_limits(
     *,
     open_files: int | None,
     file_bytes: int | None,
+    processes: int | None,
     cgroup: BotCgroup | None,
+    own_uid: bool,
 ) -> None:
     """In the child before it executes the bot: join the cgroup, set the rlimits."""
     if cgroup is not None:
@@ -371,12 +61,15 @@ def _set_limits(
     for which, value in (
         (resource.RLIMIT_NOFILE, open_files),
         (resource.RLIMIT_FSIZE, file_bytes),
+        *PER_USER_SHARES.items(),
     ):
         if value is not None:
             resource.setrlimit(which, (value, value))
-    # No RLIMIT_NPROC: it counts every process of the user (the referee's too) and root
-    # is exempt, so only a pids cgroup bounds a fork bomb; without one, the pid namespace
-    # still ends it with the bot.
+    if own_uid and processes is not None:
+        # It counts the tasks of the uid, machine-wide: with a uid of the bot's own, its
+        # own, which bounds a fork bomb even without a pids cgroup (bubblewrap, still
+        # root, is not counted). Of the runner's own uid it would count the runner's too.
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
 async def launch(
@@ -396,6 +89,7 @@ async def launch(
     require_sandbox(policy)
     cgroup = None
     seccomp = None
+    uid = None
     if policy.enabled:
         # Said as plainly as an unsandboxed start would; bubblewrap's own message is longer.
         program = argv[0]
@@ -406,10 +100,25 @@ async def launch(
             raise FileNotFoundError(errno.ENOENT, missing, program)
         bwrap = find_bwrap()
         assert bwrap is not None, "require_sandbox found it"
-        seccomp = open_filter()
-        argv = sandbox_argv(argv, policy, bwrap=bwrap, cwd=Path.cwd(), seccomp_fd=seccomp)
+        uid = claim_uid() if runs_as_root() else None
+        try:
+            seccomp = open_filter()
+            argv = sandbox_argv(
+                argv,
+                policy,
+                bwrap=bwrap,
+                cwd=Path.cwd(),
+                seccomp_fd=seccomp,
+                bot_uid=None if uid is None else uid.uid,
+            )
+        except BaseException:
+            if uid is not None:
+                uid.release()
+            if seccomp is not None:
+                os.close(seccomp)
+            raise
         cgroup = BotCgroup.create(memory_bytes=memory_bytes, processes=processes)
-    confinement = Confinement(policy, cgroup)
+    confinement = Confinement(policy, cgroup, uid)
     try:
         process = await spawn(
             argv,
@@ -418,7 +127,9 @@ async def launch(
                 policy.enabled,
                 open_files=open_files,
                 file_bytes=file_bytes,
+                processes=processes,
                 cgroup=cgroup,
+                own_uid=uid is not None,
             ),
             env=bot_environment(os.environ) if policy.enabled else None,
             pass_fds=() if seccomp is None else (seccomp,),
@@ -426,6 +137,8 @@ async def launch(
     except BaseException:
         if cgroup is not None:
             cgroup.remove()
+        if uid is not None:
+            uid.release()
         raise
     finally:
         if seccomp is not None:

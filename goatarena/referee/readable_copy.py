@@ -1,7 +1,8 @@
 """A private copy of a bot's folder that an unprivileged bot can read.
 
-A root runner's bots run as an unprivileged user (:data:`goatarena.referee.sandbox.BOT_ID`),
-to whom a folder of root's that is not readable by all (a checkout made with a strict
+A root runner's bots run as unprivileged users of their own in one group
+(:data:`goatarena.referee.bot_uids.BOT_GID`), to whom a folder of root's that is not
+readable by all (a checkout made with a strict
 umask, a folder of mode 0700) is closed. Such a folder is copied once per referee
 process, its runner's files left out, into a folder only root can reach, with every file
 made readable by all, and the copy is shown to the bot in the folder's place, read-only.
@@ -27,20 +28,20 @@ _root: list[str] = []
 """The folder of this process's copies, once made."""
 
 
-def readable_folder(folder: str, uid: int, left_out: Sequence[str]) -> str:
-    """``folder`` if ``uid`` can read all of it, else a copy it can, without ``left_out``
-    (the runner's files inside it)."""
+def readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
+    """``folder`` if group ``gid`` (of users who own nothing) can read all of it, else a
+    copy it can, without ``left_out`` (the runner's files inside it)."""
     inside = tuple(sorted(path for path in left_out if _inside(path, folder)))
     key = (folder, inside)
     if key in _copies:
         return _copies[key]
-    if _readable_by(folder, uid):
+    if _readable_by(folder, gid):
         _copies[key] = folder
         return folder
     if _size(folder) > COPY_LIMIT_BYTES:
         raise PermissionError(
             errno.EACCES,
-            f"bots run as uid {uid}, who cannot read all of {folder}, too large to copy:"
+            f"bots run in group {gid}, which cannot read all of {folder}, too large to copy:"
             f" make it readable by all (chmod -R a+rX {folder})",
         )
     copy = os.path.join(_copy_root(), str(len(_copies)))
@@ -70,33 +71,29 @@ def _size(folder: str) -> int:
     return total
 
 
-def _readable_by(folder: str, uid: int) -> bool:
-    """Whether ``uid`` (not root) may list every folder and read every file in ``folder``."""
+def _readable_by(folder: str, gid: int) -> bool:
+    """Whether group ``gid`` may list every folder and read every file in ``folder``."""
     for where, _folders, files in os.walk(folder):
-        if not allows(where, uid, 5):
+        if not allows(where, gid, 5):
             return False
         for name in files:
             path = os.path.join(where, name)
-            if not os.path.islink(path) and not allows(path, uid, 4):
+            if not os.path.islink(path) and not allows(path, gid, 4):
                 return False
     return True
 
 
-def allows(path: str, uid: int, wanted: int) -> bool:
-    """Whether ``uid`` (not root) has the ``wanted`` bits (r=4, w=2, x=1) on ``path`` by
-    its mode (True for what is gone, or neither a folder nor a file)."""
+def allows(path: str, gid: int, wanted: int) -> bool:
+    """Whether a user of group ``gid`` who owns nothing (a bot: not root) has the
+    ``wanted`` bits (r=4, w=2, x=1) on ``path`` by its mode (True for what is gone, or
+    neither a folder nor a file)."""
     try:
         status = os.lstat(path)
     except OSError:
         return True  # gone: nothing to read
     if not (stat.S_ISDIR(status.st_mode) or stat.S_ISREG(status.st_mode)):
         return True
-    if status.st_uid == uid:
-        bits = status.st_mode >> 6
-    elif status.st_gid == uid:
-        bits = status.st_mode >> 3
-    else:
-        bits = status.st_mode
+    bits = status.st_mode >> 3 if status.st_gid == gid else status.st_mode
     return bits & wanted == wanted
 
 

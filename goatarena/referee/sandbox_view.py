@@ -132,7 +132,7 @@ def view_args(
     hidden: Sequence[str],
     hidden_where_possible: Sequence[str] = (),
     cwd: Path,
-    bot_uid: int | None = None,
+    bot_gid: int | None = None,
 ) -> list[str]:
     """bubblewrap's options that build the file system ``argv`` sees when run from ``cwd``.
 
@@ -141,7 +141,7 @@ def view_args(
     ``hidden`` (the runner's files) is masked wherever a mount would show it, or the
     bot is refused with :class:`SandboxLayoutError`; ``hidden_where_possible`` (other
     bots' folders, the runner's folders) is masked unless it is itself a folder the bot
-    is given. With ``bot_uid``, a bot folder that user cannot read is shown as a copy it
+    is given. With ``bot_gid``, a bot folder that group cannot read is shown as a copy it
     can (:mod:`goatarena.referee.readable_copy`), without the runner's files.
     """
     fixed = _system_mounts(argv, tmp_bytes)
@@ -149,9 +149,9 @@ def view_args(
     write = _mount_sources(write_paths, cwd)
     given = [_Mount(path, ("--ro-bind-try", path, path)) for path in dict.fromkeys(read)]
     given += [_Mount(path, ("--bind-try", path, path)) for path in dict.fromkeys(write)]
-    if bot_uid is not None:
+    if bot_gid is not None:
         given = _readable(
-            given, private_folders(argv, cwd), bot_uid, [*hidden, *hidden_where_possible]
+            given, private_folders(argv, cwd), bot_gid, [*hidden, *hidden_where_possible]
         )
     binds = [mount for mount in fixed + given if "bind" in mount.args[0]]
     system = [mount.path for mount in fixed]
@@ -176,10 +176,10 @@ def view_args(
 
 
 def _readable(
-    given: list[_Mount], own: Sequence[str], uid: int, secrets: Sequence[str]
+    given: list[_Mount], own: Sequence[str], gid: int, secrets: Sequence[str]
 ) -> list[_Mount]:
-    """``given``, with each of the bot's own folders that ``uid`` cannot read replaced by
-    a readable copy, the runner's files left out."""
+    """``given``, with each of the bot's own folders that group ``gid`` cannot read
+    replaced by a readable copy, the runner's files left out."""
     left_out = [os.path.realpath(path) for path in secrets]
     out = []
     for mount in given:
@@ -187,7 +187,7 @@ def _readable(
         # A folder that holds the system (a word "/" in a command) is never copied.
         holds_system = any(_inside(path, source) for path in (*SYSTEM_PATHS, *SCRATCH_PATHS))
         if source in own and mount.args[0] == "--ro-bind-try" and not holds_system:
-            copy = readable_folder(source, uid, left_out) if os.path.isdir(source) else source
+            copy = readable_folder(source, gid, left_out) if os.path.isdir(source) else source
             mount = _Mount(mount.path, ("--ro-bind-try", copy, mount.path), copied=copy != source)
         out.append(mount)
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 import trio
@@ -26,9 +26,10 @@ class Connection(Protocol):
     """What the match needs of a bot: :class:`~goatarena.referee.bot.BotProcess` or a fake.
 
     ``send_bytes`` and ``receive`` need be checkpoints only where they wait: the match
-    gives way to other tasks itself. A connection may also have ``resume()`` and
-    ``pause()``, which the match calls around each of its decisions so that a sandboxed
-    bot gets no CPU outside its turn; without them the bot is never paused. A connection
+    gives way to other tasks itself. A connection may also have ``resume()`` (or an
+    awaitable ``resume_async()``, preferred) and ``pause()``, which the match calls
+    around each of its decisions so that a sandboxed bot gets no CPU outside its turn;
+    without them the bot is never paused. A connection
     whose ``pauses`` is False (a bot that is not frozen between turns) is never asked to.
     """
 
@@ -63,10 +64,19 @@ class Seat:
         self.latencies_ms: list[float] = []
         self.resume: Callable[[], None] = _nothing
         self.pause: Callable[[], None] = _nothing
+        self._resume_async: Callable[[], Awaitable[None]] | None = None
         # A bot that is never frozen (unsandboxed, say) is not asked to be around each decision.
         if getattr(connection, "pauses", True):
             self.resume = getattr(connection, "resume", _nothing)
             self.pause = getattr(connection, "pause", _nothing)
+            self._resume_async = getattr(connection, "resume_async", None)
+
+    async def start_turn(self) -> None:
+        """Let the bot run for its turn (off the event loop where waking it takes long)."""
+        if self._resume_async is not None:
+            await self._resume_async()
+        else:
+            self.resume()
 
     @property
     def forfeited(self) -> bool:
