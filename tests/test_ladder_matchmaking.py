@@ -13,6 +13,7 @@ from goatarena.formats.ladder.matchmaking import (
     Contender,
     ContenderList,
     choose_table,
+    default_rules,
     plan_pairs,
 )
 from goatarena.formats.ladder.state import Matchmaker
@@ -62,14 +63,14 @@ def test_a_matchmaker_rebuilt_from_the_same_games_chooses_the_same_tables():
 
 
 def test_a_newcomer_is_seated_first_against_bots_rated_near_it():
-    field = settled(16)
+    field = settled(40)
     newcomer = Contender("new", 2, field[3].elo + 1.0, 60.0)
     plan = plan_pairs([*field, newcomer])
     tables = [choose_table([*field, newcomer], plan, players=2, seed=1, index=i) for i in range(40)]
     assert all(t is not None and "new" in t.bots and t.rule == "newcomer" for t in tables)
     opponents = Counter(name for t in tables if t for name in t.bots if name != "new")
     ranked = sorted(field, key=lambda bot: abs(bot.elo - newcomer.elo))
-    near = {bot.name for bot in ranked[:8]}
+    near = {bot.name for bot in ranked[: default_rules(2).near]}
     assert set(opponents) <= near
     assert "new" in tables[0].reason and "newcomer" in tables[0].reason
 

@@ -121,7 +121,7 @@ class MatchRules:
     top_k: int = 3
     boundary_weight: float = 4.0
     sharpness: float = 3.0
-    near: int = 8
+    near: int = 16
     seat_span: int = 6
 
 
@@ -156,10 +156,12 @@ class PairPlan:
 def default_rules(players: int) -> MatchRules:
     """The rule's settings for tables of ``players``: at more than two seats a deal is
     ``players`` games for each bot seated, so newcomers need fewer of them and the floor
-    and the exploration can leave more to the open pairs (tuned in simulation)."""
+    and the exploration can leave more to the open pairs (tuned in simulation). At two
+    seats opponents are drawn from the 16 rated nearest (a newcomer meets more of them,
+    so their own errors average out), at more from the 8 nearest."""
     if players <= 2:
         return MatchRules()
-    return MatchRules(min_games=3, floor=0.6, explore=0.1)
+    return MatchRules(min_games=3, floor=0.6, explore=0.1, near=8)
 
 
 def order_open(a: Contender, b: Contender) -> float:
