@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -15,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -350,3 +352,47 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state not in ("Z", "X")
+
+
+@pytest.mark.slow
+def test_a_ladder_on_the_cluster_stops_by_its_rule_with_each_game_stored_once(cluster, tmp_path):
+    bots = {f"l{number}": _bot(cluster.folder, f"ladder{number}") for number in range(4)}
+    config = _tournament(tmp_path, bots, "lad")
+    text = config.read_text().replace(
+        "[[games]]", "[ladder]\nstop_games = 10\npoll_s = 0.5\n[[games]]"
+    )
+    config.write_text('format = "ladder"\n' + text)  # top-level keys come before any table
+    db = tmp_path / "lad.sqlite"
+    # Unsandboxed, as trusted bots may run: what is tested is the ladder on the cluster.
+    where = ("--db", str(db), "--cluster", cluster.address, "--sandbox", "none")
+    run = _run(str(config), *where)
+    assert run.returncode == 0, run.stderr
+    assert "every active bot has 10 games" in run.stdout + run.stderr
+
+    records = _records(db)  # keys are unique: no game stored twice
+    games = Counter(name for record in records.values() for name in record["players"])
+    assert set(games) == set(bots)
+    assert min(games.values()) >= 10
+    with sqlite3.connect(db) as connection:
+        chosen = connection.execute("SELECT count(*) FROM ladder_choices").fetchone()[0]
+    deals = {key.rsplit("/", 1)[0] for key in records}
+    # The ladder keeps no more deals in flight than the workers' 4 slots: each table is
+    # chosen from the games so far, not thousands queued at the scheduler at the start.
+    assert len(deals) <= chosen <= len(deals) + 4
+
+    standings = subprocess.run(
+        [sys.executable, "-m", "goatarena", "standings", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert standings.returncode == 0, standings.stderr
+    for name, count in games.items():
+        assert re.search(rf"\b{name}\b.*\b{count}\b", standings.stdout), standings.stdout
+
+    again = _run(str(config), *where)
+    assert again.returncode == 0, again.stderr
+    resumed = _records(db)
+    assert set(records) <= set(resumed)  # nothing lost, nothing stored twice
+    assert all(resumed[key] == record for key, record in records.items())

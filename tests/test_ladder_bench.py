@@ -17,7 +17,8 @@ def test_the_ladder_bench_prints_the_table_and_a_verdict_for_every_goal():
     for rule in ("ladder", "uniform", "psyleague", "halite", "uniform ×3 (120)"):
         assert rule in table
     lines = goals.splitlines()[1:]
-    assert len(lines) == 2 * 2 * 4 + 2 + 2
-    assert all(line.rstrip().endswith(("met", "NOT MET")) or " met " in line for line in lines)
+    assert len(lines) == 2 * 2 * 4 + 3 + 2
+    ends = ("met", "NOT MET", ladder_bench.FIGURE)
+    assert all(line.rstrip().endswith(ends) or " met " in line for line in lines)
     assert any("late entry" in line for line in lines) and any("cost" in line for line in lines)
     assert said  # progress went to the caller

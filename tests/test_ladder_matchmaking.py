@@ -13,6 +13,7 @@ from goatarena.formats.ladder.matchmaking import (
     Contender,
     ContenderList,
     choose_table,
+    default_rules,
     plan_pairs,
 )
 from goatarena.formats.ladder.state import Matchmaker
@@ -62,14 +63,14 @@ def test_a_matchmaker_rebuilt_from_the_same_games_chooses_the_same_tables():
 
 
 def test_a_newcomer_is_seated_first_against_bots_rated_near_it():
-    field = settled(16)
+    field = settled(40)
     newcomer = Contender("new", 2, field[3].elo + 1.0, 60.0)
     plan = plan_pairs([*field, newcomer])
     tables = [choose_table([*field, newcomer], plan, players=2, seed=1, index=i) for i in range(40)]
     assert all(t is not None and "new" in t.bots and t.rule == "newcomer" for t in tables)
     opponents = Counter(name for t in tables if t for name in t.bots if name != "new")
     ranked = sorted(field, key=lambda bot: abs(bot.elo - newcomer.elo))
-    near = {bot.name for bot in ranked[:8]}
+    near = {bot.name for bot in ranked[: default_rules(2).near]}
     assert set(opponents) <= near
     assert "new" in tables[0].reason and "newcomer" in tables[0].reason
 
@@ -93,6 +94,26 @@ def test_informative_tables_go_to_open_pairs_near_the_top():
     informative = [t for t in tables if t is not None and t.rule == "information"]
     assert len(informative) > 120
     assert all(set(t.bots) == {"top1", "top2"} for t in informative)
+
+
+def test_the_further_seats_of_an_informative_table_go_to_the_bots_whose_order_is_open():
+    """Four bots level at the top, one rated just below them but settled (its order with
+    them is surer than theirs among themselves, though it is nearer than any other), the
+    rest far apart: the further seats of an informative four-seat table go to the bots
+    whose order is open, and its reason names them."""
+    field = [Contender(f"top{i}", 40, 400.0 + i, 30.0) for i in range(4)]
+    field.append(Contender("settled", 40, 380.0, 1.0))
+    field += [Contender(f"b{i}", 40, -300.0 * i, 30.0) for i in range(1, 6)]
+    plan = plan_pairs(field)
+    tables = [choose_table(field, plan, players=4, seed=4, index=i) for i in range(100)]
+    informative = [t for t in tables if t is not None and t.rule == "information"]
+    assert len(informative) > 60
+    tops = {f"top{i}" for i in range(4)}
+    # "settled" sits at a table only when it is one of the pair drawn (rarely: its
+    # pairs are worth little), never in a further seat.
+    assert all(len(set(t.bots) & tops) >= 3 for t in informative)
+    assert sum(set(t.bots) == tops for t in informative) >= 0.9 * len(informative)
+    assert all("; with top" in t.reason and "open pairs of weight" in t.reason for t in informative)
 
 
 def test_a_table_of_four_seats_four_different_bots_and_none_when_too_few():

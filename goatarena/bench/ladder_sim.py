@@ -210,6 +210,9 @@ class Accuracy:
     top_right: float
     tau: float
     min_share: float
+    outcomes: tuple[bool, ...] = ()
+    """Whether each trial's top-3 set was right, by trial (trial ``t`` plays truth
+    ``seed + t``, so two rules' outcomes pair up on the same truths)."""
 
     @property
     def top_stderr(self) -> float:
@@ -234,34 +237,63 @@ def accuracy(
         top_right=statistics.fmean(r.top_right for r in results),
         tau=statistics.fmean(r.tau for r in results),
         min_share=min(r.min_share for r in results),
+        outcomes=tuple(r.top_right for r in results),
     )
+
+
+def paired_gap(a: Accuracy, b: Accuracy) -> tuple[float, float]:
+    """How much more often ``a`` had the top-3 set right than ``b``, over the trials both
+    played on the same truths, and the standard error of that difference."""
+    pairs = list(zip(a.outcomes, b.outcomes, strict=False))
+    if len(pairs) < 2:
+        return a.top_right - b.top_right, math.inf
+    gaps = [float(x) - float(y) for x, y in pairs]
+    return statistics.fmean(gaps), statistics.stdev(gaps) / math.sqrt(len(gaps))
 
 
 @dataclass(frozen=True)
 class LateEntry:
-    """How a bot added to a settled ladder fares: error after its first games."""
+    """How a bot added to a settled ladder fares: its error after its first games, against
+    its true strength and against the rating the ladder gives it in the end."""
 
     trials: int
     games: int
-    within_50: float
-    """The share of trials whose newcomer is within ±50 Elo of its final rating."""
-    median_error: float
+    final_games: int
+    """The newcomer's games when its final rating is read (the ladder plays on till then)."""
+    within_50_truth: float
+    """The share of trials whose newcomer is within ±50 Elo of its true rating (on the
+    ladder's scale) after :attr:`games` of its games."""
+    median_error_truth: float
+    within_50_final: float
+    """The same against its final rating: the ladder's estimate after
+    :attr:`final_games` of its games (which shares the opponents' errors)."""
+    median_error_final: float
     opponent_distance: float
     """The mean |true Elo difference| between the newcomer and its opponents."""
     random_distance: float
     """The same for opponents drawn at random from the ladder."""
 
 
-def late_entry(*, bots: int = 64, settle: int = 40, games: int = 60, trials: int, seed: int = 0):
+def late_entry(
+    *,
+    bots: int = 64,
+    settle: int = 40,
+    games: int = 60,
+    final_games: int = 240,
+    trials: int,
+    seed: int = 0,
+    rules: MatchRules | None = None,
+) -> LateEntry:
     """Add a bot to ladders settled at ``settle`` games per bot; after ``games`` of its
-    games, compare its estimate with its final rating (its true rating on the ladder's
-    scale: ``truth − mean truth of the others + mean estimate of the others``)."""
-    errors, distances, random_distances = [], [], []
+    games, compare its estimate with its true rating on the ladder's scale (``truth − mean
+    truth of the others + mean estimate of the others``) and with its final rating, the
+    estimate once the ladder has played on until the newcomer has ``final_games``."""
+    truth_errors, final_errors, distances, random_distances = [], [], [], []
     for t in range(trials):
         truth = truths(bots + 1, seed + t)
         names = list(truth)
         newcomer, settled = names[-1], names[:-1]
-        chooser = Ladder(settled, 2, seed + t)
+        chooser = Ladder(settled, 2, seed + t, rules)
         fit = QuickRatings()
         for name in truth:
             fit.add_bot(name)
@@ -279,14 +311,25 @@ def late_entry(*, bots: int = 64, settle: int = 40, games: int = 60, trials: int
         offset = statistics.fmean(fitted[n] for n in settled) - statistics.fmean(
             truth[n] for n in settled
         )
-        errors.append(abs(fitted[newcomer] - (truth[newcomer] + offset)))
+        truth_errors.append(abs(fitted[newcomer] - (truth[newcomer] + offset)))
+        while chooser.games[newcomer] < final_games:
+            play_table(chooser, truth, rng, fit)
+        final = converged(fit)
+        # Both fits centre near 0: compare each on the scale of the settled bots.
+        shift = statistics.fmean(final[n] for n in settled) - statistics.fmean(
+            fitted[n] for n in settled
+        )
+        final_errors.append(abs(fitted[newcomer] + shift - final[newcomer]))
         distances.append(statistics.fmean(abs(truth[n] - truth[newcomer]) for n in met))
         random_distances.append(statistics.fmean(abs(truth[n] - truth[newcomer]) for n in settled))
     return LateEntry(
         trials=trials,
         games=games,
-        within_50=statistics.fmean(e <= 50.0 for e in errors),
-        median_error=statistics.median(errors),
+        final_games=final_games,
+        within_50_truth=statistics.fmean(e <= 50.0 for e in truth_errors),
+        median_error_truth=statistics.median(truth_errors),
+        within_50_final=statistics.fmean(e <= 50.0 for e in final_errors),
+        median_error_final=statistics.median(final_errors),
         opponent_distance=statistics.fmean(distances),
         random_distance=statistics.fmean(random_distances),
     )

@@ -60,6 +60,7 @@ class DaskExecutor:
         self._token = trio.lowlevel.current_trio_token()
         self._resources = resources or None
         self.capacity = capacity
+        self._slots = 1
 
     async def play(self, jobs: Sequence[GameJob]) -> list[JobOutcome]:
         """Submit the jobs as one task and wait for it without holding a thread."""
@@ -92,6 +93,16 @@ class DaskExecutor:
             raise ClusterError(f"a worker failed to play {jobs[0].deal}: {error!r}")
         payload = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
         return decode_outcomes(payload)
+
+    async def slots(self) -> int:
+        """The workers' slots now (their threads: a deal is one task), at least 1; the
+        last count if the scheduler does not answer."""
+        try:
+            threads = await trio.to_thread.run_sync(self._client.nthreads, abandon_on_cancel=True)
+        except (OSError, TimeoutError):
+            return self._slots
+        self._slots = max(1, sum(threads.values()))
+        return self._slots
 
 
 def check_scheduler_address(address: str) -> None:

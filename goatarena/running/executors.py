@@ -22,15 +22,22 @@ from goatarena.running.job import GameJob, JobOutcome
 class Executor(Protocol):
     """Plays jobs somewhere and returns their outcomes, in the order of the jobs.
 
-    ``capacity`` is how many calls of :meth:`play` the driver should have out at once;
-    ``groups_deals`` asks the driver to hand over all rotations of a deal in one call, so
-    that they are played on one machine.
+    ``capacity`` is how many calls of :meth:`play` the driver should have out at once
+    (on a cluster more than can run: the scheduler queues them); ``groups_deals`` asks
+    the driver to hand over all rotations of a deal in one call, so that they are played
+    on one machine.
     """
 
     capacity: int
     groups_deals: bool
 
     async def play(self, jobs: Sequence[GameJob]) -> list[JobOutcome]: ...
+
+    async def slots(self) -> int:
+        """How many calls of :meth:`play` run at once now, not queued (a ladder keeps
+        no more deals than that in flight: each next table is chosen from the latest
+        games)."""
+        ...
 
 
 class InProcess:
@@ -45,6 +52,10 @@ class InProcess:
     async def play(self, jobs: Sequence[GameJob]) -> list[JobOutcome]:
         """Play the jobs here."""
         return await self.host.play(jobs)
+
+    async def slots(self) -> int:
+        """The games played at once: the capacity."""
+        return self.capacity
 
 
 def referee_processes(config: TournamentConfig) -> int:

@@ -119,6 +119,10 @@ class ProcessExecutor:
             await referee.process.stdin.send_all(msgspec.json.encode(call) + b"\n")
         return await receive.receive()
 
+    async def slots(self) -> int:
+        """The games played at once: the capacity."""
+        return self.capacity
+
 
 @asynccontextmanager
 async def open_process_executor(

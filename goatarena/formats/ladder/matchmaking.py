@@ -3,32 +3,30 @@
 The rule, in order (the first that applies chooses the table):
 
 1. **Newcomers first.** An active bot with fewer than ``min_games`` games seeds the
-   table (the one with fewest games; the first name among equals); its opponents are drawn from the
-   ``near`` bots rated nearest to it, closer ones likelier. Its estimate moves with each
-   result, so its opponents close in on its level, a binary search by games.
+   table (the one with fewest games; the first name among equals); its opponents are
+   drawn from the ``near`` bots rated nearest to it, closer ones likelier. Its estimate
+   moves with each result, so its opponents close in on its level.
 2. **No bot starved.** A bot with fewer than ``floor`` times the mean games of the
    active bots seeds the table, opponents as for a newcomer.
 3. **Exploration.** With probability ``explore`` the seed is drawn uniformly, opponents
    as above: every part of the table keeps meeting its neighbours.
 4. **Information.** Otherwise the table is built around a pair of bots whose order is
-   open: for bots at most ``window`` places apart in the current order, the value of
-   the pair is ``w(rank) · P(order wrong)``, where ``P(order wrong) =
-   Φ(−|Δ| / sqrt(σ_a² + σ_b²))`` from the two estimates and their standard errors and
-   ``w(rank) = 1 + top_weight · exp(−rank / top_span)`` weighs the top of the table most
-   (rank 0 is the leader). A pair is drawn with probability proportional to its value
-   raised to ``sharpness`` (a draw, not the maximum: the estimates are refreshed only
-   every few tables, and the same pair should not take all of them); further seats at
-   tables of more than two come from the bots rated nearest to the pair.
+   open: for bots at most ``window`` places apart in the current order, the pair's value
+   is ``(w(rank) + boundary_weight · crossing) · P(order wrong)``, with ``P(order wrong)
+   = Φ(−|Δ| / sqrt(σ_a² + σ_b²))``, ``w(rank) = 1 + top_weight · exp(−rank / top_span)``
+   (rank 0 is the leader) and ``crossing`` how open either bot's place in the top
+   ``top_k`` is. A pair is drawn with probability proportional to its value raised to
+   ``sharpness`` (a draw, not the maximum: the estimates are refreshed only every few
+   tables). At larger tables each further seat goes to the bot, among those at most
+   ``seat_span`` places from the pair, that adds the most value of open pairs with
+   those seated (the first in the order among equals): all six comparisons of a
+   four-seat table go where the order is open.
 
-This is active ranking in the sense of Heckel et al. (2019): comparisons go where the
-order is still undecided and stop where it is settled, with a floor that keeps every
-estimate alive. A table's seat rotations are played as one deal, so a choice is a set of
-bots; the runner seats it in every rotation. Each choice is a function of the contenders
-(their games so far, counting tables in flight, and their estimates), the plan of pairs
-made from the last refresh, the seed and the table's index: the same inputs give the
-same table and the same reason. A choice reads only the few bots it considers and a
-few summaries (fewest games, mean games, newcomers), so that its cost does not grow
-with the ladder.
+This is active ranking (Heckel et al., 2019), with a floor that keeps every estimate
+alive. A choice is a set of bots, played in every seat rotation as one deal; it is a
+function of the contenders (games, counting tables in flight, and estimates), the plan
+of pairs from the last refresh, the seed and the table's index, and reads only the few
+bots it considers and a few summaries, so that its cost does not grow with the ladder.
 """
 
 from __future__ import annotations
@@ -123,7 +121,8 @@ class MatchRules:
     top_k: int = 3
     boundary_weight: float = 4.0
     sharpness: float = 3.0
-    near: int = 8
+    near: int = 16
+    seat_span: int = 6
 
 
 @dataclass(frozen=True)
@@ -140,11 +139,13 @@ class PairPlan:
     """The ladder's order at the last refresh and the value of each open pair in it.
 
     ``order`` runs from the best estimate down, ``elos`` holds the estimates ascending
-    (for looking up the bots nearest a rating), ``pairs`` index ``order`` and
-    ``cumulative`` holds the running sum of the pairs' drawing weights.
+    (for looking up the bots nearest a rating), ``crossing`` how open each place of
+    ``order`` in the top ``top_k`` is, ``pairs`` index ``order`` and ``cumulative`` holds
+    the running sum of the pairs' drawing weights.
     """
 
     order: tuple[str, ...]
+    crossing: tuple[float, ...]
     ascending: tuple[str, ...]
     elos: tuple[float, ...]
     pairs: tuple[tuple[int, int], ...]
@@ -155,10 +156,12 @@ class PairPlan:
 def default_rules(players: int) -> MatchRules:
     """The rule's settings for tables of ``players``: at more than two seats a deal is
     ``players`` games for each bot seated, so newcomers need fewer of them and the floor
-    and the exploration can leave more to the open pairs (tuned in simulation)."""
+    and the exploration can leave more to the open pairs (tuned in simulation). At two
+    seats opponents are drawn from the 16 rated nearest (a newcomer meets more of them,
+    so their own errors average out), at more from the 8 nearest."""
     if players <= 2:
         return MatchRules()
-    return MatchRules(min_games=3, floor=0.6, explore=0.1)
+    return MatchRules(min_games=3, floor=0.6, explore=0.1, near=8)
 
 
 def order_open(a: Contender, b: Contender) -> float:
@@ -216,6 +219,7 @@ def plan_pairs(contenders: Sequence[Contender], rules: MatchRules = MatchRules()
     ascending = ranked[::-1]
     return PairPlan(
         order=tuple(bot.name for bot in ranked),
+        crossing=tuple(crossing),
         ascending=tuple(bot.name for bot in ascending),
         elos=tuple(bot.elo for bot in ascending),
         pairs=tuple(pairs),
@@ -274,23 +278,49 @@ def _informative(
     rng: random.Random,
     rules: MatchRules,
 ) -> TableChoice:
-    """A table around a pair drawn by the value of learning its order."""
+    """A table around a pair drawn by the value of learning its order; at larger tables
+    each further seat goes to the bot that adds the most value of open pairs with those
+    already seated."""
     draw = rng.random() * plan.cumulative[-1]
     chosen = min(bisect.bisect_right(plan.cumulative, draw), len(plan.pairs) - 1)
     i, j = plan.pairs[chosen]
     upper, lower = field.contender(plan.order[i]), field.contender(plan.order[j])
-    seated = [upper.name, lower.name]
+    seated = [upper, lower]
+    added = 0.0
     if players > 2:
-        spread = min(upper.stderr, lower.stderr)
-        centre = Contender("", 0, (upper.elo + lower.elo) / 2, spread)
-        seated += _nearest_draw(field, plan, centre, players - 2, rng, set(seated), rules)
-    rng.shuffle(seated)
+        ranks = range(max(0, i - rules.seat_span), min(len(plan.order), j + rules.seat_span + 1))
+        candidates = [field.contender(plan.order[r]) for r in ranks if r not in (i, j)]
+        rank_of = {name: r for r, name in enumerate(plan.order)}
+        while len(seated) < players:
+            values = [
+                sum(_pair_value(bot, other, rank_of, plan, rules) for other in seated)
+                for bot in candidates
+            ]
+            best = max(range(len(candidates)), key=values.__getitem__)  # first among equals
+            added += values[best]
+            seated.append(candidates.pop(best))
+    names = [bot.name for bot in seated]
+    rng.shuffle(names)
     reason = (
         f"open order at rank {i + 1}: {upper.name} {upper.elo:+.0f} ± {upper.stderr:.0f}"
         f" and {lower.name} {lower.elo:+.0f} ± {lower.stderr:.0f}"
         f" (P(order wrong) {order_open(upper, lower):.2f}, weight {plan.values[chosen]:.2f})"
     )
-    return TableChoice(tuple(seated), "information", reason)
+    if players > 2:
+        others = ", ".join(f"{bot.name} {bot.elo:+.0f} ± {bot.stderr:.0f}" for bot in seated[2:])
+        reason += f"; with {others}, adding open pairs of weight {added:.2f}"
+    return TableChoice(tuple(names), "information", reason)
+
+
+def _pair_value(
+    a: Contender, b: Contender, rank_of: dict[str, int], plan: PairPlan, rules: MatchRules
+) -> float:
+    """The value of learning the order of ``a`` and ``b`` as the plan weighs a pair: the
+    weight of the upper one's rank and of the top-k boundary, times P(order wrong)."""
+    top = min(rank_of[a.name], rank_of[b.name])
+    crossing = max(plan.crossing[rank_of[a.name]], plan.crossing[rank_of[b.name]])
+    weight = rank_weight(top, rules) + rules.boundary_weight * crossing
+    return weight * _wrong_order(a.elo - b.elo, math.hypot(a.stderr, b.stderr))
 
 
 def _around(
