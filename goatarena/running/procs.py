@@ -120,7 +120,7 @@ class ProcessExecutor:
         return await receive.receive()
 
     async def slots(self) -> int:
-        """The games played at once: the capacity."""
+        """How many calls to keep out: the games played at once and one queued per referee."""
         return self.capacity
 
 
