@@ -363,8 +363,9 @@ def test_a_ladder_on_the_cluster_stops_by_its_rule_with_each_game_stored_once(cl
     )
     config.write_text('format = "ladder"\n' + text)  # top-level keys come before any table
     db = tmp_path / "lad.sqlite"
-    # Unsandboxed, as trusted bots may run: what is tested is the ladder on the cluster.
-    where = ("--db", str(db), "--cluster", cluster.address, "--sandbox", "none")
+    # Sandboxed: its bots were added to a folder (mode 0700) that the workers had copied
+    # for an earlier test's bot, and must be seen in the copy made again.
+    where = ("--db", str(db), "--cluster", cluster.address)
     run = _run(str(config), *where)
     assert run.returncode == 0, run.stderr
     assert "every active bot has 10 games" in run.stdout + run.stderr

@@ -6,8 +6,11 @@ readable by all (a checkout made with a strict
 umask, a folder of mode 0700) is closed. Such a folder is copied once per referee
 process, its runner's files left out, into a folder only root can reach, with every file
 made readable by all, and the copy is shown to the bot in the folder's place, read-only.
-The copy is a snapshot: it is made at the bot's first start and removed when the referee
-exits. Folders the bot can read already are shown as they are, at no cost.
+The copy is a snapshot, made at the bot's first start and kept while the folder is
+unchanged (the count, sizes and change times of its files, read at every start): a
+folder edited while a long-lived referee (a ladder's, a cluster worker's) goes on is
+copied again, so a bot updated in place runs its new code. Copies are removed when the
+referee exits. Folders the bot can read already are shown as they are.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Sequence
 
 COPY_LIMIT_BYTES = 1 << 30
 """The most a copy may hold: a larger folder must be made readable by all instead."""
-_copies: dict[tuple[str, tuple[str, ...]], str] = {}
+_copies: dict[tuple[str, tuple[str, ...], tuple[int, ...]], str] = {}
 _root: list[str] = []
 """The folder of this process's copies, once made."""
 
@@ -32,13 +35,13 @@ def readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
     """``folder`` if group ``gid`` (of users who own nothing) can read all of it, else a
     copy it can, without ``left_out`` (the runner's files inside it)."""
     inside = tuple(sorted(path for path in left_out if _inside(path, folder)))
-    key = (folder, inside)
+    key = (folder, inside, _state(folder))
     if key in _copies:
         return _copies[key]
     if _readable_by(folder, gid):
         _copies[key] = folder
         return folder
-    if _size(folder) > COPY_LIMIT_BYTES:
+    if key[2][1] > COPY_LIMIT_BYTES:
         raise PermissionError(
             errno.EACCES,
             f"bots run in group {gid}, which cannot read all of {folder}, too large to copy:"
@@ -61,14 +64,18 @@ def readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
     return copy
 
 
-def _size(folder: str) -> int:
-    """The bytes of the files in ``folder``."""
-    total = 0
-    for where, _folders, files in os.walk(folder):
-        for name in files:
+def _state(folder: str) -> tuple[int, ...]:
+    """What changes when anything in ``folder`` does: its entries, their bytes, and the
+    latest change time (``st_ctime_ns``: also moved by a write that keeps the mtime)."""
+    entries, total, latest = 0, 0, 0
+    for where, folders, files in os.walk(folder):
+        for name in (*folders, *files):
             with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(where, name)).st_size
-    return total
+                status = os.lstat(os.path.join(where, name))
+                entries += 1
+                total += status.st_size if stat.S_ISREG(status.st_mode) else 0
+                latest = max(latest, status.st_ctime_ns, status.st_mtime_ns)
+    return entries, total, latest
 
 
 def _readable_by(folder: str, gid: int) -> bool:
