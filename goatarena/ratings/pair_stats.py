@@ -66,8 +66,8 @@ def pair_score(wins: int, draws: int, losses: int) -> PairStats:
         score_lo=score_lo,
         score_hi=score_hi,
         stderr=stderr,
-        elo=_elo_difference(score),
-        elo_margin=(_elo_difference(score_hi) - _elo_difference(score_lo)) / 2.0,
+        elo=elo_difference(score),
+        elo_margin=(elo_difference(score_hi) - elo_difference(score_lo)) / 2.0,
         los=los,
         draw_ratio=d,
     )
@@ -90,8 +90,9 @@ def points_from_ranks(ranks: Sequence[int]) -> list[float]:
     return points
 
 
-def _elo_difference(score: float) -> float:
-    """``−400·log10(1/score − 1)``, infinite at (or beyond) a score of 0 or 1."""
+def elo_difference(score: float) -> float:
+    """The Elo difference of a mean score, ``−400·log10(1/score − 1)``: infinite at (or
+    beyond) a score of 0 or 1."""
     if score <= 0.0:
         return -math.inf
     if score >= 1.0:

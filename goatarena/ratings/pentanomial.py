@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from goatarena.ratings.clusters import rotation_deal
+from goatarena.ratings.pair_stats import elo_difference
 
 __all__ = [
     "MAX_WAITING",
@@ -86,7 +87,7 @@ def pentanomial_score(counts: Sequence[int]) -> PentanomialStats:
     variance = sum(f * (a - score) ** 2 for f, a in zip(shares, means, strict=True))
     stderr = math.sqrt(variance / pairs)
     low, high = score - _Z95 * stderr, score + _Z95 * stderr
-    elo_lo, elo_hi = _elo_difference(low), _elo_difference(high)
+    elo_lo, elo_hi = elo_difference(low), elo_difference(high)
     if stderr > 0.0:
         los = NormalDist().cdf((score - 0.5) / stderr)
     else:
@@ -96,7 +97,7 @@ def pentanomial_score(counts: Sequence[int]) -> PentanomialStats:
         counts=tuple(counts),
         score=score,
         stderr=stderr,
-        elo=_elo_difference(score),
+        elo=elo_difference(score),
         elo_lo=elo_lo,
         elo_hi=elo_hi,
         elo_margin=_half_width(elo_lo, elo_hi),
@@ -217,12 +218,3 @@ def signed_elo(value: float) -> str:
 
 def _finite(value: float) -> float | None:
     return round(value, 1) + 0.0 if math.isfinite(value) else None
-
-
-def _elo_difference(score: float) -> float:
-    """``−400·log10(1/score − 1)``, infinite at (or beyond) a score of 0 or 1."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
