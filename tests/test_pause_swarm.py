@@ -58,6 +58,10 @@ SLOWER_AT_MOST = 2.0
 """How much slower the honest games may be beside the attacker than beside an honest
 bot in its seat: the machine's other load moves single runs by about this much, the
 unchecked attack by about ten times."""
+LATER_AT_MOST = 5.0
+"""The event loop's lateness, a tail of a few samples, moves more with the machine's
+load than the games do (2.8 times once with the honest games no slower); the unchecked
+attack made it about sixteen times the baseline."""
 
 
 def swarm_bot(role: str) -> str:
@@ -190,4 +194,5 @@ def test_a_swarm_of_self_waking_processes_slows_no_other_game_of_its_referee(pau
     }
     report = ", ".join(f"{name} {ratio:.2f}x" for name, ratio in ratios.items())
     print(f"{pausing}: beside the swarm / beside an honest bot: {report}")
-    assert all(ratio <= SLOWER_AT_MOST for ratio in ratios.values()), report
+    limits = {name: SLOWER_AT_MOST for name in ratios} | {"event loop's lateness": LATER_AT_MOST}
+    assert all(ratios[name] <= limits[name] for name in ratios), report

@@ -41,8 +41,9 @@ def test_a_kamikaze_bot_is_suspended_after_its_crash_limit_and_the_others_lose_n
                 assert violations == [], (name, violations)
             elif violations and "disqualified" not in violations[0].detail:
                 started += 1  # a game its process played (and crashed in)
-    # Two in a row, and at most the games already under way (two at once) beside them.
-    assert 2 <= started <= 3
+    # Two in a row, and at most the games already handed out beside them: two playing
+    # and one queued at each of the two referee processes, less the one that crashed.
+    assert 2 <= started <= 5
     assert len(games) == 3 * 6 * 2  # every game is still played and stored
 
 
