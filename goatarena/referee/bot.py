@@ -285,9 +285,26 @@ class BotProcess(BotPipes):
 
     def mark_game(self, game: str) -> None:
         """Say in the bot's log that this process now plays ``game`` (a key and a seat):
-        its next output there is preceded by a line naming it."""
+        its next output there is preceded by a line naming it. What it wrote before and
+        is still in the pipe is logged first, under the game it was written in: a game
+        can start the moment the last one ends, before the drain has run."""
         if self._log is not None:
+            self._take_waiting_stderr()
             self._log.mark_game(self.process.pid, game)
+
+    def _take_waiting_stderr(self) -> None:
+        """Log what the process's stderr holds now, without waiting (its pipe is
+        non-blocking: trio's). The drain task reads on from there."""
+        log, pid = self._log, self.process.pid
+        if log is None or self._stderr_done.is_set():
+            return
+        try:
+            fd = self.process.stderr.fileno()
+            while data := os.read(fd, READ_CHUNK):
+                self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
+                log.write(pid, data)
+        except (BlockingIOError, OSError, ValueError):
+            pass  # nothing more now, or the pipe is gone
 
     # -- shutting down ---------------------------------------------------------------------
 
