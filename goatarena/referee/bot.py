@@ -36,6 +36,9 @@ from goatarena.referee.violations import BotViolation as BotViolation  # re-expo
 from goatarena.referee.violations import Cause as Cause
 
 STDERR_TAIL_BYTES = 2048
+WAITING_STDERR_READS = 4
+"""Reads of a pipe's waiting stderr when a process moves to its next game (64 KiB each:
+more than a pipe holds; a bot that writes on without end goes on through the drain)."""
 HOLDERS_CHECK_S = 0.05
 """How often a sandboxed bot that is being waited for is checked for still holding its
 stdout (see ``BotProcess._watch_output_holders``)."""
@@ -300,7 +303,11 @@ class BotProcess(BotPipes):
             return
         try:
             fd = self.process.stderr.fileno()
-            while data := os.read(fd, READ_CHUNK):
+            # At most a pipe's worth or so: a bot writing without end must not hold the loop.
+            for _ in range(WAITING_STDERR_READS):
+                data = os.read(fd, READ_CHUNK)
+                if not data:
+                    break
                 self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
                 log.write(pid, data)
         except (BlockingIOError, OSError, ValueError):

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 COPY_LIMIT_BYTES = 1 << 30
 """The most a copy may hold: a larger folder must be made readable by all instead."""
 _copies: dict[tuple[str, tuple[str, ...], tuple[int, ...]], str] = {}
+_as_they_are: set[str] = set()
+"""Folders the bots' group could read whole: shown as they are, never walked again."""
 _root: list[str] = []
 """The folder of this process's copies, once made."""
 
@@ -34,13 +36,15 @@ _root: list[str] = []
 def readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
     """``folder`` if group ``gid`` (of users who own nothing) can read all of it, else a
     copy it can, without ``left_out`` (the runner's files inside it)."""
+    if folder in _as_they_are:
+        return folder
+    if _readable_by(folder, gid):  # a closed folder fails at its first entry: cheap
+        _as_they_are.add(folder)
+        return folder
     inside = tuple(sorted(path for path in left_out if _inside(path, folder)))
     key = (folder, inside, _state(folder))
     if key in _copies:
         return _copies[key]
-    if _readable_by(folder, gid):
-        _copies[key] = folder
-        return folder
     if key[2][1] > COPY_LIMIT_BYTES:
         raise PermissionError(
             errno.EACCES,
