@@ -412,3 +412,25 @@ def test_a_large_two_player_field_lists_the_game_pairs_of_the_top_bots(tmp_path)
     order = list(dict.fromkeys(re.findall(r"bot\d{4}", standings)))
     assert {bot for pair in rows for bot in pair} == set(order[:25])
     assert "lists every pair" in overall[start : start + len(table) + 400]
+
+
+def test_a_field_past_the_heat_map_limit_shows_the_top_of_the_standings(tmp_path, monkeypatch):
+    # The drawn heat map's arrays grow with the square of the bots: past MAX_HEAT_BOTS
+    # it shows the top of the standings and says where every pair is.
+    from goatarena.bench.synthetic import build_store
+    from goatarena.report import html
+
+    monkeypatch.setattr(html, "MAX_HEAT_BOTS", 50)
+    db = tmp_path / "field.sqlite"
+    build_store(db, 400, bots=60, players=4, game_types=["mountain-goats"])
+    out = tmp_path / "field.html"
+    made = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(out)])
+    assert made.exit_code == 0, made.output
+    page = out.read_text()
+    found = json.loads(re.search(r'id="report-data"[^>]*>(.*?)</script>', page, re.S).group(1))
+    heat = found["heat"]["overall"]
+    assert len(heat["bots"]) == 50 and len(heat["games"]) == 50 * 50
+    standings = page[page.index('id="standings"') : page.index('id="heat"')]
+    order = list(dict.fromkeys(re.findall(r"bot\d{4}", standings)))
+    assert heat["bots"] == order[:50]
+    assert "The top 50 of 60 bots" in page

@@ -181,10 +181,13 @@ def _heat_maps(
         cells = found.cross.get(name, {})
         present = {a for a, _ in cells}
         bots = [bot for bot in overall if bot in present] or sorted(present)
-        maps[name] = html.heat_map(bots, cells, name) + html.game_pairs_table(
-            found.pairs.get(name, {}), bots
+        shown, note = html.heat_bots(bots)
+        maps[name] = (
+            html.heat_map(shown, cells, name)
+            + note
+            + html.game_pairs_table(found.pairs.get(name, {}), bots)
         )
-        table = html.heat_data(bots, cells)
+        table = html.heat_data(shown, cells)
         if table is not None:
             drawn[name] = table
     return maps, drawn

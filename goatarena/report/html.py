@@ -126,6 +126,22 @@ def _half_up(value: float) -> int:
     return math.floor(value + 0.5)
 
 
+MAX_HEAT_BOTS = 256
+"""The most bots a heat map shows, the top of the standings: its arrays grow with the
+square of the bots (10,000 bots would be 100 million cells)."""
+
+
+def heat_bots(bots: Sequence[str]) -> tuple[list[str], str]:
+    """The bots a heat map shows (the first :data:`MAX_HEAT_BOTS` of ``bots``, in
+    standings order) and the line that says so when some are left out."""
+    if len(bots) <= MAX_HEAT_BOTS:
+        return list(bots), ""
+    return list(bots[:MAX_HEAT_BOTS]), (
+        f'<p class="note">The top {MAX_HEAT_BOTS} of {len(bots)} bots:'
+        " <code>goatarena standings --cross --format json</code> has every pair.</p>"
+    )
+
+
 def heat_data(
     bots: Sequence[str], cells: Mapping[tuple[str, str], list[float]]
 ) -> dict[str, list[Any]] | None:
