@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import msgspec
 
 from goatarena.ratings.clusters import DealScores, deal_adjusted
+from goatarena.ratings.cross import head_to_head
 from goatarena.ratings.fit import RatingFit, fit_tally
 from goatarena.ratings.pentanomial import PairRecord, PentanomialTally
 from goatarena.ratings.seat_stats import BotStats, SeatLatency, SeatStats
@@ -75,7 +76,7 @@ class StandingsTally:
         self.pairs = PairTally()
         self._seats = SeatStats()
         self._kinds: dict[str, int] = {}
-        self._cross: dict[tuple[str, str], list[float]] | None = {} if cross else None
+        self._cross = cross
         self._pentanomial = PentanomialTally() if cross else None
         self._events: dict[str, list[SwissGame]] = defaultdict(list)
         self._game_of_event: dict[str, str] = {}
@@ -101,8 +102,6 @@ class StandingsTally:
         numbers = self.pairs.add(players, ranks, game, checked=checked)
         kind = self._kinds.setdefault(game, len(self._kinds))
         self._seats.add(kind, numbers, ranks, scores, violations, latency)
-        if self._cross is not None:
-            _count_cross(self._cross, players, ranks)
         if self._pentanomial is not None and key is not None:
             self._pentanomial.add(key, players, ranks)
         if swiss_round is not None:
@@ -133,9 +132,9 @@ class StandingsTally:
 
     def cross_table(self) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
         """The head-to-head table (the tally must have been made with ``cross``)."""
-        if self._cross is None:
+        if not self._cross:
             raise ValueError("this tally was made without the head-to-head table")
-        return sorted(self.pairs.names), self._cross
+        return sorted(self.pairs.names), head_to_head(self.pairs)
 
     def game_pairs(self) -> dict[tuple[str, str], PairRecord]:
         """The two-player game pairs of every two bots (made with ``cross``)."""
@@ -303,25 +302,10 @@ def cross_table(
     At a table of any size, a scores 1 against every bot it finished ahead of and a half
     against every bot it tied with.
     """
-    cells: dict[tuple[str, str], list[float]] = {}
-    bots: set[str] = set()
+    tally = PairTally()
     for result in results:
-        bots.update(result.players)
-        _count_cross(cells, result.players, result.ranks)
-    return sorted(bots), cells
-
-
-def _count_cross(
-    cells: dict[tuple[str, str], list[float]], players: Sequence[str], ranks: Sequence[int]
-) -> None:
-    for a, rank_a in zip(players, ranks, strict=True):
-        for b, rank_b in zip(players, ranks, strict=True):
-            if a != b:
-                cell = cells.get((a, b))
-                if cell is None:
-                    cell = cells[(a, b)] = [0.0, 0.0]
-                cell[0] += 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
-                cell[1] += 1
+        tally.add(result.players, result.ranks)
+    return sorted(tally.names), head_to_head(tally)
 
 
 def _violations_of(result: MatchResult, seat: int) -> list[Violation]:
