@@ -95,22 +95,24 @@ def problem_of(
     seated = base >= 0
     a = np.where(seated, base + cells.seat_i, -1)
     b = np.where(seated, base + cells.seat_j, -1)
-    order = np.lexsort((b, a, cells.k, cells.j, cells.i))
-    i, j, a, b, k = cells.i[order], cells.j[order], a[order], b[order], cells.k[order]
+    code = _pair_codes(cells.i, cells.j, a, b, start)
+    order = _by_pair_then_size(code, cells.k)
+    code, k = code[order], cells.k[order]
+    i, j, a, b = cells.i[order], cells.j[order], a[order], b[order]
     counts = cells.counts[order].astype(np.float64)
     weight = 3.0 / (k + 1.0)
     n = weight * counts.sum(axis=1)
     s = weight * (counts[:, 0] + 0.5 * counts[:, 1])
     ties = weight * counts[:, 1]
     if len(i):
-        # one entry per (bots, seats), summed over table sizes in the order of the sort
-        unique, inverse = np.unique(_pair_codes(i, j, a, b, start), return_inverse=True)
-        inverse = inverse.ravel()
-        n = _newton.sums(inverse, n, len(unique))
-        s = _newton.sums(inverse, s, len(unique))
-        ties = _newton.sums(inverse, ties, len(unique))
-        first = np.zeros(len(unique), dtype=np.int64)
-        first[inverse[::-1]] = np.arange(len(inverse))[::-1]
+        # one entry per (bots, seats), summed over table sizes in ascending order: the
+        # cells of one entry are adjacent in the sort
+        new = np.r_[True, code[1:] != code[:-1]]
+        inverse = np.cumsum(new) - 1
+        first = np.flatnonzero(new)
+        n = _newton.sums(inverse, n, len(first))
+        s = _newton.sums(inverse, s, len(first))
+        ties = _newton.sums(inverse, ties, len(first))
         i, j, a, b = i[first], j[first], a[first], b[first]
     pairs = _newton.Pairs(i=i, j=j, a=a, b=b, n=n, s=s, ties=ties)
     return _newton.Problem(
@@ -186,6 +188,16 @@ def order_groups(
             )
         )
     return groups
+
+
+def _by_pair_then_size(
+    code: npt.NDArray[np.int64], k: npt.NDArray[np.int64]
+) -> npt.NDArray[np.intp]:
+    """The order of the cells by (bots and seats, table size): one sort of one integer
+    key where the code leaves room for the size's four bits, else a sort by both."""
+    if not len(code) or int(code.max()) < 1 << 58:
+        return np.argsort(code * 16 + k, kind="stable")
+    return np.lexsort((k, code))
 
 
 def _pair_codes(

@@ -48,9 +48,7 @@ of a million games keeps only the counts). The numerics are in
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,10 +57,10 @@ from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
-from threadpoolctl import ThreadpoolController
 
 from goatarena.ratings import _newton
 from goatarena.ratings._pairs import chosen_cells, chosen_patterns, problem_of, renumbered_cells
+from goatarena.ratings._threads import one_blas_thread
 from goatarena.ratings.graph import check_finite_cells, groups_of_cells
 from goatarena.ratings.pair_stats import PairStats, pair_score, points_from_ranks
 from goatarena.ratings.tally import NO_FAMILY, Cells, PairTally
@@ -302,7 +300,7 @@ def fit_tally(
         problem = dataclasses.replace(
             problem, pairs=dataclasses.replace(problem.pairs, ties=None), order_ties=False
         )
-    with _one_blas_thread():
+    with one_blas_thread():
         start = None
         if problem.orders:
             start = _warm_start(renumbered, tally.families, families, len(names), prior_draws)
@@ -312,7 +310,7 @@ def fit_tally(
             "the ratings diverge: some seat or group of bots won or lost every point; "
             "fit with prior_draws > 0"
         )
-    with _one_blas_thread():
+    with one_blas_thread():
         return _result(names, theta, iterations, problem, played, families, groups, intervals)
 
 
@@ -329,20 +327,6 @@ def _warm_start(
     pairwise = problem_of(cells, seen_families, families, bots, prior_draws)
     theta, iterations = _newton.maximise(pairwise)
     return theta if iterations is not None else None
-
-
-@functools.cache
-def _blas() -> ThreadpoolController:
-    """The BLAS libraries loaded, found once (finding them reads the process's maps)."""
-    return ThreadpoolController()
-
-
-def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
-    """One BLAS thread for a fit: the systems of up to a few thousand bots are solved
-    faster alone than by threads that wait for each other, and on a machine whose cores
-    are busy playing games (the usual case) threads that spin for a core cost ten times
-    the CPU (even a 64-bot inverse took 0.2 s so)."""
-    return _blas().limit(limits=1, user_api="blas")
 
 
 def likelihood_of_superiority(result: RatingFit, a: str, b: str) -> float:
