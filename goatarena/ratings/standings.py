@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import msgspec
 
+from goatarena.ratings._threads import map_in_threads
 from goatarena.ratings.clusters import DealScores, deal_adjusted
 from goatarena.ratings.cross import head_to_head
 from goatarena.ratings.fit import RatingFit, fit_tally
@@ -80,6 +81,7 @@ class StandingsTally:
         self._pentanomial = PentanomialTally() if cross else None
         self._events: dict[str, list[SwissGame]] = defaultdict(list)
         self._game_of_event: dict[str, str] = {}
+        self._fits: dict[str, RatingFit] | None = None
 
     def add(
         self,
@@ -99,6 +101,7 @@ class StandingsTally:
         ``checked`` the ranks are taken to be ints (a decoded summary's are); ``key``, the
         game's schedule key, pairs the rotations of a deal for the head-to-head."""
         self.games += 1
+        self._fits = None
         numbers = self.pairs.add(players, ranks, game, checked=checked)
         kind = self._kinds.setdefault(game, len(self._kinds))
         self._seats.add(kind, numbers, ranks, scores, violations, latency)
@@ -163,20 +166,18 @@ class StandingsTally:
         connected: dict[str, bool] = {}
         groups: dict[str, list[list[str]]] = {}
         matrices: dict[str, dict[str, dict[str, float]]] = {}
-        fits: dict[str, RatingFit] = {}
+        fits = self.fits()
         for name in [OVERALL, *games]:
             chosen = set(games) if name == OVERALL else {name}
             scores = None if swiss_scores is None else sum_scores(swiss_scores, chosen)
-            # with one game the overall table is that game's: the same games, one fit
-            same = fits.get(OVERALL) if len(games) == 1 else None
-            rows, rating_fit = self._rows(name, disqualified or {}, scores, same)
+            rating_fit = fits.get(name)
+            rows = self._rows(name, disqualified or {}, scores, rating_fit)
             if name == OVERALL and len(games) > 1:
                 # scores of different games are on different scales: no mean across them
                 rows = [msgspec.structs.replace(row, avg_score=None) for row in rows]
             standings[name] = rows
             if rating_fit is None:
                 continue
-            fits[name] = rating_fit
             seats[name] = [
                 SeatTerm(term.key, term.players, term.seat, round(term.elo, 1),
                          round(term.lo, 1), round(term.hi, 1))
@@ -207,18 +208,34 @@ class StandingsTally:
         kind = None if game is None else self._kinds[game]
         return self._seats.table(len(self._kinds), len(self.pairs.names), kind)
 
+    def fits(self) -> dict[str, RatingFit]:
+        """The rating fit of every table (overall and per game), fitted side by side on
+        the usable CPUs the first time; with one game, its table and the overall one are
+        the same games and share one fit."""
+        if self._fits is None:
+            games = sorted(self._kinds)
+            tables = [OVERALL, *games] if len(games) > 1 else [OVERALL]
+            if not self.games:
+                return {}
+            self.pairs.patterns()  # fold every buffered game now: the fits only read
+            self._fits = dict(zip(tables, map_in_threads(self._fit, tables), strict=True))
+            if len(games) == 1:
+                self._fits[games[0]] = self._fits[OVERALL]
+        return self._fits
+
+    def _fit(self, table: str) -> RatingFit:
+        return fit_tally(self.pairs, seat_key=None if table == OVERALL else table)
+
     def _rows(
         self,
         table: str,
         disqualified: Mapping[str, str],
         swiss: Mapping[str, SwissScore] | None,
-        rating_fit: RatingFit | None = None,
-    ) -> tuple[list[Row], RatingFit | None]:
-        if not self.games:
-            return [], None
-        stats = self._table(None if table == OVERALL else table)
+        rating_fit: RatingFit | None,
+    ) -> list[Row]:
         if rating_fit is None:
-            rating_fit = fit_tally(self.pairs, seat_key=None if table == OVERALL else table)
+            return []
+        stats = self._table(None if table == OVERALL else table)
         rows = []
         for number, entry in stats.items():
             bot = self.pairs.names[number]
@@ -226,7 +243,7 @@ class StandingsTally:
                 _row(bot, rating_fit, entry, disqualified.get(bot),
                      None if swiss is None else swiss.get(bot))
             )  # fmt: skip
-        return sorted(rows, key=lambda row: (-row.elo, row.bot)), rating_fit
+        return sorted(rows, key=lambda row: (-row.elo, row.bot))
 
 
 DealGame = tuple[str, str, Sequence[str], Sequence[int]]
