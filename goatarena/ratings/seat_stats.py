@@ -64,6 +64,7 @@ class SeatStats:
         self._median: list[float] = []
         self._worst: list[float] = []
         self._chunks: list[tuple[Column, Column, Column, Column]] = []
+        self._sorted = False
         self._counts = np.zeros((3, 0, 0), dtype=np.int64)  # games, wins, ranks per (kind, bot)
         self._maxima = np.zeros((0, 0))
         self._violations: dict[tuple[int, int], Counter[str]] = {}
@@ -105,18 +106,17 @@ class SeatStats:
         chosen = list(range(kinds)) if kind is None else [kind]
         counts = self._counts[:, chosen].sum(axis=1).T  # per bot: games, wins, ranks
         worst = self._maxima[chosen].max(axis=0) if chosen else np.full(bots, -math.inf)
-        bot, kind_of, score, median = self._columns()
-        mask = np.ones(len(bot), dtype=bool) if kind is None else kind_of == kind
-        order = np.argsort(bot[mask], kind="stable")
-        sorted_bots = bot[mask][order]
-        scores, medians = score[mask][order], median[mask][order]
-        starts = np.searchsorted(sorted_bots, np.arange(bots + 1))
+        bot, kind_of, scores, medians = self._columns()
+        starts = np.searchsorted(bot, np.arange(bots + 1))
         stats = {}
         for number in range(bots):
             games = int(counts[number, 0])
             if not games:
                 continue
-            start, end = starts[number], starts[number + 1]
+            start, end = int(starts[number]), int(starts[number + 1])
+            if kind is not None:  # the bot's seats are sorted by game type too
+                first, last = np.searchsorted(kind_of[start:end], (kind, kind + 1))
+                start, end = start + int(first), start + int(last)
             measured = medians[start:end]
             measured = measured[~np.isnan(measured)]
             violations: Counter[str] = Counter()
@@ -134,19 +134,16 @@ class SeatStats:
         return stats
 
     def _columns(self) -> tuple[Column, Column, Column, Column]:
+        """The seats' bot, game type, score and median latency, sorted by bot and then
+        game type (one sort, kept: each table's seats of a bot are then adjacent)."""
         if not self._chunks:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, np.zeros(0), np.zeros(0)
-        if len(self._chunks) > 1:  # one array per column from now on
-            bots, kinds, scores, medians = zip(*self._chunks, strict=True)
-            self._chunks = [
-                (
-                    np.concatenate(bots),
-                    np.concatenate(kinds),
-                    np.concatenate(scores),
-                    np.concatenate(medians),
-                )
-            ]
+        if len(self._chunks) > 1 or not self._sorted:
+            bots, kinds, scores, medians = (np.concatenate(c) for c in zip(*self._chunks))
+            order = np.lexsort((kinds, bots))
+            self._chunks = [(bots[order], kinds[order], scores[order], medians[order])]
+            self._sorted = True
         return self._chunks[0]
 
     def _grow(self, kinds: int, bots: int) -> None:
@@ -177,6 +174,7 @@ class SeatStats:
             self._counts[row] += added.astype(np.int64)  # exact: integers far below 2**53
         np.maximum.at(self._maxima.reshape(-1), flat, worst)
         self._chunks.append((bot.astype(np.int32), kind.astype(np.int16), score, median))
+        self._sorted = False
         for column in (self._bot, self._kind, self._rank, self._score, self._median):
             column.clear()
         self._worst.clear()
