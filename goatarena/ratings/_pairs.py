@@ -92,18 +92,15 @@ def problem_of(
         for chosen in patterns:
             orders.extend(order_groups(chosen, position, offsets))
     base = offsets[cells.family]  # NO_FAMILY (-1) picks the last entry: -1
-    seated = base >= 0
-    a = np.where(seated, base + cells.seat_i, -1)
-    b = np.where(seated, base + cells.seat_j, -1)
+    a = np.where(base >= 0, base + cells.seat_i, -1)
+    b = np.where(base >= 0, base + cells.seat_j, -1)
+    del base  # here and below: a field's worth of cells, not to be held twice
     code = _pair_codes(cells.i, cells.j, a, b, start)
     order = _by_pair_then_size(code, cells.k)
-    code, k = code[order], cells.k[order]
-    i, j, a, b = cells.i[order], cells.j[order], a[order], b[order]
-    counts = cells.counts[order].astype(np.float64)
-    weight = 3.0 / (k + 1.0)
-    n = weight * counts.sum(axis=1)
-    s = weight * (counts[:, 0] + 0.5 * counts[:, 1])
-    ties = weight * counts[:, 1]
+    code, a, b = code[order], a[order], b[order]
+    n, s, ties = _weighted(cells.counts[order], cells.k[order])
+    i, j = cells.i[order], cells.j[order]
+    del order
     if len(i):
         # one entry per (bots, seats), summed over table sizes in ascending order: the
         # cells of one entry are adjacent in the sort
@@ -155,6 +152,7 @@ def order_groups(
     seats = np.where(base[:, None] >= 0, base[:, None] + np.arange(k), -1)
     tiebreak = np.where(seats >= 0, seats, bots)
     order = np.argsort(patterns.ranks * (int(tiebreak.max()) + 1) + tiebreak, axis=1)
+    del tiebreak  # here and below: (patterns, k) arrays of a million games, not held twice
     bots = np.take_along_axis(bots, order, axis=1)
     seats = np.take_along_axis(seats, order, axis=1)
     ranks = np.take_along_axis(patterns.ranks, order, axis=1)
@@ -165,11 +163,15 @@ def order_groups(
         code = code * 8 + ranks[:, f]
         where = where * 8 + order[:, f]
         words[f // 3] |= bots[:, f] << (18 * (f % 3))
+    del ranks, order
     where = np.where(base >= 0, where, 0)
     first_word = (code << 40) | (where << 22) | (base + 1)
+    del where
     sort = np.lexsort((words[1], words[0], first_word))
     keys = [first_word[sort], words[0][sort], words[1][sort]]
+    del first_word, words
     new = np.r_[True, np.any([key[1:] != key[:-1] for key in keys], axis=0)]
+    del keys
     unique = sort[new]
     count = np.add.reduceat(patterns.count[sort].astype(np.float64), np.flatnonzero(new))
     code, seats, bots = code[unique], seats[unique], bots[unique]
@@ -188,6 +190,16 @@ def order_groups(
             )
         )
     return groups
+
+
+def _weighted(
+    counts: npt.NDArray[np.int64], k: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per cell the weight of its games, the weighted score of the first bot and the
+    weighted ties (each pairwise result weighs :func:`_pair_weight` of its table size)."""
+    weight = 3.0 / (k + 1.0)
+    ahead, tied, behind = (counts[:, column].astype(np.float64) for column in range(3))
+    return weight * (ahead + tied + behind), weight * (ahead + 0.5 * tied), weight * tied
 
 
 def _by_pair_then_size(

@@ -59,6 +59,7 @@ import numpy as np
 import numpy.typing as npt
 
 from goatarena.ratings import _newton
+from goatarena.ratings._orders import EXACT_SEATS
 from goatarena.ratings._pairs import chosen_cells, chosen_patterns, problem_of, renumbered_cells
 from goatarena.ratings._threads import one_blas_thread
 from goatarena.ratings.graph import check_finite_cells, groups_of_cells
@@ -284,26 +285,29 @@ def fit_tally(
     if not names:
         return RatingFit(names=(), ratings={}, iterations=0)
     renumbered = renumbered_cells(cells, tally.names, names)
+    del cells  # a field's worth of cells: the renumbered copy is all that is needed now
     groups = groups_of_cells(names, renumbered.i, renumbered.j)
     if not prior_draws:
         check_finite_cells(names, renumbered, groups)
     families = sorted({tally.families[f] for f in np.unique(renumbered.family) if f != NO_FAMILY})
-    patterns, position = None, None
-    if exact:
-        patterns = chosen_patterns(tally, seat_key)
-        order = {name: index for index, name in enumerate(names)}
-        position = np.array([order.get(name, -1) for name in tally.names], dtype=np.int64)
-    problem = problem_of(
-        renumbered, tally.families, families, len(names), prior_draws, patterns, position
-    )
-    if not tie_aware:
-        problem = dataclasses.replace(
-            problem, pairs=dataclasses.replace(problem.pairs, ties=None), order_ties=False
-        )
     with one_blas_thread():
         start = None
-        if problem.orders:
+        patterns, position = None, None
+        if exact and np.isin(renumbered.k, list(EXACT_SEATS)).any():
+            # before the exact problem is built: the two problems are never held at once
             start = _warm_start(renumbered, tally.families, families, len(names), prior_draws)
+        if exact:
+            patterns = chosen_patterns(tally, seat_key)
+            order = {name: index for index, name in enumerate(names)}
+            position = np.array([order.get(name, -1) for name in tally.names], dtype=np.int64)
+        problem = problem_of(
+            renumbered, tally.families, families, len(names), prior_draws, patterns, position
+        )
+        del renumbered, patterns
+        if not tie_aware:
+            problem = dataclasses.replace(
+                problem, pairs=dataclasses.replace(problem.pairs, ties=None), order_ties=False
+            )
         theta, iterations = _newton.maximise(problem, start)
     if iterations is None:
         raise ValueError(
