@@ -53,7 +53,6 @@ def report_command(db: Path | None, output: Path, replays: int, force: bool) -> 
         tournament = store.meta("tournament") or store.path.stem
         config_json = store.meta("config")
         meta = {key: store.meta(key) for key in ("created_at", "goatarena_version", "bot_hellos")}
-        finished = store.finished_span()
         sprt = SprtCourseTally.of(config_json)
         source = StoreSource(store)
         found = read_report_data(
@@ -68,7 +67,7 @@ def report_command(db: Path | None, output: Path, replays: int, force: bool) -> 
             tournament,
             source,
             found,
-            facts=tournament_facts(config, meta, finished),
+            facts=tournament_facts(config, meta, found.finished),
             bots=bot_facts(config, found.bots, meta["bot_hellos"]),
             sprt=None if sprt is None else sprt.course(),
         )

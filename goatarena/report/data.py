@@ -11,6 +11,7 @@ plus the capped list; the HTML is made elsewhere.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -88,6 +89,8 @@ class ReportData:
     violation_total: int
     game_list: dict[str, Any]
     games: int
+    finished: tuple[float, float] | None
+    """When the first and the last game finished (Unix time), None without games."""
 
 
 def read_report_data(
@@ -102,26 +105,29 @@ def read_report_data(
     is called twice, each time streaming every game in finishing order); ``also`` is
     shown each summary of the first pass (an SPRT counting the same games)."""
     tally = StandingsTally()
-    per_table: Counter[str] = Counter()
+    per_table: Counter[str] = Counter({OVERALL: 0})  # the overall table first
     paired: dict[str, PentanomialTally] = {OVERALL: PentanomialTally()}
     chooser = ReplayChooser(replays)
     detailed: dict[str, int] = {}
     violation_total = 0
+    number = 0
+    first, last = math.inf, -math.inf
     for number, summary in enumerate(summaries(), 1):
         count_summary(tally, summary)
-        per_table[OVERALL] += 1
         per_table[summary.game] += 1
         for table in (OVERALL, summary.game):
             paired.setdefault(table, PentanomialTally()).add(
                 summary.key, summary.players, summary.ranks
             )
         chooser.observe(summary)
-        committed = sum(len(listed) for listed in summary.violations)
+        committed = sum(map(len, summary.violations))
         if committed and violation_total < MAX_VIOLATIONS_LISTED:
             detailed[summary.key] = number
         violation_total += committed
+        first, last = min(first, summary.finished_at), max(last, summary.finished_at)
         if also is not None:
             also(summary)
+    per_table[OVERALL] = number
     standings = tally.standings(tournament, disqualified=disqualified)
     cross = {OVERALL: head_to_head(tally.pairs)}
     for game in per_table:
@@ -145,6 +151,7 @@ def read_report_data(
         violation_total=violation_total,
         game_list=rows.payload(),
         games=per_table[OVERALL],
+        finished=None if not number else (first, last),
     )
 
 

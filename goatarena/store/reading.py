@@ -179,12 +179,3 @@ class Reading:
         """The number of stored games."""
         with self._errors():
             return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-
-    def finished_span(self) -> tuple[float, float] | None:
-        """When the first and the last stored game finished (seconds since the epoch),
-        or None when there is no game."""
-        with self._errors():
-            first, last = self._db.execute(
-                "SELECT MIN(finished_at), MAX(finished_at) FROM games"
-            ).fetchone()
-        return None if first is None else (float(first), float(last))
