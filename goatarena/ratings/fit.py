@@ -275,11 +275,17 @@ def fit_tally(
     intervals: bool = True,
     tie_aware: bool = True,
     exact: bool = True,
+    start: RatingFit | None = None,
 ) -> RatingFit:
     """The fit of :func:`fit` over the games of a tally (only those of ``seat_key``, when
     given; ``tie_aware`` and ``exact`` as there). Without ``intervals`` only the point estimates are
-    computed (every interval is the point itself): what a Swiss round's pairing needs."""
+    computed (every interval is the point itself): what a Swiss round's pairing needs.
+    ``start``, an earlier fit of the same bots and seat terms (of fewer of the games: a
+    rating history's previous point), is where Newton's steps start: close to the
+    optimum, they are fewer (another fit's start is ignored)."""
     _check_prior(prior_draws)
+    if exact and not tally.keeps_patterns:
+        raise ValueError("the exact fit needs a tally that keeps the patterns of its games")
     cells, played = chosen_cells(tally, seat_key)
     names = tuple(sorted(name for name, count in played.items() if count))
     if not names:
@@ -291,11 +297,11 @@ def fit_tally(
         check_finite_cells(names, renumbered, groups)
     families = sorted({tally.families[f] for f in np.unique(renumbered.family) if f != NO_FAMILY})
     with one_blas_thread():
-        start = None
+        theta = _start_of(start, names, families)
         patterns, position = None, None
-        if exact and np.isin(renumbered.k, list(EXACT_SEATS)).any():
+        if theta is None and exact and np.isin(renumbered.k, list(EXACT_SEATS)).any():
             # before the exact problem is built: the two problems are never held at once
-            start = _warm_start(renumbered, tally.families, families, len(names), prior_draws)
+            theta = _warm_start(renumbered, tally.families, families, len(names), prior_draws)
         if exact:
             patterns = chosen_patterns(tally, seat_key)
             order = {name: index for index, name in enumerate(names)}
@@ -308,7 +314,7 @@ def fit_tally(
             problem = dataclasses.replace(
                 problem, pairs=dataclasses.replace(problem.pairs, ties=None), order_ties=False
             )
-        theta, iterations = _newton.maximise(problem, start)
+        theta, iterations = _newton.maximise(problem, theta)
     if iterations is None:
         raise ValueError(
             "the ratings diverge: some seat or group of bots won or lost every point; "
@@ -316,6 +322,17 @@ def fit_tally(
         )
     with one_blas_thread():
         return _result(names, theta, iterations, problem, played, families, groups, intervals)
+
+
+def _start_of(
+    start: RatingFit | None, names: tuple[str, ...], families: Sequence[tuple[str, int]]
+) -> npt.NDArray[np.float64] | None:
+    """The parameters of ``start`` if it fitted the same bots and seat terms, else None."""
+    if start is None or start._theta is None:
+        return None
+    if start.names != names or start._families != tuple(families):
+        return None
+    return start._theta
 
 
 def _warm_start(

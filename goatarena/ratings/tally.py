@@ -82,7 +82,10 @@ class Cells:
 class PairTally:
     """The pairwise results of games added one at a time (in any order)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, patterns: bool = True) -> None:
+        self.keeps_patterns = patterns
+        """Whether the games of 3–6 bots are also counted as patterns (without, only the
+        pairwise fit can be made of the tally)."""
         self.names: list[str] = []
         """Every bot seen, in the order first seen."""
         self.families: list[tuple[str, int]] = []
@@ -142,6 +145,18 @@ class PairTally:
         rows = self._played if families is None else self._played[[f + 1 for f in families]]
         totals = rows.sum(axis=0)
         return {name: int(count) for name, count in zip(self.names, totals, strict=True)}
+
+    def snapshot(self) -> PairTally:
+        """A copy of the tally as it is, which the games added to this one later leave
+        unchanged (to fit in another thread while counting goes on): it shares the
+        counts' arrays, which a fold replaces rather than changes."""
+        self._flush()
+        copy = PairTally(patterns=self.keeps_patterns)
+        copy.names, copy.families, copy.games = list(self.names), list(self.families), self.games
+        copy._numbers, copy._family_numbers = dict(self._numbers), dict(self._family_numbers)
+        copy._codes, copy._counts, copy._played = self._codes, self._counts, self._played
+        copy._patterns = {k: list(chunks) for k, chunks in self._patterns.items()}
+        return copy
 
     def cells(self) -> Cells:
         """Every cell's counts (see :class:`Cells`)."""
@@ -217,7 +232,7 @@ class PairTally:
             order = np.asarray(ranks, dtype=np.int64).reshape(-1, k)
             family = np.asarray(families, dtype=np.int64)
             np.add.at(played, (np.repeat(family + 1, k), table.ravel()), 1)
-            if k in EXACT_SEATS:
+            if k in EXACT_SEATS and self.keeps_patterns:
                 self._fold_patterns(k, table, order, family)
             for a in range(k):
                 for b in range(a + 1, k):
