@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -79,35 +80,31 @@ def map_in_threads(
 
 class Background:
     """Calls run in threads while the caller goes on (a rating history's fits while its
-    games stream by), at most ``workers`` at once; :meth:`results` waits for them all."""
+    games stream by): at most ``workers`` at once (the usable CPUs when None) and as many
+    more waiting; :meth:`submit` first waits for the oldest beyond that, so that what the
+    calls hold (a tally's snapshot each) stays bounded. Use it in a ``with`` block: its
+    end waits for every call (when an error ends it, for those already running only)."""
 
     def __init__(self, workers: int | None = None) -> None:
-        self._pool = ThreadPoolExecutor(workers or usable_cpus(), thread_name_prefix="fit")
-        self._futures: list[Future[Any]] = []
+        self._workers = workers or usable_cpus()
+        self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="fit")
+        self._started: deque[Future[Any]] = deque()
         self._blas = one_blas_thread()
-        self._blas.__enter__()
 
     def submit(self, function: Callable[..., Value], *args: Any) -> Future[Value]:
-        """Start ``function(*args)``."""
+        """Start ``function(*args)`` (after waiting, if too many calls are started)."""
+        while self._started and (
+            self._started[0].done() or len(self._started) >= 2 * self._workers
+        ):
+            self._started.popleft().exception()  # waits; its caller reads the outcome
         future = self._pool.submit(function, *args)
-        self._futures.append(future)
+        self._started.append(future)
         return future
 
-    def results(self) -> list[Any]:
-        """Every call's result in the order submitted (waits; raises the first error)."""
-        self.close()
-        return [future.result() for future in self._futures]
-
-    def close(self) -> None:
-        """Wait for the calls started and lift the BLAS limit (again: nothing)."""
-        if self._blas is None:
-            return
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        self._blas.__exit__(None, None, None)
-        self._blas = None
-
     def __enter__(self) -> Background:
+        self._blas.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=error is not None)
+        self._blas.__exit__(None, None, None)
