@@ -11,14 +11,17 @@ plus the capped list; the HTML is made elsewhere.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+from goatarena.ratings._threads import Background
 from goatarena.ratings.cross import Cells as Cross
 from goatarena.ratings.cross import head_to_head
 from goatarena.ratings.fit import RatingFit, fit_tally
@@ -33,9 +36,11 @@ from goatarena.store.summary import GameSummary, summary_of
 CHECKPOINTS = 24
 """How many points of each bot's rating history are fitted (evenly spread over the games)."""
 EXACT_HISTORY = 100_000
-"""Distinct finishes of tables of 3–6 up to which every history point is the exact fit
-(each then takes at most about a quarter second; at a million 4-seat games the pairwise
-fit takes about 0.7 s of CPU, the exact one about 3 s)."""
+"""Distinct finishes of tables of 3–6 in the whole tournament up to which every point of
+the rating history is the exact fit (each then takes at most about a quarter second);
+past it the points before the last are pairwise fits (at a million 4-seat games the
+overall pairwise fit takes about 1.3 s of CPU, the exact one about 4 s), and the last
+is the standings' exact fit."""
 LIST_LIMIT = 20_000
 """The most games the report's list holds (those with a replay, then evenly spread over
 the tournament); ``goatarena list`` shows them all."""
@@ -134,18 +139,22 @@ def read_report_data(
         if game != OVERALL:
             cross[game] = head_to_head(tally.pairs, {game})
     chooser.settle()
-    history = _HistoryTally(per_table)
+    finishes = sum(len(patterns.count) for patterns in tally.pairs.patterns())
     rows = _GameRows(per_table[OVERALL], LIST_LIMIT - min(replays, per_table[OVERALL]))
-    for number, summary in enumerate(summaries()):
-        history.add(summary)
-        rows.offer(number, summary, chooser.pick(summary))
+    with _HistoryTally(
+        per_table, exact=finishes <= EXACT_HISTORY, finals=tally.fits()
+    ) as history_tally:
+        for number, summary in enumerate(summaries()):
+            history_tally.add(summary)
+            rows.offer(number, summary, chooser.pick(summary))
+        history = history_tally.history()
     return ReportData(
         standings=standings,
         bots=sorted(tally.pairs.names),
         cross=cross,
         pairs={table: tally.pairs() for table, tally in paired.items()},
         violations=tally.violations(),
-        history=history.history,
+        history=history,
         replay_keys=chooser.chosen,
         detailed=detailed,
         violation_total=violation_total,
@@ -165,30 +174,62 @@ def rating_history(
     per game, rounded as the tables are), so the last point of every bot is the rating
     its standings row shows.
     """
-    history = _HistoryTally({OVERALL: len(results)}, checkpoints)
+    whole = PairTally()
     for result in results:
-        history.add(summary_of("", 0, result, 0.0))
-    return history.history.get(OVERALL, {})
+        whole.add(result.players, result.ranks, result.game)
+    exact = sum(len(patterns.count) for patterns in whole.patterns()) <= EXACT_HISTORY
+    final = {OVERALL: fit_tally(whole)} if results else {}
+    with _HistoryTally({OVERALL: len(results)}, checkpoints, exact=exact, finals=final) as tally:
+        for result in results:
+            tally.add(summary_of("", 0, result, 0.0))
+        return tally.history().get(OVERALL, {})
+
+
+Points = list[tuple[str, tuple[int, float, float, float]]]
+"""One checkpoint of a table: per bot (games played, Elo, lo, hi), rounded as shown."""
 
 
 class _HistoryTally:
     """The rating history of every table, fitted at checkpoints as the games stream by.
 
-    One tally with seat terms per game, as the standings count it; a table's fit is
-    :func:`fit_tally` of its games (all, overall), so each history ends on the
-    standings' ratings (see :meth:`_fit` for the points before the last).
+    One tally with seat terms per game, as the standings count it; a table's point is
+    :func:`fit_tally` of its games so far (all of them, overall), fitted in threads
+    while the games go on streaming (:class:`~goatarena.ratings._threads.Background`,
+    each fit on a snapshot of the tally). The points before the last are exact fits
+    when ``exact`` (the tally then keeps the patterns of the games of 3–6 bots), else
+    pairwise ones; the last is the standings' own fit, taken from ``finals`` (table →
+    fit) when given, else made the same way, so that each history ends on the
+    standings' ratings.
     """
 
-    def __init__(self, per_table: Mapping[str, int], checkpoints: int = CHECKPOINTS) -> None:
+    def __init__(
+        self,
+        per_table: Mapping[str, int],
+        checkpoints: int = CHECKPOINTS,
+        *,
+        exact: bool = True,
+        finals: Mapping[str, RatingFit] | None = None,
+    ) -> None:
         self._ends = {
             table: {max(1, round(total * (k + 1) / checkpoints)) for k in range(checkpoints)}
             for table, total in per_table.items()
             if total
         }
         self._seen: Counter[str] = Counter()
-        self._tally = PairTally()
-        self.history: dict[str, History] = {}
-        self._last: tuple[tuple[int, str | None, bool], RatingFit] | None = None
+        self._exact = exact
+        self._finals = finals or {}
+        self._tally = PairTally(patterns=exact)
+        self._points: list[tuple[str, Future[Fitted] | Points]] = []
+        self._last: tuple[tuple[int, str | None], Future[Fitted] | Points] | None = None
+        self._previous: dict[str, Future[Fitted]] = {}
+        self._fits = Background()
+
+    def __enter__(self) -> _HistoryTally:
+        self._fits.__enter__()
+        return self
+
+    def __exit__(self, error: type[BaseException] | None, *rest: object) -> None:
+        self._fits.__exit__(error, *rest)
 
     def add(self, summary: GameSummary) -> None:
         self._tally.add(summary.players, summary.ranks, summary.game, checked=False)
@@ -197,26 +238,55 @@ class _HistoryTally:
             if self._seen[table] in self._ends.get(table, ()):
                 self._checkpoint(table)
 
-    def _checkpoint(self, table: str) -> None:
-        seat_key = None if table == OVERALL else table
-        history = self.history.setdefault(table, {})
-        final = self._seen[table] == max(self._ends[table])
-        for bot, rating in self._fit(seat_key, final).ratings.items():
-            point = (rating.games, round(rating.elo, 1), round(rating.lo, 1), round(rating.hi, 1))
-            history.setdefault(bot, []).append(point)
+    def history(self) -> dict[str, History]:
+        """Per table, per bot, its points in order (waits for the fits still running)."""
+        found: dict[str, History] = {}
+        for table, points in self._points:
+            history = found.setdefault(table, {})
+            for bot, point in points if isinstance(points, list) else points.result()[0]:
+                history.setdefault(bot, []).append(point)
+        return found
 
-    def _fit(self, seat_key: str | None, final: bool) -> RatingFit:
-        """The fit of the games so far; while they are of one game, the overall table's
-        fit is that game's (the same games), fitted once. A point before the last is
-        the pairwise fit once the games of 3–6 bots exceed :data:`EXACT_HISTORY`
-        distinct finishes (24 exact fits of a million take 41 s CPU, pairwise 8 s); the last
-        is always the standings' own."""
+    def _checkpoint(self, table: str) -> None:
+        """Fit the table's games so far; while they are of one game, the overall table's
+        fit is that game's (the same games), fitted once."""
+        seat_key = None if table == OVERALL else table
         one_game = len({key for key, _ in self._tally.families}) == 1
-        exact = final or sum(len(p.count) for p in self._tally.patterns()) <= EXACT_HISTORY
-        wanted = (self._tally.games, None if one_game else seat_key, exact)
+        wanted = (self._tally.games, None if one_game else seat_key)
         if self._last is None or self._last[0] != wanted:
-            self._last = (wanted, fit_tally(self._tally, seat_key=seat_key, exact=exact))
-        return self._last[1]
+            final = self._seen[table] == max(self._ends[table])
+            points: Future[Fitted] | Points
+            if final and table in self._finals:
+                points = _points_of(self._finals[table])
+            else:
+                snapshot, exact = self._tally.snapshot(), self._exact or final
+                previous = self._previous.get(table)
+                points = self._fits.submit(_fitted_points, snapshot, seat_key, exact, previous)
+                self._previous[table] = points
+            self._last = (wanted, points)
+        self._points.append((table, self._last[1]))
+
+
+Fitted = tuple[Points, RatingFit]
+"""A checkpoint fitted: its points and the fit without its problem (the next one's start)."""
+
+
+def _fitted_points(
+    tally: PairTally, seat_key: str | None, exact: bool, previous: Future[Fitted] | None
+) -> Fitted:
+    """One checkpoint's points, fitted in a thread from where the table's previous point
+    ended (Newton's steps from there are fewer); of the fit only its parameters are kept,
+    not its problem (arrays the size of the field's cells)."""
+    start = None if previous is None else previous.result()[1]
+    fitted = fit_tally(tally, seat_key=seat_key, exact=exact, start=start)
+    return _points_of(fitted), dataclasses.replace(fitted, _problem=None, _covariance=None)
+
+
+def _points_of(rating_fit: RatingFit) -> Points:
+    return [
+        (bot, (rating.games, round(rating.elo, 1), round(rating.lo, 1), round(rating.hi, 1)))
+        for bot, rating in rating_fit.ratings.items()
+    ]
 
 
 class _GameRows:
