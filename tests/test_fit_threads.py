@@ -146,3 +146,58 @@ def test_standings_fitted_in_threads_are_the_standings_fitted_one_by_one(monkeyp
     monkeypatch.setattr(_threads, "usable_cpus", lambda: 1)
     assert standings() == threaded
     assert set(threaded.standings) == {"overall", "a", "b", "c"}
+
+
+def _standings_tally(played, kinds, violations):
+    tally = StandingsTally()
+    for game, kind, broke in zip(played, kinds, violations, strict=True):
+        seats = len(game)
+        causes = [["timeout"] if broke == seat else [] for seat in range(seats)]
+        latency = [None if seat == 1 else _Timed(1.0 + seat, 3.0 * seat) for seat in range(seats)]
+        scores = [float(rank * 3 + seat) for seat, rank in enumerate(game.values())]
+        tally.add(kind, list(game), list(game.values()), scores, causes, latency)
+    return tally
+
+
+class _Timed:
+    def __init__(self, median_ms, max_ms):
+        self.median_ms, self.max_ms = median_ms, max_ms
+
+
+@pytest.mark.parametrize("split", [0, 1, 170, 399, 400])
+def test_a_tally_that_absorbs_another_has_the_standings_of_both_halves(split):
+    rng = random.Random(split)
+    played = games(8, 400, sizes=(2, 3, 4))
+    names = ["late"] + sorted(ELOS)
+    played = [{names[(list(ELOS).index(b) + n) % 9]: r for b, r in g.items()}
+              for n, g in enumerate(played)]  # fmt: skip
+    kinds = [rng.choice(["a", "b", "c"]) for _ in played]
+    broke = [rng.choice([None, None, None, 0, 1]) for _ in played]
+    whole = _standings_tally(played, kinds, broke).standings("t")
+    first = _standings_tally(played[:split], kinds[:split], broke[:split])
+    first.absorb(_standings_tally(played[split:], kinds[split:], broke[split:]))
+    assert first.standings("t") == whole
+    assert first.violations() == _standings_tally(played, kinds, broke).violations()
+
+
+def test_pair_tallies_absorb_games_without_seat_terms_and_patterns_alike():
+    played = games(9, 300, sizes=(2, 4))
+    keys = [None if n % 3 else "g" for n in range(len(played))]
+
+    def tally_of_keys(part, part_keys, patterns=True):
+        tally = PairTally(patterns=patterns)
+        for game, key in zip(part, part_keys, strict=True):
+            tally.add(list(game), list(game.values()), key)
+        return tally
+
+    for patterns in (True, False):
+        whole = tally_of_keys(played, keys, patterns)
+        half = tally_of_keys(played[:120], keys[:120], patterns)
+        half.absorb(tally_of_keys(played[120:][::-1], keys[120:][::-1], patterns))
+        assert half.games == whole.games and half.played() == whole.played()
+        for key in (None, "g"):
+            assert fit_tally(half, seat_key=key, exact=patterns) == fit_tally(
+                whole, seat_key=key, exact=patterns
+            )
+    with pytest.raises(ValueError, match="patterns"):
+        PairTally().absorb(PairTally(patterns=False))

@@ -98,6 +98,29 @@ class SeatStats:
         if len(self._bot) >= FLUSH_EVERY:
             self._flush()
 
+    def absorb(
+        self, other: SeatStats, kinds: npt.NDArray[np.int64], bots: npt.NDArray[np.int64]
+    ) -> None:
+        """Add the seats counted by ``other`` (of other games), whose game types and bots
+        are numbered ``kinds`` and ``bots`` here."""
+        other._flush()
+        self._flush()
+        _, other_kinds, other_bots = other._counts.shape
+        kind_of, bot_of = kinds[:other_kinds, None], bots[None, :other_bots]
+        self._grow(int(kinds.max(initial=-1)) + 1, int(bots.max(initial=-1)) + 1)
+        for row in range(3):
+            np.add.at(self._counts[row], (kind_of, bot_of), other._counts[row])
+        np.maximum.at(self._maxima, (kind_of, bot_of), other._maxima)
+        for bot, kind, score, median in other._chunks:
+            self._chunks.append(
+                (bots[bot].astype(np.int32), kinds[kind].astype(np.int16), score, median)
+            )
+        self._sorted = False
+        for (kind, bot), causes in other._violations.items():
+            self._violations.setdefault((int(kinds[kind]), int(bots[bot])), Counter()).update(
+                causes
+            )
+
     def table(self, kinds: int, bots: int, kind: int | None) -> dict[int, BotStats]:
         """Every bot's results in the games of type ``kind`` (all games when None), of
         ``kinds`` types and ``bots`` bots in all."""

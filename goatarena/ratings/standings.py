@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import msgspec
+import numpy as np
 
 from goatarena.ratings._threads import map_in_threads
 from goatarena.ratings.clusters import DealScores, deal_adjusted
@@ -111,6 +112,26 @@ class StandingsTally:
             event, round_number = swiss_round
             self._events[event].append(SwissGame(round_number, list(players), list(ranks)))
             self._game_of_event[event] = game
+
+    def absorb(self, other: StandingsTally) -> None:
+        """Add what ``other`` counted (other games, read apart: a second process's share
+        of a large store), as if its games had been added here. Neither tally may keep
+        a head-to-head table or Swiss events, which need the games in order."""
+        if self._cross or other._cross or self._events or other._events:
+            raise ValueError("a tally with a head-to-head table or Swiss events absorbs none")
+        bots = self.pairs.absorb(other.pairs)
+        kinds = np.array(
+            [self._kinds.setdefault(name, len(self._kinds)) for name in other._kinds],
+            dtype=np.int64,
+        )  # other's kinds in the order it numbered them (a dict keeps that order)
+        self._seats.absorb(other._seats, kinds, bots)
+        self.games += other.games
+        self._fits = None
+
+    @property
+    def keeps_cross(self) -> bool:
+        """Whether the tally keeps the head-to-head table (made with ``cross``)."""
+        return self._cross
 
     def add_result(self, result: MatchResult, swiss_round: tuple[str, int] | None = None) -> None:
         """Count one game from its full record."""

@@ -138,6 +138,42 @@ class PairTally:
             self._flush()
         return numbers
 
+    def absorb(self, other: PairTally) -> IntArray:
+        """Add the counts of ``other``, a tally of other games, as if its games had been
+        added here (numbered anew: the counts, and so the fits, are the same). Returns
+        the numbers here of ``other``'s bots, in its order."""
+        if other.keeps_patterns != self.keeps_patterns:
+            raise ValueError("a tally without patterns cannot absorb one with, nor the reverse")
+        self._flush()
+        cells, played = other.cells(), other._played
+        bots = np.array([self._number(name) for name in other.names], dtype=np.int64)
+        families = [self._family(key, k) for key, k in other.families]
+        family_of = np.array([*families, NO_FAMILY], dtype=np.int64)  # NO_FAMILY (-1): last
+        i, j = bots[cells.i], bots[cells.j]
+        swap = i > j
+        counts = np.where(swap[:, None], cells.counts[:, ::-1], cells.counts)
+        code = _code(
+            np.where(swap, j, i), np.where(swap, i, j), cells.k, family_of[cells.family],
+            np.where(swap, cells.seat_j, cells.seat_i), np.where(swap, cells.seat_i, cells.seat_j),
+        )  # fmt: skip
+        order = np.argsort(code)
+        self._codes, self._counts = _summed_cells(
+            np.concatenate([self._codes, code[order]]),
+            np.concatenate([self._counts, counts[order]]),
+        )
+        grown = np.zeros((len(self.families) + 1, len(self.names)), dtype=np.int64)
+        grown[: self._played.shape[0], : self._played.shape[1]] = self._played
+        rows = np.array([0, *(f + 1 for f in families)], dtype=np.int64)[: played.shape[0]]
+        np.add.at(grown, (rows[:, None], bots[None, : played.shape[1]]), played)
+        self._played = grown
+        for patterns in other.patterns():
+            self._fold_patterns(
+                patterns.k, bots[patterns.bots], patterns.ranks, family_of[patterns.family],
+                patterns.count,
+            )  # fmt: skip
+        self.games += other.games
+        return bots
+
     def played(self, *, families: Sequence[int] | None = None) -> dict[str, int]:
         """Games played per bot (only in the given seat families, numbers of
         :attr:`families`, when given)."""
@@ -242,18 +278,18 @@ class PairTally:
         self._pending.clear()
         self._pending_pairs = 0
         self._played = played
-        every = np.concatenate(codes)
-        unique, inverse = np.unique(every, return_inverse=True)
-        weights = np.concatenate(outcomes)
-        counts = np.empty((len(unique), 3), dtype=np.int64)
-        for column in range(3):  # float weights hold these integers exactly (< 2**53)
-            counts[:, column] = np.bincount(
-                inverse, weights=weights[:, column], minlength=len(unique)
-            )
-        self._codes, self._counts = unique, counts
+        self._codes, self._counts = _summed_cells(np.concatenate(codes), np.concatenate(outcomes))
 
-    def _fold_patterns(self, k: int, table: IntArray, order: IntArray, family: IntArray) -> None:
-        """Count the buffered games of size k as patterns (see the module docstring)."""
+    def _fold_patterns(
+        self,
+        k: int,
+        table: IntArray,
+        order: IntArray,
+        family: IntArray,
+        count: IntArray | None = None,
+    ) -> None:
+        """Count games of size k (each ``count`` times, once when None) as patterns (see
+        the module docstring)."""
         ahead = (order[:, None, :] < order[:, :, None]).sum(axis=2)  # competition rank − 1
         packed = np.zeros((len(table), 3), dtype=np.int64)
         for f in range(k):
@@ -261,9 +297,30 @@ class PairTally:
             packed[:, 2] |= ahead[:, f] << (_BITS_RANK * f)
         packed[:, 2] |= (family + 1) << (_BITS_RANK * 6)
         chunks = self._patterns.setdefault(k, [])
-        chunks.append(_unique_rows(packed, np.ones(len(packed), dtype=np.int64)))
+        weights = np.ones(len(packed), dtype=np.int64) if count is None else count
+        chunks.append(_unique_rows(packed, weights))
         if sum(len(c[1]) for c in chunks[1:]) >= len(chunks[0][1]):
             self._merged(k)
+
+
+def _summed_cells(codes: IntArray, counts: IntArray) -> tuple[IntArray, IntArray]:
+    """The distinct cell codes, sorted, with the counts of each summed."""
+    unique, inverse = np.unique(codes, return_inverse=True)
+    summed = np.empty((len(unique), 3), dtype=np.int64)
+    for column in range(3):  # float weights hold these integers exactly (< 2**53)
+        summed[:, column] = np.bincount(inverse, weights=counts[:, column], minlength=len(unique))
+    return unique, summed
+
+
+def _code(
+    i: IntArray, j: IntArray, k: IntArray, family: IntArray, seat_i: IntArray, seat_j: IntArray
+) -> IntArray:
+    """The codes of cells (see the module docstring): six numbers in one int64 each."""
+    code = (i << _BITS_BOT) | j
+    code = (code << _BITS_K) | k
+    code = (code << _BITS_FAMILY) | (family + 1)
+    code = (code << _BITS_SEAT) | seat_i
+    return (code << _BITS_SEAT) | seat_j
 
 
 def _unique_rows(rows: IntArray, counts: IntArray) -> tuple[IntArray, IntArray]:
@@ -290,11 +347,7 @@ def _pair_codes(
     seated = family != NO_FAMILY  # without seat terms the seats are not told apart
     seat_i = np.where(seated, np.where(swap, b, a), 0)
     seat_j = np.where(seated, np.where(swap, a, b), 0)
-    code = (i << _BITS_BOT) | j
-    code = (code << _BITS_K) | k
-    code = (code << _BITS_FAMILY) | (family + 1)
-    code = (code << _BITS_SEAT) | seat_i
-    code = (code << _BITS_SEAT) | seat_j
+    code = _code(i, j, np.full(len(i), k, dtype=np.int64), family, seat_i, seat_j)
     outcome = np.zeros((len(i), 3), dtype=np.int64)
     outcome[np.arange(len(i)), np.where(rank_i < rank_j, 0, np.where(rank_i == rank_j, 1, 2))] = 1
     return code, outcome
