@@ -89,10 +89,20 @@ class Reading:
                 self._summarised = has_summaries(self._db)
         return self._summarised
 
-    def summaries(self, *, game: str | None = None) -> Iterator[GameSummary]:
+    def summaries(
+        self, *, game: str | None = None, after: int | None = None, upto: int | None = None
+    ) -> Iterator[GameSummary]:
         """The summary of every stored game (of one game type when ``game`` is given), in
-        finishing order, streamed without reading any move."""
+        finishing order, streamed without reading any move. ``after`` and ``upto`` bound
+        the games' places in that order (:meth:`middle`), in a database with summaries."""
         where, params = ("", ()) if game is None else (" WHERE game = ?", (game,))
+        bounds = [(clause, value) for clause, value in (("seq > ?", after), ("seq <= ?", upto))
+                  if value is not None]  # fmt: skip
+        if bounds and not self.has_summaries:
+            raise ValueError("only a database with summaries is read by places")
+        if bounds:
+            where += (" AND " if where else " WHERE ") + " AND ".join(c for c, _ in bounds)
+            params = (*params, *(value for _, value in bounds))
         if not self.has_summaries:
             query = "SELECT key, round, result, finished_at FROM games" + where
             for key, round_number, record, finished_at in self._rows(
@@ -105,7 +115,20 @@ class Reading:
         for key, packed in self._rows(query, params):
             yield self._decode_summary(key, packed)
 
-    def _rows(self, query: str, params: tuple[str, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    def middle(self, *, game: str | None = None) -> int:
+        """The place in finishing order of the game halfway through the stored games (of
+        one game type when ``game`` is given), 0 when there are none: ``summaries(upto=``
+        it ``)`` and ``summaries(after=`` it ``)`` are the two halves."""
+        where, params = ("", ()) if game is None else (" WHERE game = ?", (game,))
+        with self._errors():
+            count = self._db.execute(f"SELECT COUNT(*) FROM summaries{where}", params).fetchone()
+            row = self._db.execute(
+                f"SELECT seq FROM summaries{where} ORDER BY seq LIMIT 1 OFFSET ?",
+                (*params, max(count[0] // 2 - 1, 0)),
+            ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def _rows(self, query: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
         """The rows of a query, fetched a batch at a time (never all at once)."""
         with self._errors():
             cursor = self._db.execute(query, params)
