@@ -111,10 +111,11 @@ class SeatStats:
         for row in range(3):
             np.add.at(self._counts[row], (kind_of, bot_of), other._counts[row])
         np.maximum.at(self._maxima, (kind_of, bot_of), other._maxima)
-        for bot, kind, score, median in other._chunks:
+        for seat_bots, seat_kinds, scores, medians in other._chunks:
             self._chunks.append(
-                (bots[bot].astype(np.int32), kinds[kind].astype(np.int16), score, median)
-            )
+                (bots[seat_bots].astype(np.int32), kinds[seat_kinds].astype(np.int16), scores,
+                 medians)
+            )  # fmt: skip
         self._sorted = False
         for (kind, bot), causes in other._violations.items():
             self._violations.setdefault((int(kinds[kind]), int(bots[bot])), Counter()).update(

@@ -17,7 +17,8 @@ from goatarena.store.standings import count_summary
 
 def main(arguments: list[str]) -> None:
     """Count and write (see the module docstring)."""
-    path, after, game = Path(arguments[0]), int(arguments[1]), (arguments[2:] or [None])[0]
+    path, after = Path(arguments[0]), int(arguments[1])
+    game = arguments[2] if len(arguments) > 2 else None
     try:
         store = open_store(path, create=False)
         try:
