@@ -169,3 +169,32 @@ main()
     )
     assert done.returncode == status
     assert done.stderr.strip() == f"goatarena: {verb}"
+
+
+@pytest.mark.parametrize(
+    ("signum", "status", "verb"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+)
+def test_a_signal_whose_exception_an_import_swallows_still_stops_the_command(signum, status, verb):
+    # Python runs the handler of a signal that arrives during a weak reference's callback
+    # (an import's module lock has one) inside that callback, which swallows what it
+    # raises: the run went on playing a million games after a Ctrl-C typed at 0.25 s.
+    program = f"""
+import signal, sys, weakref
+import goatarena.cli
+def swallowing(word):
+    class Lock:
+        pass
+    lock = Lock()
+    watcher = weakref.ref(lock, lambda _: signal.raise_signal({int(signum)}))
+    del lock  # the callback runs here, and the signal's exception dies in it
+goatarena.cli.load_command = swallowing
+sys.argv = ["goatarena", "standings", "--db", "/nonexistent.sqlite"]
+from goatarena.entry import main
+main()
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == status, done.stderr
+    assert done.stderr.strip() == f"goatarena: {verb}"
