@@ -13,7 +13,6 @@ from goatarena.bench.synthetic import synthetic_games
 from goatarena.errors import StoreError
 from goatarena.ratings.standings import StandingsTally
 from goatarena.store import split_count
-from goatarena.store import standings as store_standings
 from goatarena.store.opening import open_store
 from goatarena.store.standings import count_summary, standings_from_store
 
@@ -29,8 +28,8 @@ def database(tmp_path_factory):
 
 
 def standings_of(path, *, split, monkeypatch, game=None):
-    monkeypatch.setattr(store_standings, "SPLIT_FROM", 1 if split else 10**12)
-    monkeypatch.setattr(store_standings, "spare_cpu", lambda: True)
+    monkeypatch.setattr(split_count, "SPLIT_FROM", 1 if split else 10**12)
+    monkeypatch.setattr(split_count, "usable_cpus", lambda: 2)
     store = open_store(path, create=False)
     try:
         return msgspec.json.encode(standings_from_store(store, game=game))
@@ -84,6 +83,8 @@ def test_a_damaged_summary_in_the_second_half_is_the_error_one_reader_gives(
 
 
 def test_an_interrupted_count_ends_the_second_process(database, monkeypatch):
+    monkeypatch.setattr(split_count, "SPLIT_FROM", 1)
+    monkeypatch.setattr(split_count, "usable_cpus", lambda: 2)
     helpers = []
     real_start = split_count._start_helper
     monkeypatch.setattr(
@@ -108,11 +109,11 @@ def test_an_interrupted_count_ends_the_second_process(database, monkeypatch):
 def test_the_halves_are_every_game_once(database):
     store = open_store(database, create=False)
     try:
-        middle = store.middle()
+        games, middle = store.halfway()
         first = [s.key for s in store.summaries(upto=middle)]
         second = [s.key for s in store.summaries(after=middle)]
         assert first + second == [s.key for s in store.summaries()]
-        assert abs(len(first) - len(second)) <= 1
+        assert abs(len(first) - len(second)) <= 1 and games == len(first) + len(second)
         counted = StandingsTally()
         for summary in store.summaries():
             count_summary(counted, summary)

@@ -313,8 +313,9 @@ def _summed_cells(codes: IntArray, counts: IntArray) -> tuple[IntArray, IntArray
 
 
 def _code(
-    i: IntArray, j: IntArray, k: IntArray, family: IntArray, seat_i: IntArray, seat_j: IntArray
-) -> IntArray:
+    i: IntArray, j: IntArray, k: IntArray | int, family: IntArray, seat_i: IntArray,
+    seat_j: IntArray,
+) -> IntArray:  # fmt: skip
     """The codes of cells (see the module docstring): six numbers in one int64 each."""
     code = (i << _BITS_BOT) | j
     code = (code << _BITS_K) | k
@@ -347,7 +348,7 @@ def _pair_codes(
     seated = family != NO_FAMILY  # without seat terms the seats are not told apart
     seat_i = np.where(seated, np.where(swap, b, a), 0)
     seat_j = np.where(seated, np.where(swap, a, b), 0)
-    code = _code(i, j, np.full(len(i), k, dtype=np.int64), family, seat_i, seat_j)
+    code = _code(i, j, k, family, seat_i, seat_j)
     outcome = np.zeros((len(i), 3), dtype=np.int64)
     outcome[np.arange(len(i)), np.where(rank_i < rank_j, 0, np.where(rank_i == rank_j, 1, 2))] = 1
     return code, outcome

@@ -94,7 +94,7 @@ class Reading:
     ) -> Iterator[GameSummary]:
         """The summary of every stored game (of one game type when ``game`` is given), in
         finishing order, streamed without reading any move. ``after`` and ``upto`` bound
-        the games' places in that order (:meth:`middle`), in a database with summaries."""
+        the games' places in that order (:meth:`halfway`), in a database with summaries."""
         where, params = ("", ()) if game is None else (" WHERE game = ?", (game,))
         bounds = [(clause, value) for clause, value in (("seq > ?", after), ("seq <= ?", upto))
                   if value is not None]  # fmt: skip
@@ -115,18 +115,19 @@ class Reading:
         for key, packed in self._rows(query, params):
             yield self._decode_summary(key, packed)
 
-    def middle(self, *, game: str | None = None) -> int:
-        """The place in finishing order of the game halfway through the stored games (of
-        one game type when ``game`` is given), 0 when there are none: ``summaries(upto=``
-        it ``)`` and ``summaries(after=`` it ``)`` are the two halves."""
+    def halfway(self, *, game: str | None = None) -> tuple[int, int]:
+        """How many games are stored (of one game type when ``game`` is given), with
+        summaries, and the place in finishing order of the one halfway through them (0
+        when there are none): ``summaries(upto=`` it ``)`` and ``summaries(after=`` it ``)``
+        are the two halves."""
         where, params = ("", ()) if game is None else (" WHERE game = ?", (game,))
         with self._errors():
-            count = self._db.execute(f"SELECT COUNT(*) FROM summaries{where}", params).fetchone()
+            (count,) = self._db.execute(f"SELECT COUNT(*) FROM summaries{where}", params).fetchone()
             row = self._db.execute(
                 f"SELECT seq FROM summaries{where} ORDER BY seq LIMIT 1 OFFSET ?",
-                (*params, max(count[0] // 2 - 1, 0)),
+                (*params, max(count // 2 - 1, 0)),
             ).fetchone()
-        return 0 if row is None else int(row[0])
+        return int(count), 0 if row is None else int(row[0])
 
     def _rows(self, query: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
         """The rows of a query, fetched a batch at a time (never all at once)."""

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable
 
 from goatarena.errors import StoreError
+from goatarena.ratings._threads import usable_cpus
 from goatarena.ratings.standings import StandingsTally
 from goatarena.store.database import Store
 from goatarena.store.summary import GameSummary
@@ -41,10 +42,13 @@ Count = Callable[[StandingsTally, GameSummary], None]
 def count_split(
     store: Store, tally: StandingsTally, count: Count, *, game: str | None = None
 ) -> None:
-    """Count every stored game (of ``game``) into ``tally`` with ``count``, the later half
-    in a second process (the store must keep summaries)."""
-    middle = store.middle(game=game)
-    helper = _start_helper(store, game, middle)
+    """Count every stored game (of ``game``) into ``tally`` with ``count``: the later half
+    in a second process when they are :data:`SPLIT_FROM` or more and this process may
+    use a second CPU, else all here (the store must keep summaries)."""
+    games, middle = store.halfway(game=game)
+    helper = None
+    if games >= SPLIT_FROM and usable_cpus() > 1:
+        helper = _start_helper(store, game, middle)
     try:
         for summary in store.summaries(game=game, upto=middle):
             count(tally, summary)
@@ -72,14 +76,6 @@ def _give_back_freed_memory() -> None:
     standings of a million games peaked at 1.15 GB instead of 0.93 GB."""
     with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
-def spare_cpu() -> bool:
-    """Whether this process may run on more than one CPU."""
-    try:
-        return len(os.sched_getaffinity(0)) > 1
-    except (AttributeError, OSError):  # not Linux
-        return (os.cpu_count() or 1) > 1
 
 
 def _start_helper(store: Store, game: str | None, middle: int) -> subprocess.Popen[bytes] | None:

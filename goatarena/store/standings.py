@@ -14,7 +14,7 @@ import msgspec
 
 from goatarena.ratings.standings import Standings, StandingsTally
 from goatarena.store.database import Store, StoredGame
-from goatarena.store.split_count import SPLIT_FROM, count_split, spare_cpu
+from goatarena.store.split_count import count_split
 from goatarena.store.summary import GameSummary, summary_of
 
 
@@ -52,7 +52,7 @@ def standings_from_store(
     def deal_games() -> Iterable[tuple[str, str, list[str], list[int]]]:
         return ((item.deal_key, item.game, item.players, item.ranks) for item in read())
 
-    if _splits(store, tally, stored, swiss, also, game):
+    if _in_any_order(store, tally, stored, swiss, also):
         count_split(store, tally, count_summary, game=game)
     else:
         for summary in read():
@@ -69,22 +69,20 @@ def standings_from_store(
     )
 
 
-def _splits(
+def _in_any_order(
     store: Store,
     tally: StandingsTally,
     stored: list[StoredGame] | None,
     swiss: bool,
     also: Callable[[GameSummary], None] | None,
-    game: str | None,
 ) -> bool:
-    """Whether two processes count the games (:mod:`~goatarena.store.split_count`): a
-    large store with summaries, two CPUs, and nothing that needs every game in order
-    (an SPRT, a Swiss's rounds, the head-to-head's game pairs)."""
+    """Whether the games may be counted in any order, and so in two processes
+    (:mod:`~goatarena.store.split_count`): read from a store with summaries, with nothing
+    that needs every game in order (an SPRT, a Swiss's rounds, the head-to-head's game
+    pairs)."""
     if stored is not None or swiss or also is not None or tally.keeps_cross:
         return False
-    if not spare_cpu() or not store.has_summaries:
-        return False
-    return store.count() >= SPLIT_FROM and (game is None or store.middle(game=game) > 0)
+    return store.has_summaries
 
 
 def count_summary(tally: StandingsTally, summary: GameSummary, *, swiss: bool = False) -> None:
