@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("schema",),
     ("strategy",),
     ("sdk",),
+    ("bots",),
     ("envs",),
     ("referee",),
     ("checkbot",),

@@ -1,54 +1,12 @@
-"""A greedy bot for every goatarena game: the best immediate outcome by a hand-made score.
+"""The bundled greedy bot; its code is goatarena/bots/greedy_bot.py.
 
-For each legal action it rebuilds full states from its observation (dealing what it
-cannot see at random), applies the action, finishes its own turn greedily and scores the
-position with the game's evaluation in ``goatarena.strategy``. A game without a strategy
-is played at random.
-
-    python3 bots/python/greedy_bot.py [--seed N] [--fraction F]
+A bot command can name it from any folder as ``builtin:greedy``; this script runs the same
+bot for commands that name the file (``python3 bots/python/greedy_bot.py [--seed N]``).
 """
 
-import argparse
-import time
+from goatarena.bots.greedy_bot import GreedyBot, main
 
-from goatarena.sdk import Request, SeededBot, run
-from goatarena.strategy import STRATEGIES, greedy_choice
-
-
-class GreedyBot(SeededBot):
-    """Chooses the action that evaluates best one turn ahead."""
-
-    name = "greedy"
-
-    def __init__(self, seed: int | None = None, fraction: float = 0.5) -> None:
-        super().__init__(seed)
-        self.fraction = fraction
-
-    def choose(self, request: Request) -> int:
-        strategy = STRATEGIES.get(self.game)
-        if strategy is None:
-            return self.rng.randrange(len(request.actions))
-        deadline = time.perf_counter() + request.time_left * self.fraction
-        return greedy_choice(
-            strategy,
-            request.observation,
-            request.actions,
-            self.rng,
-            self.options,
-            [event.action for event in request.history],
-            deadline=deadline,
-        )
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=None, help="a fixed seed for every game")
-    parser.add_argument(
-        "--fraction", type=float, default=0.5, help="share of the decision's time to use at most"
-    )
-    args = parser.parse_args()
-    run(GreedyBot(args.seed, args.fraction))
-
+__all__ = ["GreedyBot", "main"]
 
 if __name__ == "__main__":
     main()

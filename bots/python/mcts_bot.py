@@ -1,74 +1,12 @@
-"""A Monte Carlo tree search bot for every goatarena game (information-set MCTS).
+"""The bundled mcts bot; its code is goatarena/bots/mcts_bot.py.
 
-Each decision it samples full states consistent with its observation, simulates them
-with goatarena's own engines in process and picks the move the search visited most
-(``goatarena.strategy.mcts`` explains the method). A game without a strategy is played
-at random.
-
-Time: each decision searches for min(--ms, --fraction x the time left for it); the clock
-is checked after every iteration, and one iteration is a fraction of a millisecond to a
-few milliseconds, so the answer is written well before the deadline.
-
-    python3 bots/python/mcts_bot.py [--ms 100] [--fraction 0.5] [--seed N]
+A bot command can name it from any folder as ``builtin:mcts``; this script runs the same
+bot for commands that name the file (``python3 bots/python/mcts_bot.py [--seed N]``).
 """
 
-import argparse
+from goatarena.bots.mcts_bot import MctsBot, main
 
-from goatarena.sdk import Request, SeededBot, log, run
-from goatarena.strategy import STRATEGIES
-from goatarena.strategy.mcts import search
-
-
-class MctsBot(SeededBot):
-    """Searches each decision for a fixed share of its time."""
-
-    name = "mcts"
-
-    def __init__(
-        self,
-        ms: float = 100.0,
-        fraction: float = 0.5,
-        seed: int | None = None,
-        verbose: bool = False,
-    ) -> None:
-        super().__init__(seed)
-        self.ms = ms
-        self.fraction = fraction
-        self.verbose = verbose
-
-    def choose(self, request: Request) -> int:
-        strategy = STRATEGIES.get(self.game)
-        if strategy is None:
-            return self.rng.randrange(len(request.actions))
-        seconds = min(self.ms / 1000, request.time_left * self.fraction)
-        result = search(
-            strategy,
-            request.observation,
-            request.actions,
-            self.rng,
-            options=self.options,
-            history=[event.action for event in request.history],
-            seconds=max(0.0, seconds),
-        )
-        if self.verbose:
-            log(
-                f"decision {request.decision}: {result.iterations} iterations"
-                f" in {result.elapsed * 1000:.1f} ms, chose {result.index}"
-            )
-        return result.index
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ms", type=float, default=100.0, help="search time per decision, at most")
-    parser.add_argument(
-        "--fraction", type=float, default=0.5, help="share of the decision's time to use at most"
-    )
-    parser.add_argument("--seed", type=int, default=None, help="a fixed seed for every game")
-    parser.add_argument("--verbose", action="store_true", help="log every search to stderr")
-    args = parser.parse_args()
-    run(MctsBot(args.ms, args.fraction, args.seed, args.verbose))
-
+__all__ = ["MctsBot", "main"]
 
 if __name__ == "__main__":
     main()

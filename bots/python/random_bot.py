@@ -1,22 +1,12 @@
-"""A bot that picks a uniformly random legal action: plays every goatarena game.
+"""The bundled random bot; its code is goatarena/bots/random_bot.py.
 
-Its choices are seeded from the seed the referee gives each game, so a game replays
-exactly; pass a number as the first argument to use a fixed seed instead.
+A bot command can name it from any folder as ``builtin:random``; this script runs the same
+bot for commands that name the file (``python3 bots/python/random_bot.py [--seed N]``).
 """
 
-import sys
+from goatarena.bots.random_bot import RandomBot, main
 
-from goatarena.sdk import Request, SeededBot, run
-
-
-class RandomBot(SeededBot):
-    """Chooses uniformly among the legal actions."""
-
-    name = "random"
-
-    def choose(self, request: Request) -> int:
-        return self.rng.randrange(request.action_count)
-
+__all__ = ["RandomBot", "main"]
 
 if __name__ == "__main__":
-    run(RandomBot(int(sys.argv[1]) if len(sys.argv) > 1 else None))
+    main()

@@ -72,7 +72,7 @@ def check_bot_command(
 
     \b
     Example:
-        goatarena check-bot --game mountain-goats --games 3 python3 bots/python/random_bot.py
+        goatarena check-bot --game mountain-goats --games 3 ./mybot/bot
     """
     if game is not None:
         find_game(game)

@@ -56,7 +56,14 @@ def games_command() -> None:
 
 @main.command("play")
 @click.argument("game")
-@click.option("--bot", "bots", multiple=True, required=True, help="A bot command; one per seat.")
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    required=True,
+    help="A bot command; one per seat (builtin:random, builtin:greedy and builtin:mcts"
+    " are the bundled bots).",
+)
 @click.option("--seed", type=int, default=None, help="Seed of the deal and dice (random if unset).")
 @click.option(
     "--move-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Per decision."
@@ -182,8 +189,8 @@ def play_command(
 
     \b
     Example:
-        goatarena play goat-lords --bot "python3 bots/python/greedy_bot.py" \\
-            --bot "python3 bots/python/random_bot.py" --seed 7 --option rounds=2
+        goatarena play goat-lords --bot builtin:greedy --bot builtin:random \\
+            --seed 7 --option rounds=2
     """
     info = find_game(game)
     rule_options = parse_options(options)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import shlex
 import signal
-import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
@@ -26,6 +25,7 @@ import trio
 from goatarena import protocol
 from goatarena.errors import BotError
 from goatarena.referee.bot_pipes import READ_CHUNK, BotPipes
+from goatarena.referee.command import parse_command as parse_command  # re-exported
 from goatarena.referee.confinement import Confinement
 from goatarena.referee.launcher import launch
 from goatarena.referee.limits import BotLimits as BotLimits  # re-exported
@@ -42,26 +42,6 @@ more than a pipe holds; a bot that writes on without end goes on through the dra
 HOLDERS_CHECK_S = 0.05
 """How often a sandboxed bot that is being waited for is checked for still holding its
 stdout (see ``BotProcess._watch_output_holders``)."""
-
-
-PYTHON_NAMES = frozenset({"python", "python3"})
-
-
-def parse_command(command: str | Sequence[str]) -> list[str]:
-    """A command line split like a shell would (no shell is run).
-
-    A bare ``python`` or ``python3`` means the interpreter goatarena itself runs on, so
-    that bots written with :mod:`goatarena.sdk` find the package in any environment.
-    """
-    try:
-        argv = shlex.split(command) if isinstance(command, str) else list(command)
-    except ValueError as error:
-        raise BotError(f"cannot parse bot command {command!r}: {error}") from None
-    if not argv:
-        raise BotError("empty bot command")
-    if argv[0] in PYTHON_NAMES:
-        argv[0] = sys.executable
-    return argv
 
 
 class BotProcess(BotPipes):

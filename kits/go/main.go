@@ -3,7 +3,7 @@
 // Build with `make`, then `./bot` is its command:
 //
 //	goatarena check-bot ./bot
-//	goatarena play mountain-goats --bot ./bot --bot "python3 bots/python/random_bot.py"
+//	goatarena play mountain-goats --bot ./bot --bot builtin:random
 package main
 
 import (
