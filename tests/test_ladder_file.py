@@ -74,7 +74,9 @@ def test_editing_refuses_what_makes_no_sense_and_leaves_the_file_alone(tmp_path)
 
 def test_the_ladder_commands_edit_the_file_and_say_so_in_one_line(tmp_path):
     path = ladder_file(tmp_path)
-    result = CliRunner().invoke(main, ["ladder", "update", str(path), "beta", "python3 b2.py"])
+    (tmp_path / "b2.py").write_text("")
+    update = ["ladder", "update", str(path), "beta", f"python3 {tmp_path / 'b2.py'}"]
+    result = CliRunner().invoke(main, update)
     assert result.exit_code == 0, result.output
     assert result.output == f"added beta@2 to {path}; beta is retired\n"
     result = CliRunner().invoke(main, ["ladder", "retire", str(path), "nobody"])
@@ -112,3 +114,98 @@ def test_versions_and_the_error_watch():
     assert reasons[-1] is not None and reasons[-1].startswith("suspended: ")
     clean = ErrorWatch(games=50, share=0.10)
     assert all(clean.add("y", violated=n % 20 == 0) is None for n in range(200))
+
+
+SEPARATORS = "\u0085\u2028\u2029"
+
+
+def test_a_command_holding_line_separators_keeps_the_file_editable(tmp_path):
+    path = ladder_file(tmp_path)
+    runner = CliRunner()
+    command = f"builtin:random --tag a{SEPARATORS}b"
+    added = runner.invoke(main, ["ladder", "add", str(path), "odd", command])
+    assert added.exit_code == 0, added.output
+    text = path.read_text(encoding="utf-8")
+    assert not any(char in text for char in SEPARATORS)  # written as escapes
+    assert "\\u2028" in text
+    for args in (
+        ["add", str(path), "gamma", "builtin:random"],
+        ["update", str(path), "odd", "builtin:greedy"],
+        ["retire", str(path), "gamma"],
+    ):
+        result = runner.invoke(main, ["ladder", *args])
+        assert result.exit_code == 0, result.output
+    config = load_config(path)
+    assert config.bots["odd"] == command
+    assert config.ladder.retired == ["odd", "gamma"]
+    # A file that holds the separators raw (an older version, a hand edit) is split on
+    # "\n" only: the line holding them stays one line.
+    path.write_text(text.replace("\\u2028", "\u2028"), encoding="utf-8")
+    assert add_bot(path, "delta", "builtin:random").startswith("added delta")
+    assert load_config(path).bots["odd"] == command
+
+
+def test_ladder_add_refuses_a_program_that_does_not_exist(tmp_path):
+    path = ladder_file(tmp_path)
+    before = path.read_text()
+    for command, named in (
+        ("./bots/ghost/bot", "bots/ghost/bot: file not found"),
+        ("python3 ghost.py", "ghost.py: file not found"),
+        ("no-such-program-here --fast", "no-such-program-here: program not found on PATH"),
+    ):
+        result = CliRunner().invoke(main, ["ladder", "add", str(path), "ghost", command])
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and named in lines[0], result.output
+        assert f"nothing was added to {path}" in lines[0]
+        assert path.read_text() == before
+    script = tmp_path / "not-executable"
+    script.write_text("#!/bin/sh\n")
+    result = CliRunner().invoke(main, ["ladder", "add", str(path), "ghost", str(script)])
+    assert result.exit_code == 2 and "not executable" in result.output
+    update = CliRunner().invoke(main, ["ladder", "update", str(path), "beta", "./gone"])
+    assert update.exit_code == 2 and "gone: file not found" in update.output
+    assert path.read_text() == before
+    script.chmod(0o755)
+    result = CliRunner().invoke(main, ["ladder", "add", str(path), "ghost", str(script)])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("bjö", "ASCII letters"), ("my bot", "'my bot' is not allowed"), ("x" * 65, "at most 64")],
+)
+def test_a_bad_bot_name_is_refused_naming_the_name_and_the_file(tmp_path, name, said):
+    path = ladder_file(tmp_path)
+    result = CliRunner().invoke(main, ["ladder", "add", str(path), name, "builtin:random"])
+    assert result.exit_code == 2
+    assert said in result.output and f"nothing was added to {path}" in result.output
+    assert ".lad.toml." not in result.output  # not the hidden file the edit is checked in
+
+
+def test_a_refused_edit_names_the_users_file_not_the_temporary_one(tmp_path):
+    path = ladder_file(tmp_path)
+    with pytest.raises(ConfigError) as refused:
+        add_bot(path, "gamma", "   ")
+    assert str(refused.value).startswith(f"{path}: bots.gamma: empty command")
+    assert not list(tmp_path.glob(".lad.toml.*"))
+
+
+def test_ladder_why_takes_the_ladder_file_and_says_so_when_databases_are_many(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    path = ladder_file(tmp_path)
+    results = tmp_path / "results"
+    results.mkdir()
+    for name in ("one", "two"):
+        (results / f"{name}.sqlite").touch()
+    result = CliRunner().invoke(main, ["ladder", "why", "600"])
+    assert result.exit_code == 2
+    assert "several results databases under results/ (one.sqlite, two.sqlite)" in result.output
+    assert "--db results/one.sqlite" in result.output
+    assert "goatarena ladder why FILE 600" in result.output
+    result = CliRunner().invoke(main, ["ladder", "why", str(path), "600"])
+    assert result.exit_code == 2 and "no results database results/lad.sqlite" in result.output
+    result = CliRunner().invoke(main, ["ladder", "why", str(path), "1", "2"])
+    assert result.exit_code == 2 and "give the ladder's FILE and one game KEY" in result.output

@@ -202,5 +202,8 @@ def only_database() -> Path:
         return found[0]
     if not found:
         raise ConfigError("no results database under results/; pass --db")
-    names = ", ".join(str(path) for path in found)
-    raise ConfigError(f"several results databases ({names}); pass --db")
+    names = ", ".join(path.name for path in found)
+    raise ConfigError(
+        f"several results databases under results/ ({names}): choose one with --db,"
+        f" e.g. --db {found[0]}"
+    )

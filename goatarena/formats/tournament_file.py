@@ -25,7 +25,7 @@ def _repeated_key(text: str, error: tomllib.TOMLDecodeError) -> str:
     """What tomllib's "Cannot overwrite a value" means, with the key: the same key twice in
     one table, most often two bots given one name."""
     found = _OVERWRITE.search(str(error))
-    lines = text.splitlines()
+    lines = text.split("\n")  # not splitlines(): U+2028 in a string is not a line break
     if found is None or not 0 < int(found.group(1)) <= len(lines):
         return ""
     key = lines[int(found.group(1)) - 1].split("=", 1)[0].strip()
@@ -106,10 +106,12 @@ def _readable(message: str) -> str:
     return message
 
 
-BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(@[0-9]{1,6})?")
-"""A bot's name in a tournament file: letters, digits, ``-``, ``_`` and ``.``, starting
-with a letter or digit, at most 64 characters; a ladder's later versions of a bot add
-``@2``, ``@3``, ... to its name It appears in game keys (whose separators
+MAX_BOT_NAME_CHARS = 64
+"""The longest bot name (a version's ``@N`` not counted)."""
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(@[0-9]{1,6})?", re.ASCII)
+"""A bot's name in a tournament file: ASCII letters, digits, ``-``, ``_`` and ``.``,
+starting with a letter or digit, at most 64 characters; a ladder's later versions of a
+bot add ``@2``, ``@3``, ... to its name. It appears in game keys (whose separators
 ``/`` and ``+`` it cannot hold, so every key names its table unambiguously), in log file
 names and in printed tables."""
 MAX_NAME_CHARS = 64
@@ -137,12 +139,20 @@ def check_names(config: TournamentConfig) -> None:
     if len(name) > MAX_NAME_CHARS:
         raise ConfigError(f"name: at most {MAX_NAME_CHARS} characters, not {len(name)}")
     for bot in config.bots:
-        if not BOT_NAME.fullmatch(bot):
-            shown = repr(bot[:MAX_NAME_CHARS] + ("..." if len(bot) > MAX_NAME_CHARS else ""))
-            raise ConfigError(
-                f"bots: the name {shown} is not allowed: use at most 64 letters, digits,"
-                " '-', '_' and '.', starting with a letter or digit"
-            )
+        problem = bot_name_problem(bot)
+        if problem is not None:
+            raise ConfigError(f"bots: {problem}")
+
+
+def bot_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a bot (see :data:`BOT_NAME`), in words; None if it can."""
+    if BOT_NAME.fullmatch(name):
+        return None
+    shown = repr(name[:MAX_NAME_CHARS] + ("..." if len(name) > MAX_NAME_CHARS else ""))
+    return (
+        f"the name {shown} is not allowed: use at most {MAX_BOT_NAME_CHARS} ASCII letters"
+        " (a-z, A-Z), digits, '-', '_' and '.', starting with a letter or digit"
+    )
 
 
 def check_config(config: TournamentConfig) -> None:

@@ -4,28 +4,58 @@ The file stays the user's: the edit changes only the lines it must (a line added
 ``[bots]``, the ``retired`` line of ``[ladder]``), keeps every comment, and is written
 whole or not at all (a new file checked as a tournament file, then renamed over the
 old). A running ladder notices the change within ``ladder.poll_s`` seconds.
+
+Every character a line separator could be taken for (U+0085, U+2028, U+2029, and every
+other character that is not printable) is written as an escape, and the file is split
+into lines on ``\n`` only: Python's ``str.splitlines`` also splits on those characters,
+and a command holding one would be cut in two, breaking the file for every later edit.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from goatarena.errors import ConfigError
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.ladder.roster import base_name, latest_version, next_version
-from goatarena.formats.tournament_file import load_config
+from goatarena.formats.tournament_file import bot_name_problem, load_config, resolve_command
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$")
 _RETIRED = re.compile(r"^\s*retired\s*=")
 
 
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
 def _quoted(text: str) -> str:
-    """``text`` as a TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(text, ensure_ascii=False)
+    """``text`` as a TOML basic string: quotes and backslashes escaped, and every
+    character that is not printable (controls, U+0085, U+2028, U+2029, ...) written as a
+    ``\\uXXXX`` or ``\\UXXXXXXXX`` escape, so that the line stays one line to any reader."""
+    out = ['"']
+    for char in text:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        elif ord(char) <= 0xFFFF:
+            out.append(f"\\u{ord(char):04X}")
+        else:
+            out.append(f"\\U{ord(char):08X}")
+    out.append('"')
+    return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """The file's lines, split on ``\\n`` only (not on what ``str.splitlines`` also
+    takes for a line break: U+2028 inside a string is part of that string)."""
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 def _table_span(lines: list[str], table: str) -> tuple[int, int] | None:
@@ -48,7 +78,7 @@ def _header(line: str) -> str | None:
 
 
 def _with_bot(text: str, name: str, command: str) -> str:
-    lines = text.splitlines()
+    lines = _lines(text)
     span = _table_span(lines, "bots")
     if span is None:
         raise ConfigError("the file has no [bots] table to add the bot to")
@@ -57,7 +87,7 @@ def _with_bot(text: str, name: str, command: str) -> str:
 
 
 def _with_retired(text: str, retired: list[str]) -> str:
-    lines = text.splitlines()
+    lines = _lines(text)
     line = f"retired = [{', '.join(_quoted(name) for name in retired)}]"
     span = _table_span(lines, "ladder")
     if span is None:
@@ -85,7 +115,11 @@ def _write_checked(path: Path, text: str, bots: dict[str, str], retired: list[st
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        written = load_config(Path(temporary))
+        try:
+            written = load_config(Path(temporary))
+        except ConfigError as error:
+            # Say it of the user's file, not of the hidden file it was checked in.
+            raise ConfigError(str(error).replace(temporary, str(path))) from None
         if set(written.bots) != set(bots) or sorted(written.ladder.retired) != sorted(retired):
             raise ConfigError(
                 f"{path} could not be edited safely (is [ladder] retired split over lines?):"
@@ -98,28 +132,52 @@ def _write_checked(path: Path, text: str, bots: dict[str, str], retired: list[st
         raise
 
 
-def add_bot(path: Path, name: str, command: str) -> str:
-    """Add bot ``name`` playing ``command``; what was done, in words."""
+CommandCheck = Callable[[str, str], None]
+"""Called with a bot's name and its command (resolved against the file's folder) before
+the file is written; raises a :class:`~goatarena.errors.GoatArenaError` to refuse it
+(the command line checks that the program exists)."""
+
+
+def _check_text(what: str, text: str) -> None:
+    """Refuse text that cannot be written as UTF-8 (undecodable bytes of a command line)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"{what} {text!r} is not valid UTF-8 text") from None
+
+
+def add_bot(path: Path, name: str, command: str, *, check: CommandCheck | None = None) -> str:
+    """Add bot ``name`` playing ``command`` (after ``check``); what was done, in words."""
     config, text = _ladder(path)
     if "@" in name:
         raise ConfigError(f"{name!r}: versions are named by `goatarena ladder update`")
+    problem = bot_name_problem(name)
+    if problem is not None:
+        raise ConfigError(f"{problem}; nothing was added to {path}")
     if latest_version(list(config.bots), name) is not None:
         raise ConfigError(
             f"{name!r} is in the ladder already: `goatarena ladder update` adds a version"
         )
+    _check_text("the command", command)
+    if check is not None:
+        check(name, resolve_command(command, path.parent.absolute()))
     bots = {**config.bots, name: command}
     _write_checked(path, _with_bot(text, name, command), bots, list(config.ladder.retired))
     return f"added {name} to {path}"
 
 
-def update_bot(path: Path, name: str, command: str) -> str:
-    """Add a new version of bot ``name`` playing ``command``, retiring the one before."""
+def update_bot(path: Path, name: str, command: str, *, check: CommandCheck | None = None) -> str:
+    """Add a new version of bot ``name`` playing ``command`` (after ``check``), retiring
+    the one before."""
     config, text = _ladder(path)
     base = base_name(name)
     latest = latest_version(list(config.bots), base)
     if latest is None:
         raise ConfigError(f"no bot {base!r} in the ladder: `goatarena ladder add` adds it")
     new = next_version(list(config.bots), base)
+    _check_text("the command", command)
+    if check is not None:
+        check(new, resolve_command(command, path.parent.absolute()))
     retired = list(config.ladder.retired)
     if latest not in retired:
         retired.append(latest)
