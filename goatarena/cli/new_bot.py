@@ -11,6 +11,7 @@ import click
 
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors
+from goatarena.cli._toolchain import Toolchain, missing_toolchain
 from goatarena.errors import ConfigError
 
 KITS = Path(__file__).resolve().parent.parent / "kits"
@@ -55,7 +56,9 @@ def new_bot_command(language: str, folder: Path) -> None:
     """Copy the LANGUAGE starter kit into FOLDER (new or empty), ready to build.
 
     Every kit builds with make; ./bot in its folder is then the bot's command. The
-    commands to build, check and play it are printed.
+    commands to build, check and play it are printed. When this machine lacks the kit's
+    compiler or libraries (its kit.toml's check fails), the folder is still made, and
+    new-bot exits with status 2 naming what is missing and the command that installs it.
 
     \b
     Example:
@@ -74,7 +77,10 @@ def new_bot_command(language: str, folder: Path) -> None:
     click.echo(f"  make -C {place}")
     click.echo(f"  goatarena check-bot {shlex.quote(str(folder / 'bot'))}")
     bot = shlex.quote(str(folder / "bot"))
-    click.echo(f"  goatarena play mountain-goats --bot {bot} --bot {bot}")
+    click.echo(f"  goatarena play mountain-goats --bot {bot} --bot builtin:random")
+    missing = missing_toolchain(Toolchain.from_kit(kit))
+    if missing is not None:
+        raise ConfigError(f"{folder} is made, but cannot be built here yet: {missing}")
 
 
 def _pin_interpreter(launcher: Path) -> None:
