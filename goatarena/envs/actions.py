@@ -1,0 +1,100 @@
+"""The fixed action numbering of each game: :func:`numbering` and :class:`ActionNumbering`.
+
+Every action any state of a game can offer, at any player count, has one number between
+0 and ``size - 1`` (the tables are in :mod:`goatarena.envs.action_tables`). A state's legal
+numbers and its mask come from its legal actions; a number chosen by a learner is played
+through the legal action that carries it, so the engine's own legality check still holds.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from goatarena.envs.action_tables import TABLES
+from goatarena.errors import IllegalAction
+from goatarena.games import find_game
+from goatarena.games.base import Action, State
+
+_CACHE_LIMIT = 200_000
+"""Cached action objects and legal lists before the caches start again (a bound on memory
+for games that build new action objects)."""
+
+
+class ActionNumbering:
+    """One game's numbered actions: the number of an action, a state's legal numbers and
+    mask, and the legal action a number stands for.
+
+    The engines share their action objects (and Mountain Goats its legal lists) between
+    states, so numbers are cached by object identity; the object itself is kept in the
+    cache, so that its identity cannot be reused by another while cached.
+    """
+
+    def __init__(self, game: str) -> None:
+        make, self._key = TABLES[find_game(game).name]
+        self.game = game
+        self.actions: tuple[Action, ...] = tuple(make())
+        """Every numbered action, by number (one representative of each key)."""
+        self._numbers: dict[Any, int] = {}
+        for number, action in enumerate(self.actions):
+            key = self._key(action)
+            if key in self._numbers:
+                raise ValueError(f"{game}: two numbered actions share the key {key!r}")
+            self._numbers[key] = number
+        self._by_action: dict[int, tuple[Action, int]] = {}
+        self._by_list: dict[int, tuple[list[Action], list[int]]] = {}
+
+    @property
+    def size(self) -> int:
+        """How many numbers the game's actions use: the action space's size."""
+        return len(self.actions)
+
+    def number(self, action: Action) -> int:
+        """The number of ``action``; ``KeyError`` for a value no state can offer."""
+        cached = self._by_action.get(id(action))
+        if cached is not None and cached[0] is action:
+            return cached[1]
+        number = self._numbers[self._key(action)]
+        if len(self._by_action) >= _CACHE_LIMIT:
+            self._by_action.clear()
+        self._by_action[id(action)] = (action, number)
+        return number
+
+    def legal_numbers(self, state: State) -> list[int]:
+        """The numbers of the legal actions of ``state``, in the order the engine offers
+        them (so ``legal_numbers(state)[i]`` is the number of ``legal_actions()[i]``)."""
+        legal = state.legal_actions()
+        cached = self._by_list.get(id(legal))
+        if cached is not None and cached[0] is legal:
+            return cached[1]
+        numbers = [self.number(action) for action in legal]
+        if len(self._by_list) >= _CACHE_LIMIT:
+            self._by_list.clear()
+        self._by_list[id(legal)] = (legal, numbers)
+        return numbers
+
+    def mask(self, state: State) -> np.ndarray:
+        """A 0/1 ``int8`` vector of ``size``: 1 at the number of every legal action."""
+        mask = np.zeros(self.size, dtype=np.int8)
+        mask[self.legal_numbers(state)] = 1
+        return mask
+
+    def index_of(self, state: State, number: int) -> int:
+        """The place in ``state.legal_actions()`` of the action numbered ``number``;
+        :class:`IllegalAction` when no legal action has that number."""
+        try:
+            return self.legal_numbers(state).index(int(number))
+        except ValueError:
+            raise IllegalAction(f"action number {number} is not legal now") from None
+
+    def apply(self, state: State, number: int) -> Action:
+        """Play the legal action numbered ``number`` in ``state`` and return it."""
+        return state.apply_index(self.index_of(state, number))
+
+
+@cache
+def numbering(game: str) -> ActionNumbering:
+    """The action numbering of ``game`` (built once per process)."""
+    return ActionNumbering(find_game(game).name)
