@@ -1,0 +1,185 @@
+"""The games as PettingZoo AEC environments: ``env(game, players=2)``.
+
+Needs the ``rl`` extra (``pip install 'goatarena[rl]'``: pettingzoo and gymnasium). Agents
+are ``player_0`` ... by seat. An agent's observation is a dict: ``"observation"``, its
+observation vector (:mod:`goatarena.envs.vectors`), and ``"action_mask"``, an ``int8``
+mask over the game's numbered actions (:mod:`goatarena.envs.actions`), all zeros for an
+agent that is not deciding. The agent to act is the seat the game asks, which is not
+always the next in turn (a duel's defender, a consent): follow ``agent_selection``.
+
+Rewards come only at the end, from the result's ranks: each agent gets the mean, over the
+other seats, of +1 for each it finished ahead of, -1 behind, 0 tied (so they sum to 0,
+and in a two-player game they are the win, the loss or the draw).
+
+``reset(seed=s)`` starts the goatarena game of seed ``s`` (the same deal as
+``goatarena play`` with that seed); a later ``reset()`` without a seed takes the next
+seed from a generator seeded by ``s``. ``render()`` is the game's text board.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from goatarena.envs.actions import numbering
+from goatarena.envs.vectors import encoder
+from goatarena.games import find_game
+from goatarena.games.base import Result, State
+
+
+def rewards_of(result: Result) -> list[float]:
+    """Per seat, the mean over the other seats of +1 ahead, -1 behind, 0 tied."""
+    ranks = result.ranks
+    others = len(ranks) - 1
+    return [sum((other > mine) - (other < mine) for other in ranks) / others for mine in ranks]
+
+
+class GoatArenaEnv(AECEnv):
+    """One goatarena game as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        game: str,
+        players: int = 2,
+        options: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.info = find_game(game)
+        self.game_options = self.info.check_options(players, options)
+        self.players = players
+        self.render_mode = render_mode
+        self.metadata = {
+            **self.metadata,
+            "name": f"goatarena_{self.info.name.replace('-', '_')}_v0",
+        }
+        self.numbering = numbering(self.info.name)
+        self.encoder = encoder(self.info.name)
+        self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        vector = spaces.Box(-np.inf, np.inf, (self.encoder.size,), np.float32)
+        mask = spaces.Box(0, 1, (self.numbering.size,), np.int8)
+        self.observation_spaces = {
+            agent: spaces.Dict({"observation": vector, "action_mask": mask})
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {
+            agent: spaces.Discrete(self.numbering.size) for agent in self.possible_agents
+        }
+        self._seeds = random.Random()
+        self.state: State | None = None
+        self._observed: dict[str, dict[str, np.ndarray]] = {}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent`` (the same object every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent``: the game's numbered actions."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game: of seed ``seed``, or of the next seed (see the module).
+
+        ``options`` is accepted as the API requires and unused: the game's options are
+        the environment's, fixed when it is made.
+        """
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            game_seed = seed
+        else:
+            game_seed = self._seeds.getrandbits(63)
+        self.state = self.info.new_state(self.players, game_seed, self.game_options)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: dict[str, Any]() for agent in self.agents}
+        self._observed = {}
+        self.agent_selection = self.possible_agents[self.state.to_act or 0]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation vector and action mask now (computed once per step)."""
+        observed = self._observed.get(agent)
+        if observed is None:
+            state = self._playing()
+            seat = self._seat_of[agent]
+            if state.to_act == seat:
+                mask = self.numbering.mask(state)
+            else:
+                mask = np.zeros(self.numbering.size, dtype=np.int8)
+            vector = self.encoder.encode(state.observation(seat))
+            observed = self._observed[agent] = {"observation": vector, "action_mask": mask}
+        return observed
+
+    def step(self, action: int | None) -> None:
+        """Play the action numbered ``action`` for ``agent_selection``; after the end,
+        ``None`` retires a finished agent. A number not legal now raises
+        :class:`goatarena.errors.IllegalAction`."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self._playing()
+        self._cumulative_rewards[agent] = 0.0
+        self.numbering.apply(state, int(action))  # type: ignore[arg-type]
+        self._observed = {}
+        self._clear_rewards()
+        if state.to_act is None:
+            for seat, reward in enumerate(rewards_of(state.result())):
+                self.rewards[self.possible_agents[seat]] = reward
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = self.possible_agents[state.to_act]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The game's text board: returned with ``render_mode="ansi"``, printed with
+        ``"human"``; nothing (and a warning) without a render mode."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        board = self._playing().render()
+        if self.render_mode == "human":
+            print(board)
+            return None
+        return board
+
+    def close(self) -> None:
+        """Nothing to release: the game is a plain Python object."""
+
+    def _playing(self) -> State:
+        if self.state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state
+
+
+def raw_env(
+    game: str,
+    players: int = 2,
+    options: dict[str, Any] | None = None,
+    render_mode: str | None = None,
+) -> GoatArenaEnv:
+    """The environment without PettingZoo's order-enforcing wrapper (a little faster)."""
+    return GoatArenaEnv(game, players, options, render_mode)
+
+
+def env(
+    game: str,
+    players: int = 2,
+    options: dict[str, Any] | None = None,
+    render_mode: str | None = None,
+) -> AECEnv:
+    """A PettingZoo AEC environment of ``game`` for ``players`` seats (see the module)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(game, players, options, render_mode))
