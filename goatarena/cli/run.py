@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from functools import partial
@@ -12,12 +13,12 @@ import msgspec
 
 from goatarena.cli import main
 from goatarena.cli._common import make_log_dir, reports_errors, tell
-from goatarena.errors import BotError, user_error_in
+from goatarena.errors import BotError, ConfigError, user_error_in
 from goatarena.formats.sprt import describe as describe_sprt
 from goatarena.formats.tournament_file import MAX_CONCURRENCY, load_config
 from goatarena.interrupt import Interrupted, run_trio
 from goatarena.ratings.standings import render_tables
-from goatarena.referee.bot_folders import shared_folder_warnings
+from goatarena.referee.bot_folders import check_commands, shared_folder_warnings
 from goatarena.referee.sandbox import require_sandbox
 from goatarena.running.cluster import check_cluster_settings
 from goatarena.running.ladder_board import LadderBoard
@@ -63,6 +64,14 @@ from goatarena.store.standings import standings_from_store
     is_flag=True,
     help="Put an existing database aside (renamed with a timestamp) and start a new one.",
 )
+@click.option(
+    "--serve",
+    "serve_at",
+    default=None,
+    metavar="[HOST:]PORT",
+    help="Also serve the live site and JSON API (goatarena serve) at [HOST:]PORT, from a"
+    " process of its own, while the run lasts (HOST defaults to 127.0.0.1).",
+)
 @reports_errors
 def run_command(
     file: Path,
@@ -72,6 +81,7 @@ def run_command(
     sandbox: str | None,
     quiet: bool,
     fresh: bool,
+    serve_at: str | None = None,
 ) -> None:
     """Run the tournament in FILE, resuming it if its database already has games.
 
@@ -90,11 +100,16 @@ def run_command(
         config = msgspec.structs.replace(config, concurrency=concurrency)
     if sandbox is not None:
         config = msgspec.structs.replace(config, sandbox=sandbox)
+    if db is not None:
+        require_parent_folder(db)
     db = db or Path("results") / f"{config.name}.sqlite"
     announced: dict[str, str] = {}  # the names the bots give (not asked on a cluster)
     ladder = config.format == "ladder"
     for warning in shared_folder_warnings(config.bots):
         tell(warning)
+    if config.sandbox != "none" and not ladder:  # a ladder refuses such a bot as it joins
+        given = {name: (*paths.read, *paths.write) for name, paths in config.paths.items()}
+        check_commands(config.bots, given)
     if cluster:
         check_cluster_settings(cluster)
     elif not ladder:  # a ladder checks each bot as it joins, and runs on without it
@@ -102,7 +117,7 @@ def run_command(
         # unprotected, not even for its pre-flight hello.
         log_dir = db.with_name(f"{db.stem}-logs")
         sandboxes = config.sandboxes(
-            [file, *database_files(db), log_dir], [file.parent, db.parent, Path.cwd()]
+            [file, *database_files(db), db.parent, log_dir], [file.parent, Path.cwd()]
         )
         for policy in sandboxes.values():
             require_sandbox(policy)
@@ -167,7 +182,8 @@ def run_command(
             where = f"on {cluster}" if cluster else f"{config.workers} at once"
             tell(f"{config.name}: {games}, {where}{resumed}; results in {db}")
         try:
-            run_trio(runner.run)
+            with site_beside(db, serve_at):
+                run_trio(runner.run)
         except Interrupted as interrupted:
             progress.finish()
             tell(
@@ -195,6 +211,27 @@ def run_command(
             sys.exit(1)
     finally:
         store.close()
+
+
+def require_parent_folder(db: Path) -> None:
+    """Refuse a ``--db`` whose folder does not exist: a mistyped path would otherwise
+    make a whole tree of folders (only the default, results/, is made when missing)."""
+    parent = db.parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise ConfigError(
+            f"cannot keep results in {db}: the folder {parent} {what} (make it first)"
+        )
+
+
+def site_beside(db: Path, serve_at: str | None) -> contextlib.AbstractContextManager[None]:
+    """The site served from a child process while the run lasts (``--serve``), or nothing."""
+    if serve_at is None:
+        return contextlib.nullcontext()
+    from goatarena.web.server import parse_address, serving_child  # only when asked for
+
+    host, port = parse_address(serve_at)
+    return serving_child(db, host, port)
 
 
 def put_aside(db: Path) -> None:

@@ -31,13 +31,15 @@ def describe_match(result: MatchResult, *, seat: int | None = None) -> str:
     names = ", ".join(f"seat {number} {name}" for number, name in enumerate(result.players))
     viewer = "" if seat is None else f", as seen by seat {seat}"
     lines = [f"{info.title}, seed {result.seed}{viewer}: {names}"]
+    notes = played_for(result)
     for number, action in enumerate(result.decisions):
         actor = state.to_act
         assert actor is not None, "a stored game has more decisions than its engine allows"
         if seat is not None and actor == seat:
             lines.append(f"  [{number}] you see: {_json(state.observation(seat))}")
         words = describe_move(state, action, viewer=seat)
-        lines.append(f"  [{number}] {actor} {result.players[actor]}: {words}")
+        note = notes.get(number, "")
+        lines.append(f"  [{number}] {actor} {result.players[actor]}: {words}{note}")
         state.apply(action)
     lines.append(state.render() if seat is None else _json(state.observation(seat)))
     lines.append(_result_table(result))
@@ -78,6 +80,7 @@ def picture_match(
     players = ", ".join(f"{style.seat(n, f'seat {n}')} {name}" for n, name in enumerate(names))
     lines = [f"{info.title}, seed {result.seed}, {count} decisions{viewer}: {players}"]
     record = record_of(result)
+    notes = played_for(result)
     for step in replay_steps(record):
         if at is not None and step.number != at:
             continue
@@ -89,7 +92,8 @@ def picture_match(
         action = step.action if seat in (None, step.actor) else step.shown
         label = style.seat(step.actor, f"seat {step.actor} {names[step.actor]}")
         words = describe_action(info.name, step.view, step.actor, action)
-        lines.append(f"{style.paint('>', 'bold')} [{step.number}] {label}: {words}")
+        note = style.paint(notes[step.number], "grey") if step.number in notes else ""
+        lines.append(f"{style.paint('>', 'bold')} [{step.number}] {label}: {words}{note}")
         if step.number == at:
             break
     if at is None or at == count:
@@ -111,6 +115,34 @@ def check_decision(result: MatchResult, at: int | None) -> None:
             f"decision {at} does not exist: the game had {count} decisions"
             f" (0 to {count - 1}; {count} is the end)"
         )
+
+
+FORFEITED_NOTE = " (played for the forfeited seat)"
+RANDOM_MOVE_NOTE = " (a random move, the penalty for: {cause})"
+
+
+def played_for(result: MatchResult) -> dict[int, str]:
+    """The decisions a bot did not choose, by number, with a note to show after each:
+    every decision of a seat from the one it forfeited at (the referee plays them so the
+    game goes on), and each random move a lesser violation got."""
+    notes: dict[int, str] = {}
+    for violations in result.all_violations:
+        for violation in violations:
+            if violation.penalty != Penalty.FORFEIT:
+                notes[violation.decision] = RANDOM_MOVE_NOTE.format(cause=violation.cause)
+    forfeited = {
+        seat: violation.decision
+        for seat, violation in enumerate(result.violations)
+        if violation is not None and violation.penalty == Penalty.FORFEIT
+    }
+    if forfeited:
+        state = find_game(result.game).new_state(len(result.players), result.seed, result.options)
+        for number, action in enumerate(result.decisions):
+            actor = state.to_act
+            if actor in forfeited and number >= forfeited[actor]:
+                notes[number] = FORFEITED_NOTE
+            state.apply(action)
+    return notes
 
 
 def replay_header(key: str, schedule_round: int) -> str:

@@ -22,6 +22,7 @@ from goatarena.errors import GoatArenaError
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.growth import incomparable_changes
 from goatarena.formats.tournament_file import load_config
+from goatarena.referee.bot_copies import with_copies
 from goatarena.running.ladder_runner import Runner
 from goatarena.store.database import Store
 
@@ -60,7 +61,10 @@ class LadderFile:
         if changes:
             return self._refuse(f"{self.source} not applied: {'; '.join(changes)}")
         runner.config = new
-        runner._sandboxes = new.sandboxes(runner.hidden)
+        sandboxes = new.sandboxes(runner.hidden, runner.hidden_where_possible)
+        if runner.cluster is None:  # a cluster's workers make their own copies
+            sandboxes = await with_copies(sandboxes, new.bots, strict=False)
+        runner._sandboxes = sandboxes
         await runner._in_store(partial(_update_claim, runner.store, new))
         self._apply()
         return None

@@ -32,6 +32,7 @@ class Runner(Protocol):
     secret: str
     finished: set[str]
     hidden: list[Path]
+    hidden_where_possible: list[Path]
     cluster: str | None
     _sandboxes: dict[str, SandboxPolicy]
     _tournament: str

@@ -43,6 +43,7 @@ from goatarena.formats.schedule import (
 from goatarena.formats.size import count_games, swiss_rounds
 from goatarena.formats.sprt import SprtStatus, SprtTally, progress_note, tally_of
 from goatarena.formats.swiss_rounds import SwissEvent, pair_round, round_games
+from goatarena.referee.bot_copies import with_copies
 from goatarena.referee.records import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.referee.violations import Cause
@@ -79,13 +80,14 @@ class Runner:
         self.progress = progress
         self.log_dir = log_dir
         db = store.path
-        self.hidden = [*hidden, *database_files(db), *([log_dir] if log_dir is not None else [])]
-        """The runner's own files: masked wherever a bot's sandbox would show them."""
-        self.hidden_where_possible = [
-            *hidden_where_possible,
-            db.parent,  # other tournaments' results too
-            Path.cwd(),
+        self.hidden = [
+            *hidden,
+            *database_files(db),
+            db.parent,  # other tournaments' results (and deal secrets) too
+            *([log_dir] if log_dir is not None else []),
         ]
+        """The runner's own files: masked wherever a bot's sandbox would show them."""
+        self.hidden_where_possible = [*hidden_where_possible, Path.cwd()]
         """The runner's folders: masked unless a bot is given that very folder."""
         self.secret = ""
         self._sandboxes: dict[str, SandboxPolicy] = {}
@@ -163,6 +165,9 @@ class Runner:
         sandboxes = self.config.sandboxes(self.hidden, self.hidden_where_possible)
         for policy in sandboxes.values():
             require_sandbox(policy)  # refuse before anything is stored or disqualified
+        if self.cluster is None:  # a cluster's workers make their own copies
+            ladder = self.config.format == "ladder"  # runs on without a bot that cannot start
+            sandboxes = await with_copies(sandboxes, self.config.bots, strict=not ladder)
         if not self._claimed:
             await self._in_store(self.claim)
         self._sandboxes = sandboxes

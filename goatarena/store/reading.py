@@ -181,8 +181,18 @@ class Reading:
                     (int(key) - 1,),
                 ).fetchone()
         if row is None:
-            raise StoreError(f"{self.path} has no game {key!r} ({self.count()} games stored)")
+            raise StoreError(self._no_game(key))
         return StoredGame(key=row[0], round=row[1], result=self._decode(row[0], row[2]))
+
+    def _no_game(self, key: str) -> str:
+        """Why ``key`` finds no game: a number says where the numbers start and end."""
+        count = self.count()
+        if not key.isdigit() or count == 0:
+            return f"{self.path} has no game {key!r} ({count} games stored)"
+        return (
+            f"{self.path} has no game number {key}: the games are numbered from 1 to {count}"
+            " in finishing order (goatarena list shows them)"
+        )
 
     def _decode(self, key: str, record: str | bytes) -> MatchResult:
         """A stored record, or a :class:`StoreError` naming the game whose record is
