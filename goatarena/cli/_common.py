@@ -16,6 +16,7 @@ import click
 
 from goatarena.errors import ConfigError, GoatArenaError, user_error_in
 from goatarena.interrupt import Interrupted, handling_signals
+from goatarena.referee.readable_copy import remove_copies
 from goatarena.store.database import Store
 from goatarena.store.opening import open_store
 
@@ -33,10 +34,17 @@ def reports_errors(command: F) -> F:
     that cannot be written (a full disk) into one line and exit status 2, a reader that
     stopped reading (``| head``) into a quiet exit status 141, and Ctrl-C or SIGTERM into
     one line and exit status 130 or 143 (see :mod:`goatarena.interrupt`), and running out
-    of memory into one line and exit status 2."""
+    of memory into one line and exit status 2. However it ends, the readable copies of
+    bots' folders it made are removed (:mod:`goatarena.referee.readable_copy`)."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return _reporting(*args, **kwargs)
+        finally:
+            remove_copies()
+
+    def _reporting(*args: Any, **kwargs: Any) -> Any:
         try:
             with handling_signals():
                 returned = command(*args, **kwargs)
@@ -163,7 +171,7 @@ def _found_in(error: BaseException, wanted: Callable[[Any], bool]) -> BaseExcept
 def make_log_dir(path: Path) -> None:
     """Create the folder for bots' stderr logs; one clear error if it cannot be."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)  # the runner's alone
     except OSError as error:
         raise ConfigError(f"cannot create log folder {path}: {error.strerror or error}") from None
 

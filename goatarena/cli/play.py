@@ -25,7 +25,8 @@ from goatarena.referee import (
     ViolationPolicy,
     play_match,
 )
-from goatarena.referee.bot_folders import bot_folders, shared_folder_warnings
+from goatarena.referee.bot_copies import with_copies_for
+from goatarena.referee.bot_folders import bot_folders, check_commands, shared_folder_warnings
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
@@ -223,6 +224,8 @@ def play_command(
         hidden_where_possible=(*bot_folders(commands), str(Path.cwd())),
     )
     require_sandbox(isolation)
+    if isolation.enabled:
+        check_commands(commands, dict.fromkeys(commands, (*read_paths, *write_paths)))
     for warning in shared_folder_warnings(commands):
         tell(warning)
     if log_dir is not None:
@@ -240,8 +243,9 @@ def play_command(
         )
 
     async def main_task() -> MatchResult:
+        shown = await with_copies_for(isolation, bots)  # off the event loop, before any start
         async with open_lineup(
-            bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir, sandbox=isolation
+            bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir, sandbox=shown
         ) as lineup:
             for bot in lineup:
                 if bot.broken is not None:

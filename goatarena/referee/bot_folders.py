@@ -1,6 +1,6 @@
 """The folders of the bots' own code: hidden from every other bot, and a warning where
 two bots share one (each could read the other's files, as in ``subs/alice.py`` beside
-``subs/bob.py``)."""
+``subs/bob.py``); a command word that leads elsewhere is refused before anything runs."""
 
 from __future__ import annotations
 
@@ -10,22 +10,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from goatarena.errors import BotError
-from goatarena.referee.bot import parse_command
-from goatarena.referee.sandbox_view import private_folders
+from goatarena.referee.command import parse_command
+from goatarena.referee.command_paths import command_folders, own_folder
 
 Commands = Mapping[str, str | Sequence[str]]
 
 
 def folders_by_bot(commands: Commands, cwd: Path | None = None) -> dict[str, list[str]]:
-    """Each bot's own folders (those of :func:`~goatarena.referee.sandbox_view.private_folders`);
-    a command that cannot be parsed has none (starting it says why)."""
+    """Each bot's own folder (:func:`~goatarena.referee.command_paths.own_folder`), as a
+    list; a command that cannot be parsed has none (starting it says why)."""
     where = cwd or Path.cwd()
-    found = {}
+    found: dict[str, list[str]] = {}
     for name, command in commands.items():
         try:
-            found[name] = private_folders(parse_command(command), where)
+            own = own_folder(parse_command(command), where)
         except BotError:
-            found[name] = []
+            own = None
+        found[name] = [] if own is None else [own]
     return found
 
 
@@ -36,9 +37,39 @@ def bot_folders(commands: Commands, cwd: Path | None = None) -> list[str]:
     )
 
 
+def check_commands(
+    commands: Commands, given: Mapping[str, Sequence[str]], cwd: Path | None = None
+) -> None:
+    """Refuse (:class:`~goatarena.referee.command_paths.ForeignPath`, one line per bot) a
+    command with a word that leads out of its bot's folder, the paths it is ``given`` (by
+    name) and the shared folders. A command that cannot be parsed is left to its start."""
+    where = cwd or Path.cwd()
+    refused = []
+    for name, command in commands.items():
+        try:
+            argv = parse_command(command)
+        except BotError:
+            continue
+        try:
+            command_folders(argv, where, given.get(name, ()), name=name)
+        except BotError as error:
+            refused.append(str(error))
+    if refused:
+        raise BotError("\n".join(refused))
+
+
 def shared_folder_warnings(commands: Commands, cwd: Path | None = None) -> list[str]:
     """One line for each folder that the code of two or more bots is in (bots whose
     commands name the same files there are one bot, played twice)."""
+    return [
+        f"warning: {line}: give every bot a folder of its own (docs/tournaments.md)"
+        for line in shared_folders(commands, cwd)
+    ]
+
+
+def shared_folders(commands: Commands, cwd: Path | None = None) -> list[str]:
+    """What :func:`shared_folder_warnings` warns of, without the advice: "bots a, b share
+    the folder F, so each can read the others' files"."""
     where = cwd or Path.cwd()
     owners: dict[str, dict[str, frozenset[str]]] = {}
     for name, folders in folders_by_bot(commands, where).items():
@@ -47,8 +78,7 @@ def shared_folder_warnings(commands: Commands, cwd: Path | None = None) -> list[
             inside = frozenset(path for path in files if os.path.dirname(path) == folder)
             owners.setdefault(folder, {})[name] = inside
     return [
-        f"warning: bots {', '.join(names)} share the folder {folder}, so each can read the"
-        " others' files: give every bot a folder of its own (docs/tournaments.md)"
+        f"bots {', '.join(names)} share the folder {folder}, so each can read the others' files"
         for folder, names in owners.items()
         if len(set(names.values())) > 1
     ]

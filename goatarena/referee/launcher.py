@@ -16,6 +16,9 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+import trio
+
+from goatarena.referee.bot_copies import with_copy
 from goatarena.referee.bot_uids import claim_uid
 from goatarena.referee.cgroups import BotCgroup
 from goatarena.referee.confinement import Confinement
@@ -100,6 +103,10 @@ async def launch(
             raise FileNotFoundError(errno.ENOENT, missing, program)
         bwrap = find_bwrap()
         assert bwrap is not None, "require_sandbox found it"
+        if runs_as_root():
+            # Normally made at pre-flight and named in the policy; a walk and a copy of a
+            # large folder never run on the event loop every game of the referee shares.
+            policy = await trio.to_thread.run_sync(with_copy, policy, argv, Path.cwd())
         uid = claim_uid() if runs_as_root() else None
         try:
             seccomp = open_filter()

@@ -58,6 +58,8 @@ class SandboxPolicy:
     read, or read and write. ``hidden`` are paths that the runner owns (its database,
     logs, tournament file): if one falls inside a folder a bot is given, it is masked.
     ``ponder`` lets a bot compute between its turns (no freezing): for trusted setups.
+    ``shown_as`` pairs a bot's own folder with the readable copy shown in its place (or
+    itself), made at pre-flight (:mod:`goatarena.referee.bot_copies`).
     """
 
     mode: str = "bwrap"
@@ -67,6 +69,7 @@ class SandboxPolicy:
     hidden: tuple[str, ...] = field(default=())
     hidden_where_possible: tuple[str, ...] = field(default=())
     ponder: bool = False
+    shown_as: tuple[tuple[str, str], ...] = ()
 
     @property
     def enabled(self) -> bool:
@@ -286,6 +289,7 @@ def sandbox_argv(
         write_paths=policy.write_paths,
         hidden=policy.hidden,
         hidden_where_possible=policy.hidden_where_possible,
+        shown_as=dict(policy.shown_as),
         cwd=cwd,
         bot_gid=BOT_GID if runs_as_root() else None,
     )

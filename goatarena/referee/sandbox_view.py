@@ -2,7 +2,7 @@
 
 An allow-list: ``/usr``, of ``/opt`` only the installs the runtimes live in, of ``/etc``
 only what runtimes read, the Python install and the goatarena package the referee runs
-on, its own folders (every folder a word of its command names), the paths it is given,
+on, its own folder (its program's: :mod:`goatarena.referee.command_paths`), the paths it is given,
 and private size-capped ``/tmp`` and ``/dev/shm``. Whatever of the runner's lies inside
 one of those (its results, logs, tournament file, working folder, other bots' folders:
 an arena kept under ``/opt`` or ``/usr/local``) is masked by an empty read-only mount,
@@ -16,15 +16,14 @@ referee's environment it keeps only ``PATH`` and the locale.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from goatarena.errors import BotError
+from goatarena.referee.command_paths import code_paths, command_folders, is_shared, shared_folders
 from goatarena.referee.readable_copy import readable_folder
 
 SYSTEM_PATHS = ("/usr",)
@@ -133,6 +132,7 @@ def view_args(
     hidden_where_possible: Sequence[str] = (),
     cwd: Path,
     bot_gid: int | None = None,
+    shown_as: Mapping[str, str] | None = None,
 ) -> list[str]:
     """bubblewrap's options that build the file system ``argv`` sees when run from ``cwd``.
 
@@ -141,18 +141,25 @@ def view_args(
     ``hidden`` (the runner's files) is masked wherever a mount would show it, or the
     bot is refused with :class:`SandboxLayoutError`; ``hidden_where_possible`` (other
     bots' folders, the runner's folders) is masked unless it is itself a folder the bot
-    is given. With ``bot_gid``, a bot folder that group cannot read is shown as a copy it
-    can (:mod:`goatarena.referee.readable_copy`), without the runner's files.
+    is given; never a system's or runtime's folder. With ``bot_gid``, a bot folder that
+    group cannot read is shown as a copy it can (:mod:`goatarena.referee.readable_copy`),
+    without the runner's files: the one ``shown_as`` names for it, made beforehand off
+    the event loop, else made here. A word of ``argv`` that leads out of the bot's own
+    folder, its given paths and the shared folders is refused
+    (:class:`~goatarena.referee.command_paths.ForeignPath`).
     """
     fixed = _system_mounts(argv, tmp_bytes)
-    read = _code_paths() + bot_paths(argv, cwd) + _mount_sources(read_paths, cwd)
+    named = command_folders(argv, cwd, [*read_paths, *write_paths])
+    own = [] if named.own is None else [named.own]
+    read = code_paths() + own + list(named.runtimes) + _mount_sources(read_paths, cwd)
     write = _mount_sources(write_paths, cwd)
     given = [_Mount(path, ("--ro-bind-try", path, path)) for path in dict.fromkeys(read)]
     given += [_Mount(path, ("--bind-try", path, path)) for path in dict.fromkeys(write)]
     if bot_gid is not None:
-        given = _readable(
-            given, private_folders(argv, cwd), bot_gid, [*hidden, *hidden_where_possible]
-        )
+        given = _readable(given, own, bot_gid, [*hidden, *hidden_where_possible], shown_as or {})
+    # Never a system's or runtime's folder: masking one would break every other bot.
+    shared = shared_folders()
+    hidden_where_possible = [path for path in hidden_where_possible if not is_shared(path, shared)]
     binds = [mount for mount in fixed + given if "bind" in mount.args[0]]
     system = [mount.path for mount in fixed]
     masks = _masks(binds, system, hidden, hidden_where_possible, cwd)
@@ -176,10 +183,14 @@ def view_args(
 
 
 def _readable(
-    given: list[_Mount], own: Sequence[str], gid: int, secrets: Sequence[str]
+    given: list[_Mount],
+    own: Sequence[str],
+    gid: int,
+    secrets: Sequence[str],
+    shown_as: Mapping[str, str],
 ) -> list[_Mount]:
-    """``given``, with each of the bot's own folders that group ``gid`` cannot read
-    replaced by a readable copy, the runner's files left out."""
+    """``given``, with the bot's own folder replaced by a readable copy (the runner's
+    files left out) where group ``gid`` cannot read it."""
     left_out = [os.path.realpath(path) for path in secrets]
     out = []
     for mount in given:
@@ -187,7 +198,9 @@ def _readable(
         # A folder that holds the system (a word "/" in a command) is never copied.
         holds_system = any(_inside(path, source) for path in (*SYSTEM_PATHS, *SCRATCH_PATHS))
         if source in own and mount.args[0] == "--ro-bind-try" and not holds_system:
-            copy = readable_folder(source, gid, left_out) if os.path.isdir(source) else source
+            copy = shown_as.get(source)
+            if copy is None or not os.path.isdir(copy):
+                copy = readable_folder(source, gid, left_out) if os.path.isdir(source) else source
             mount = _Mount(mount.path, ("--ro-bind-try", copy, mount.path), copied=copy != source)
         out.append(mount)
     return out
@@ -257,61 +270,12 @@ def _installs(argv: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _code_paths() -> list[str]:
-    """What a Python bot needs of the referee's own install: interpreter, venv, SDK."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    spec = importlib.util.find_spec("goatarena")
-    if spec is not None and spec.submodule_search_locations:
-        # An editable install finds the package in a source tree: bind just the package.
-        paths.update(spec.submodule_search_locations)
-    paths.add(str(Path(sys.executable).resolve().parent))
-    return sorted(paths)
-
-
-def bot_paths(argv: Sequence[str], cwd: Path) -> list[str]:
-    """The folders a bot's own files are in: each word of its command naming a path.
-
-    A file gives its folder, a folder itself: ``python3 bots/x/bot.py`` gives
-    ``bots/x``, ``java -cp build/classes Bot`` gives ``build/classes``.
-    """
-    found = []
-    for word in argv:
-        if not word or word.startswith("-") or len(word) > 4096:
-            continue
-        path = Path(word) if os.path.isabs(word) else cwd / word
-        try:
-            if path.is_file():
-                found.append(str(path.resolve().parent))
-            elif path.is_dir() and ("/" in word or word == "."):
-                found.append(str(path.resolve()))
-        except OSError:
-            continue
-    return found
-
-
 def _mount_sources(paths: Sequence[str], cwd: Path) -> list[str]:
     out = []
     for path in paths:
         full = Path(path) if os.path.isabs(path) else cwd / path
         out.append(os.path.abspath(full))
     return out
-
-
-def runtime_folders() -> list[str]:
-    """Folders every bot may share: the referee's Python install and those on ``PATH``."""
-    folders = [os.path.realpath(path) for path in _code_paths()]
-    folders += [os.path.realpath(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
-    return list(dict.fromkeys(folders))
-
-
-def private_folders(argv: Sequence[str], cwd: Path) -> list[str]:
-    """The folders of a bot's own code: those of :func:`bot_paths` that are no runtime's."""
-    runtimes = runtime_folders()
-    return [
-        path
-        for path in dict.fromkeys(bot_paths(argv, cwd))
-        if not any(path == runtime or _inside(path, runtime) for runtime in runtimes)
-    ]
 
 
 def _inside(path: str, folder: str) -> bool:

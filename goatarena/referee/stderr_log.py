@@ -11,6 +11,7 @@ lines count towards the cap.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import BinaryIO
 
@@ -45,7 +46,9 @@ class StderrLog:
         """A process starts writing here; the file is opened for the first one."""
         if self._file is None and not self._failed:
             try:
-                self._file = self.path.open("ab")
+                # The runner's alone: 0600 (bots never read another's log).
+                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+                self._file = os.fdopen(os.open(self.path, flags, 0o600), "ab")
             except OSError as error:
                 raise BotError(
                     f"cannot open the log {str(self.path)!r}: {error.strerror}"

@@ -8,12 +8,15 @@ across tournaments; a pool that has had no game for a while is closed, its bots 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import trio
 
+from goatarena.referee.sandbox import SandboxPolicy
 from goatarena.referee.stderr_log import StderrLog
 from goatarena.running.job import GameJob, JobOutcome, play_job
 from goatarena.running.pool import BotPool
@@ -125,15 +128,26 @@ class JobHost:
             if self._sweeper is None and math.isfinite(self._idle_pool_s):
                 self._sweeper = trio.CancelScope()
                 self._nursery.start_soon(self._sweep, self._sweeper)
-        tournament.pool.add_bots({seat.name: seat.command for seat in job.seats}, job.sandboxes)
+        tournament.pool.add_bots({seat.name: seat.command for seat in job.seats}, self._hiding(job))
         return tournament
+
+    def _hiding(self, job: GameJob) -> dict[str, SandboxPolicy]:
+        """The job's sandboxes, hiding this host's log folder too: a worker's holds every
+        tournament's bot logs, which its driver does not know of."""
+        if self._log_dir is None:
+            return dict(job.sandboxes)
+        folder = os.path.abspath(self._log_dir)
+        return {
+            name: replace(policy, hidden=(*policy.hidden, folder))
+            for name, policy in job.sandboxes.items()
+        }
 
     async def _keep_pool(self, job: GameJob, *, task_status: trio.TaskStatus[_Tournament]) -> None:
         """Own the processes of one tournament's pool until the pool is closed."""
         log_dir = self._log_dir
         if log_dir is not None and self._folder_per_tournament:
             log_dir = log_dir / job.tournament
-            log_dir.mkdir(parents=True, exist_ok=True)
+            log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         async with trio.open_nursery() as nursery:
             pool = BotPool(
                 nursery,

@@ -23,8 +23,8 @@ import trio
 from goatarena.errors import BotError
 from goatarena.formats.config import BotPaths
 from goatarena.formats.ladder.roster import SUSPENDED, base_name
-from goatarena.referee.bot_folders import check_commands, folders_by_bot
 from goatarena.formats.schedule import ScheduledGame, deal_seed, entry_label, match_id
+from goatarena.referee.bot_folders import check_commands, folders_by_bot
 from goatarena.running.job import job_for
 from goatarena.running.ladder_runner import Runner
 from goatarena.running.preflight import start_failure
@@ -64,7 +64,8 @@ class Newcomers:
         """Its folder, pre-flight and a validation game of ``name``, then report."""
         runner, config = self.runner, self.runner.config
         reason = self.folder_problem(name)
-        if reason is None and runner.cluster is None:  # on a cluster the bots start on the workers, not here
+        # On a cluster the bots start on the workers, not here.
+        if reason is None and runner.cluster is None:
             reason = await start_failure(
                 config.bots[name],
                 startup_s=config.time.startup_ms / 1000,

@@ -16,6 +16,7 @@ import trio
 
 from goatarena.errors import BotError, user_error_in
 from goatarena.referee.bot import BotLimits, open_bot
+from goatarena.referee.bot_copies import with_copies
 from goatarena.referee.sandbox import SandboxPolicy, explain_denial
 
 STDERR_LINES = 10
@@ -85,8 +86,12 @@ async def preflight(
     Each bot starts in its sandbox from ``sandboxes`` (by name; none listed: unsandboxed).
 
     Bots start a few at a time (one per two CPUs), as in a tournament, so that a slow
-    interpreter start is not mistaken for a bot that never answers.
+    interpreter start is not mistaken for a bot that never answers. A root runner's
+    readable copies of their folders are made first, in a worker thread
+    (:mod:`goatarena.referee.bot_copies`).
     """
+    if sandboxes:
+        sandboxes = await with_copies(sandboxes, commands)
     failures: dict[str, str] = {}
     announced: dict[str, str] = {}
     limiter = trio.CapacityLimiter(max(1, (os.cpu_count() or 2) // 2))

@@ -24,6 +24,7 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
+from goatarena.referee.readable_copy import remove_copies
 from goatarena.referee.stderr_log import StderrLog
 from goatarena.running.forwarded_log import DriverLogs, ForwardedLog, LogEvent
 from goatarena.running.host import JobHost
@@ -270,6 +271,7 @@ def main() -> None:
     except BaseException as error:
         if not _out_of_memory(error):
             raise
+        remove_copies()
         # One line on the terminal the driver shares, which then stops the run in one
         # line of its own (a referee that exited mid-game), keeping every stored game.
         sys.stderr.write("goatarena: a referee process ran out of memory\n")
@@ -277,7 +279,9 @@ def main() -> None:
         os._exit(1)
     # Every bot is stopped and reaped and every answer written (to the unbuffered pipe):
     # nothing is left that the interpreter's own teardown (a good part of a second on a
-    # loaded machine, while the driver waits) would do for anyone.
+    # loaded machine, while the driver waits) would do for anyone. Only the readable
+    # copies of bots' folders it made (normally none: the driver made them at pre-flight).
+    remove_copies()
     sys.stderr.flush()
     os._exit(0)
 

@@ -21,6 +21,7 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
+from goatarena.referee.readable_copy import remove_copies
 from goatarena.running.dask_worker import exit_at_once
 from goatarena.running.host import HostClosed, JobHost
 from goatarena.running.job import (
@@ -143,6 +144,7 @@ def dask_teardown(worker: Any) -> None:
         if _referee is not None:
             _referee.stop()
             _referee = None
+    remove_copies()  # the bots are gone: the copies of their folders this worker made
     # The worker process (which the nanny joins before it goes itself) has nothing left
     # to do once it has closed: its interpreter's teardown of Dask's modules would take
     # a good part of a second of CPU. Status 0 is what a worker that closed exits with.

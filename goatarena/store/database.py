@@ -84,7 +84,8 @@ class Store(Reading):
         real = Path(os.path.realpath(self.path))
         lock_path = real.with_name(real.name + ".lock")
         try:
-            lock = open(lock_path, "a")  # noqa: SIM115
+            # Readable by the runner alone, as the database is (bots never see it).
+            lock = os.fdopen(os.open(lock_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a")
         except OSError as error:
             # A read-only folder (or a stray folder of that name): one line, not a traceback.
             if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):

@@ -3,6 +3,7 @@ kept beside it; putting it aside for a fresh run."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import sqlite3
@@ -41,7 +42,10 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
     if not create:
         return _open_to_read(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # The runner's alone (the database holds the deal secret; the folder, maybe other
+        # tournaments'): a folder made here is 0700, a database 0600, and SQLite gives
+        # its side files the database's mode.
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as error:
         raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
     made = False
@@ -49,6 +53,8 @@ def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_
         info = path.stat()
     except FileNotFoundError:
         made = True
+        with contextlib.suppress(FileExistsError, OSError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as error:  # SQLite would only say "unable to open database file"
         raise StoreError(f"{path} cannot be opened: {error.strerror or error}") from None
     else:
