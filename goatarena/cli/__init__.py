@@ -27,6 +27,7 @@ COMMANDS = {
     "report": "report",
     "run": "run",
     "schema": "schema",
+    "serve": "serve",
     "standings": "standings",
     "worker": "worker",
 }

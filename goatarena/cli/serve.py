@@ -1,0 +1,69 @@
+"""The ``serve`` command: the tournament's site and JSON API, live, from its results."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import click
+import trio
+
+from goatarena.cli import main
+from goatarena.cli._common import only_database, reports_errors, tell
+from goatarena.formats.tournament_file import load_config
+from goatarena.interrupt import run_trio
+from goatarena.web.app import Site
+from goatarena.web.server import is_loopback, serve_site
+
+
+@main.command("serve")
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results database (default: FILE's, else the only one under results/).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port."
+)
+@click.option(
+    "--show-commands",
+    is_flag=True,
+    help="Show each bot's command on its page (hidden by default: the site is public).",
+)
+@reports_errors
+def serve_command(
+    file: Path | None, db: Path | None, host: str, port: int, show_commands: bool
+) -> None:
+    """Serve a tournament's results as a live site and a JSON API (read-only: a run or a
+    ladder may write the database meanwhile). Ctrl-C stops it.
+
+    \b
+    Example:
+        goatarena serve tournaments/demo.toml
+        goatarena serve --db results/demo.sqlite --host 0.0.0.0 --port 8080
+    """
+    if db is None:
+        db = Path("results") / f"{load_config(file).name}.sqlite" if file else only_database()
+    site = Site(db, commands=None)
+    try:
+        if show_commands:
+            entered = site.follower.config.get("bots")
+            site.api.commands = (
+                {str(k): str(v) for k, v in entered.items()} if isinstance(entered, dict) else {}
+            )
+        if not is_loopback(host):
+            tell(f"goatarena: serving on {host}, reachable from other machines (not only this one)")
+        run_trio(partial(_serve, site, host, port))
+    finally:
+        site.close()
+
+
+async def _serve(site: Site, host: str, port: int) -> None:
+    async with trio.open_nursery() as nursery:
+        bound = await nursery.start(serve_site, site, host, port)
+        addresses = ", ".join(bound)
+        where = f"{site.follower.path} at {addresses}"
+        tell(f"{site.follower.tournament}: serving {where}; Ctrl-C stops")

@@ -1,0 +1,189 @@
+"""The site's pages: Jinja2 templates (escaping every value by default) filled from the
+same answers the JSON API sends (:mod:`.api`), with the report's styles and its replay
+viewer (:mod:`goatarena.report.replays` packs a game, the report's script draws it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from goatarena.errors import IllegalAction
+from goatarena.games import GAMES
+from goatarena.ratings.standings import OVERALL
+from goatarena.report.html import BAR_WIDTH, bot_colours
+from goatarena.report.replays import encode_replay
+from goatarena.web.api import Api, BadRequest, encode, games_query, number_in
+from goatarena.web.index import Filters
+
+HEAD_TO_HEAD_BOTS = 40
+"""The most bots the head-to-head table shows (the top of the overall standings)."""
+
+
+def environment() -> Environment:
+    """The templates, autoescaped, with the helpers they share."""
+    env = Environment(
+        loader=PackageLoader("goatarena.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["json"] = lambda value: Markup(encode(value).decode())  # noqa: S704
+    env.filters["title"] = lambda game: GAMES[game].title.split(" (")[0] if game in GAMES else game
+    env.globals["bar"] = interval_bar
+    return env
+
+
+def interval_bar(row: Any, low: float, high: float, colour: str) -> Markup:
+    """A row's Elo drawn with its 95 % interval on the table's shared scale (numbers only:
+    nothing here comes from a bot)."""
+    span = max(high - low, 1.0)
+
+    def x(value: float) -> float:
+        return 6 + (value - low) / span * (BAR_WIDTH - 12)
+
+    return Markup(  # noqa: S704
+        f'<svg class="bar" width="{BAR_WIDTH}" height="14" role="img"'
+        f' aria-label="{row.lo:.0f} to {row.hi:.0f}">'
+        f'<line x1="{x(row.lo):.1f}" x2="{x(row.hi):.1f}" y1="7" y2="7"'
+        f' stroke="{colour}" stroke-width="4" stroke-linecap="round" opacity="0.45"/>'
+        f'<circle cx="{x(row.elo):.1f}" cy="7" r="4.5" fill="{colour}"/></svg>'
+    )
+
+
+class Pages:
+    """The HTML pages over the API's answers."""
+
+    def __init__(self, api: Api) -> None:
+        self.api = api
+        self.env = environment()
+
+    def render(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        """A page from its template, with what every page shows."""
+        follower = self.api.follower
+        page = self.env.get_template(name).render(
+            tournament=follower.tournament,
+            stored=follower.index.newest,
+            loaded=follower.loaded,
+            games=sorted(GAMES),
+            **values,
+        )
+        return HTMLResponse(page, status_code=status)
+
+    def _tables(self, game: str | None) -> dict[str, Any]:
+        standings = self.api.follower.standings
+        if standings is None:
+            return {"standings": None, "tables": []}
+        chosen = [game] if game is not None else [OVERALL]
+        if game is not None and game not in standings.standings:
+            raise BadRequest(404, f"no {game!r} games stored")
+        overall = [row.bot for row in standings.standings.get(OVERALL, [])]
+        colours = bot_colours(overall)
+        tables = []
+        for name in chosen:
+            rows = standings.standings.get(name, [])
+            low = min((row.lo for row in rows), default=0.0)
+            high = max((row.hi for row in rows), default=0.0)
+            tables.append({"name": name, "rows": rows, "low": low, "high": high})
+        return {"standings": standings, "tables": tables, "colours": colours,
+                "kinds": [n for n in standings.standings if n != OVERALL]}  # fmt: skip
+
+    async def leaderboard(self, request: Request) -> Response:
+        """``/``: the standings, overall or of one game (``?game=``), updated live."""
+        game = request.query_params.get("game") or None
+        recent = await self.api.latest(Filters(), 10)
+        return self.render("leaderboard.html", game=game, recent=recent,
+                           **self._tables(game))  # fmt: skip
+
+    async def standings_fragment(self, request: Request) -> Response:
+        """``/fragments/standings``: the tables alone, which the live page swaps in."""
+        game = request.query_params.get("game") or None
+        return self.render("standings_tables.html", game=game, **self._tables(game))
+
+    async def games(self, request: Request) -> Response:
+        """``/games``: the games, filtered and paged."""
+        filters, after, page, limit = games_query(request)
+        found = await self.api.games(filters, after, page, limit)
+        index = self.api.follower.index
+        with index.lock:
+            bots = sorted(index.by_bot)
+        query = {"bot": filters.bot or "", "game": filters.game or "",
+                 "violation": "1" if filters.violation else ""}  # fmt: skip
+        last_page = max(0, (found.total - 1) // limit)
+        return self.render("games.html", page=found, filters=filters, bots=bots, query=query,
+                           limit=limit, last_page=last_page)  # fmt: skip
+
+    async def game(self, request: Request) -> Response:
+        """``/games/{number}``: the result, the violations and the replay viewer."""
+        number = number_in(request)
+        answer, stored = await self.api.game(number)
+        try:
+            packed = await trio.to_thread.run_sync(encode_replay, stored)
+        except IllegalAction:
+            packed = None
+        row = answer.game
+        causes = [", ".join(seat.violations) or None for seat in row.seats]
+        details: dict[int, str] = {}
+        for violation in answer.violations:
+            details.setdefault(violation.seat, violation.detail)
+        listed = [
+            row.key, row.round, 0, list(range(len(row.seats))),
+            [seat.rank for seat in row.seats], [seat.score for seat in row.seats],
+            causes if any(causes) else None, row.decisions, packed is not None,
+            [details.get(seat, "") for seat in range(len(row.seats))],
+        ]  # fmt: skip
+        data = {
+            "tournament": self.api.follower.tournament,
+            "heat": {},
+            "list": {"bots": [seat.bot for seat in row.seats], "games": [row.game],
+                     "rows": [listed]},
+            "titles": {name: info.title for name, info in GAMES.items()},
+        }  # fmt: skip
+        replays = {row.key: packed} if packed is not None else {}
+        return self.render("game.html", answer=answer, row=row, data=data, replays=replays)
+
+    async def bot(self, request: Request) -> Response:
+        """``/bots/{name}``: a bot's standing, results, violations and latency."""
+        answer = self.api.bot(request.path_params["name"])
+        recent = await self.api.latest(Filters(bot=answer.name), 20)
+        return self.render("bot.html", bot=answer, recent=recent,
+                           rows=_ordered_rows(answer.rows))  # fmt: skip
+
+    async def head_to_head(self, request: Request) -> Response:
+        """``/head-to-head``: each pair of the top bots, the row bot's share of points."""
+        standings = self.api.follower.standings
+        index = self.api.follower.index
+        bots = [row.bot for row in standings.standings.get(OVERALL, [])] if standings else []
+        bots = bots[:HEAD_TO_HEAD_BOTS]
+        cells: dict[tuple[str, str], tuple[float, int]] = {}
+        with index.lock:
+            for a in bots:
+                for b in bots:
+                    counts = index.versus.get((a, b))
+                    if counts is not None and a != b:
+                        cells[a, b] = (counts.points, counts.meetings)
+        grid = [[_heat_cell(cells.get((a, b))) for b in bots] for a in bots]
+        return self.render("head_to_head.html", bots=bots, grid=grid)
+
+    def error(self, status: int, message: str) -> HTMLResponse:
+        """An error page of one line."""
+        return self.render("error.html", status, code=status, message=message)
+
+
+def _ordered_rows(rows: dict[str, Any]) -> list[tuple[str, Any]]:
+    return sorted(rows.items(), key=lambda item: (item[0] != OVERALL, item[0]))
+
+
+def _heat_cell(cell: tuple[float, int] | None) -> dict[str, Any] | None:
+    """A head-to-head cell: share, meetings and its colour (red lost, green won)."""
+    if cell is None or not cell[1]:
+        return None
+    share = cell[0] / cell[1]
+    hue = 120 if share >= 0.5 else 0
+    light = int(100 - abs(share - 0.5) * 2 * 45 + 0.5)
+    return {"share": int(share * 100 + 0.5), "points": cell[0], "meetings": cell[1],
+            "colour": f"hsl({hue},65%,{light}%)"}  # fmt: skip

@@ -1,0 +1,113 @@
+"""Serving the site: Hypercorn's trio worker with limits fit for a public address, and
+the child process that serves beside a run (``goatarena run --serve``).
+
+A run's referee keeps each bot's clock; the site's work (fits, pages, a thousand open
+event streams) must never be charged to a bot. So ``run --serve`` starts the site as a
+process of its own (``goatarena serve`` on the run's database), which reads the store
+read-only while the run writes it, and ends it when the run ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+
+from goatarena.errors import ConfigError
+from goatarena.web.app import Site
+
+LIMITS = {
+    "h11_max_incomplete_size": 8 * 1024,  # a request line and headers: at most 8 KiB
+    "h2_max_header_list_size": 8 * 1024,
+    "h2_max_concurrent_streams": 32,
+    "keep_alive_timeout": 5,  # an idle connection, or headers sent too slowly, is closed
+    "read_timeout": 30,  # a connection that sends nothing for this long is closed
+    "graceful_timeout": 2,
+    "backlog": 512,
+    "max_app_queue_size": 10,
+    "include_server_header": False,
+    "accesslog": None,
+    "errorlog": None,
+}
+"""Hypercorn's settings: small request heads, no slow client holding a connection."""
+
+
+def parse_address(text: str, *, default_host: str = "127.0.0.1") -> tuple[str, int]:
+    """``[HOST:]PORT`` as a host and a port; one clear error for anything else."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or default_host
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"--serve {text}: give [HOST:]PORT, a port from 0 to 65535")
+    return host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable only from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def hypercorn_config(host: str, port: int) -> Config:
+    """Hypercorn's configuration for one address, with :data:`LIMITS`."""
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    for name, value in LIMITS.items():
+        setattr(config, name, value)
+    return config
+
+
+async def serve_site(
+    site: Site,
+    host: str,
+    port: int,
+    *,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Follow the store and serve the site at ``host:port`` until cancelled; started with
+    the addresses bound (``http://...``), once the store's first games are read."""
+    async with trio.open_nursery() as nursery:
+        await nursery.start(site.follower.follow)
+        app: Any = site.app  # an ASGI application; Hypercorn's type names its own events
+        config = hypercorn_config(host, port)
+        bound = await nursery.start(partial(serve, app, config))
+        task_status.started(bound)
+
+
+@contextlib.contextmanager
+def serving_child(db: Path, host: str, port: int, *, show_commands: bool = False) -> Iterator[None]:
+    """Serve ``db`` from a child process (``goatarena serve``) while the block runs.
+
+    The child has its own session, so a Ctrl-C typed at the run reaches the run alone,
+    which ends the child when it ends (SIGTERM, then SIGKILL after a few seconds).
+    """
+    command = [sys.executable, "-m", "goatarena", "serve", "--db", str(db),
+               "--host", host, "--port", str(port)]  # fmt: skip
+    if show_commands:
+        command.append("--show-commands")
+    child = subprocess.Popen(command, start_new_session=True)  # noqa: S603
+    try:
+        yield
+    finally:
+        if child.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child.pid, signal.SIGTERM)
+            try:
+                child.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()

@@ -1,0 +1,59 @@
+"use strict";
+// The site's live updates: the leaderboard listens to the server's event stream and,
+// when the standings are refitted, swaps in the tables the server rendered; each stored
+// game is added to the latest games. Text from the stream is set as text, never as HTML.
+(() => {
+  const $ = (id) => document.getElementById(id);
+
+  function gameItem(row) {
+    const li = document.createElement("li");
+    li.className = "fresh";
+    const link = document.createElement("a");
+    link.href = `/games/${Number(row.number)}`;
+    link.textContent = `#${row.number}`;
+    li.append(link, ` ${row.game}: `);
+    row.seats.forEach((seat, s) => {
+      const name = document.createElement("span");
+      if (seat.rank === 1) name.className = "rank1";
+      name.textContent = seat.bot;
+      li.append(name, ` (${seat.rank})${s + 1 < row.seats.length ? ", " : ""}`);
+    });
+    return li;
+  }
+
+  async function refreshTables(tables) {
+    const answer = await fetch(tables.dataset.live, { headers: { Accept: "text/html" } });
+    if (!answer.ok) return;
+    const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+    tables.replaceChildren(...page.body.childNodes);
+    document.body.dataset.refreshed = String(Date.now());
+  }
+
+  function listen() {
+    const tables = $("tables");
+    if (!tables || !window.EventSource) return;
+    const events = new EventSource("/api/events");
+    events.addEventListener("game", (event) => {
+      const row = JSON.parse(event.data).game;
+      const stored = $("stored");
+      if (stored) stored.textContent = String(Math.max(Number(stored.textContent), row.number));
+      const recent = $("recent-games");
+      if (recent) {
+        recent.prepend(gameItem(row));
+        while (recent.children.length > 10) recent.lastElementChild.remove();
+      }
+    });
+    events.addEventListener("standings", () => { refreshTables(tables); });
+  }
+
+  // The game page: open its replay in the report's viewer (report.js) at once.
+  function openReplay() {
+    const replays = $("report-replays");
+    if (!replays || !window.goatarenaReport) return;
+    const keys = Object.keys(JSON.parse(replays.textContent));
+    if (keys.length) window.goatarenaReport.openReplay(keys[0]);
+  }
+
+  listen();
+  window.addEventListener("load", openReplay);
+})();

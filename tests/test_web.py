@@ -1,0 +1,265 @@
+"""The site and its JSON API, served by ``goatarena serve`` in a process of its own, as a
+user starts it: every route against its OpenAPI schema, hostile names escaped, no path
+traversal, the security headers, limits on requests, and games stored by another
+process arriving live."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import jsonschema
+import pytest
+
+from goatarena.games import GAMES, find_game
+from goatarena.referee.records import MatchResult, Violation
+from goatarena.store.opening import open_store
+from goatarena.testing import random_playout
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = '<script>alert("name")</script>\u2028&amp;'
+BOTS = ["alpha", "bravo", HOSTILE]
+HOSTILE_DETAIL = "</script><img src=x onerror=alert(1)>\u2029"
+
+
+def game_result(
+    kind: str, seed: int, players: list[str], *, late: int | None = None
+) -> MatchResult:
+    """A random game of ``kind`` between ``players``; seat ``late`` timed out."""
+    state = random_playout(find_game(kind).new_state(len(players), seed), random.Random(seed))
+    outcome = state.result()
+    violation = Violation(cause="timeout", decision=2, detail=HOSTILE_DETAIL)
+    violations = [violation if seat == late else None for seat in range(len(players))]
+    return MatchResult(
+        game=kind,
+        seed=seed,
+        players=players,
+        scores=outcome.scores,
+        ranks=outcome.ranks,
+        violations=violations,
+        decisions=state.history,
+        all_violations=[[v] if v else [] for v in violations],
+    )
+
+
+def make_store(path: Path, games: int = 12) -> None:
+    """A store of ``games`` games of every type between :data:`BOTS` (one with a hostile
+    name and a hostile violation detail)."""
+    store = open_store(path)
+    config = {"name": "web", "format": "round-robin", "bots": {b: f"/secret/{i}" for i, b in
+                                                                enumerate(BOTS)}}  # fmt: skip
+    store.claim(tournament="web", fingerprint="web", config_json=json.dumps(config))
+    kinds = sorted(GAMES)
+    for number in range(games):
+        kind = kinds[number % len(kinds)]
+        seating = [BOTS[(number + seat) % 3] for seat in range(3)]
+        late = 1 if number == 3 else None
+        store.add_game(f"{kind}/{number}/r0", 0, game_result(kind, number, seating, late=late))
+    store.close()
+
+
+def start_server(db: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """``goatarena serve`` on a free port; its process and its address."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "serve", "--db", str(db), "--port", "0", *extra],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert child.stderr is not None
+    line = child.stderr.readline()
+    found = re.search(r"at (http://\S+?);", line)
+    if not found:
+        child.kill()
+        raise AssertionError(f"no address in {line!r}: {child.stderr.read()}")
+    return child, found.group(1)
+
+
+def wait_for_standings(client: httpx.Client) -> dict:
+    for _ in range(200):
+        answer = client.get("/api/standings")
+        if answer.status_code == 200:
+            return answer.json()
+        time.sleep(0.05)
+    raise AssertionError("the standings never came")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[tuple[httpx.Client, Path]]:
+    db = tmp_path_factory.mktemp("web") / "web.sqlite"
+    make_store(db)
+    child, address = start_server(db)
+    try:
+        with httpx.Client(base_url=address, timeout=10) as client:
+            wait_for_standings(client)
+            yield client, db
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def schemas(served) -> dict:
+    client, _ = served
+    return client.get("/api/openapi.json").json()
+
+
+def check(answer: httpx.Response, schemas: dict, name: str) -> dict:
+    """The answer's JSON, validated against the OpenAPI component ``name``."""
+    body = answer.json()
+    schema = {"$ref": f"#/components/schemas/{name}", "components": schemas["components"]}
+    jsonschema.validate(body, schema)
+    return body
+
+
+def test_every_api_route_answers_what_its_schema_says(served, schemas) -> None:
+    client, _ = served
+    standings = check(client.get("/api/standings"), schemas, "StandingsAnswer")
+    assert standings["tournament"] == "web" and standings["games"] == 12
+    assert {row["bot"] for row in standings["standings"]["overall"]} == set(BOTS)
+    one = check(client.get("/api/standings?game=goat-lords"), schemas, "StandingsAnswer")
+    assert list(one["standings"]) == ["goat-lords"] and one["games"] == 3
+    page = check(client.get("/api/games?limit=5"), schemas, "GamesPage")
+    assert [g["number"] for g in page["games"]] == [1, 2, 3, 4, 5] and page["total"] == 12
+    following = check(client.get(f"/api/games?limit=5&after={page['next_after']}"), schemas,
+                      "GamesPage")  # fmt: skip
+    assert following["games"][0]["number"] == 6
+    flagged = check(client.get("/api/games?violation=1"), schemas, "GamesPage")
+    assert [g["number"] for g in flagged["games"]] == [4]
+    kind = check(client.get("/api/games?game=mountain-goats&bot=alpha"), schemas, "GamesPage")
+    assert all(g["game"] == "mountain-goats" for g in kind["games"]) and kind["total"] == 3
+    game = check(client.get("/api/games/4"), schemas, "GameAnswer")
+    assert game["violations"][0]["detail"] == HOSTILE_DETAIL
+    assert game["moves"] and all(move["words"] for move in game["moves"])
+    bot = check(client.get("/api/bots/alpha"), schemas, "BotAnswer")
+    assert bot["games"] == 12 and "overall" in bot["rows"] and bot["command"] is None
+    assert {t["name"] for t in bot["per_opponent"]} == {"bravo", HOSTILE}
+    for path, status in [("/api/games/999", 404), ("/api/games/x", 404),
+                         ("/api/bots/nobody", 404), ("/api/games?limit=0", 400),
+                         ("/api/games?after=-1", 400), ("/api/games?game=chess", 400),
+                         ("/api/standings?game=chess", 404)]:  # fmt: skip
+        answer = client.get(path)
+        assert answer.status_code == status, path
+        check(answer, schemas, "Problem")
+
+
+def test_the_event_stream_tells_of_games_stored_by_another_process(served, schemas) -> None:
+    client, db = served
+    events: list[tuple[str, dict]] = []
+    with client.stream("GET", "/api/events") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        store = open_store(db)  # another writer, as a run would be
+        store.add_game("goat-lords/new/r0", 0, game_result("goat-lords", 99, ["bravo", "alpha",
+                                                                              HOSTILE]))  # fmt: skip
+        store.close()
+        kind = None
+        for line in stream.iter_lines():
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: ") and kind is not None:
+                events.append((kind, json.loads(line[6:])))
+                if kind == "standings":
+                    break
+    game = next(data for kind, data in events if kind == "game")
+    check_schema = {"$ref": "#/components/schemas/GameEvent", "components": schemas["components"]}
+    jsonschema.validate(game, check_schema)
+    assert game["game"]["number"] == 13 and game["game"]["key"] == "goat-lords/new/r0"
+    assert client.get("/api/standings").json()["games"] == 13
+
+
+def test_hostile_names_and_details_are_escaped_on_every_page(served) -> None:
+    client, _ = served
+    for path in ["/", "/games", "/games/4", "/bots/alpha", "/head-to-head",
+                 "/games?bot=" + HOSTILE]:  # fmt: skip
+        page = client.get(path)
+        assert page.status_code == 200, path
+        text = page.text
+        assert "<script>alert" not in text and "<img src=x" not in text, path
+    game = client.get("/games/4").text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in game  # the detail, shown as text
+    embedded = re.search(r'id="report-data">(.*?)</script>', game, re.S)
+    assert embedded and "\u2028" not in embedded.group(1) and "</" not in embedded.group(1)
+    assert json.loads(embedded.group(1))["list"]["bots"][2] == HOSTILE
+
+
+def test_every_answer_forbids_inline_script(served) -> None:
+    client, _ = served
+    for path in ["/", "/games/1", "/api/standings", "/static/site.js", "/nowhere"]:
+        answer = client.get(path)
+        policy = answer.headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy.split(";")[1]
+        assert answer.headers["x-content-type-options"] == "nosniff"
+    page = client.get("/games/1").text
+    assert not re.search(r"<script(?![^>]*(src=|application/json))", page)  # no inline code
+    assert not re.search(r"\son[a-z]+=", page)  # no inline handlers
+
+
+def test_no_path_leads_out_of_the_static_files(served) -> None:
+    client, _ = served
+    assert client.get("/static/site.css").status_code == 200
+    for path in ["/static/../app.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py",
+                 "/static/", "/static", "/static/templates/base.html", "/static//etc/passwd",
+                 "/static/%2fetc%2fpasswd", "/templates/base.html"]:  # fmt: skip
+        answer = client.get(path)
+        assert answer.status_code == 404, path
+        assert "root:" not in answer.text and "<li><a" not in answer.text
+
+
+def test_requests_are_bounded(served) -> None:
+    client, _ = served
+    huge = client.get("/", headers={"X-Filler": "a" * 20_000})
+    assert huge.status_code in (400, 413, 431)
+    assert client.post("/api/standings", content=b"x" * 1000).status_code == 405
+
+
+def test_public_pages_hide_the_commands_and_paths(served) -> None:
+    client, db = served
+    for path in ["/", "/bots/alpha", "/api/bots/alpha", "/api/standings", "/games/1"]:
+        text = client.get(path).text
+        assert "/secret/" not in text and str(db.parent) not in text, path
+
+
+def test_commands_are_shown_when_asked_for(tmp_path) -> None:
+    db = tmp_path / "shown.sqlite"
+    make_store(db, games=4)
+    child, address = start_server(db, "--show-commands")
+    try:
+        with httpx.Client(base_url=address, timeout=10) as client:
+            assert client.get("/api/bots/alpha").json()["command"] == "/secret/0"
+    finally:
+        child.send_signal(signal.SIGINT)
+        assert child.wait(timeout=10) in (0, 130)
+
+
+def test_serving_a_missing_database_is_one_line(tmp_path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "goatarena", "serve", "--db", str(tmp_path / "no.sqlite")],
+        capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "no such results database" in done.stderr
+
+
+def test_binding_beyond_this_machine_is_said(tmp_path) -> None:
+    db = tmp_path / "wide.sqlite"
+    make_store(db, games=2)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "serve", "--db", str(db), "--host", "0.0.0.0",
+         "--port", "0"],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        assert child.stderr is not None
+        assert "reachable from other machines" in child.stderr.readline()
+    finally:
+        os.kill(child.pid, signal.SIGTERM)
+        child.wait(timeout=10)
