@@ -23,12 +23,20 @@ it executes anything), so that every process and thread it ever starts is in it:
 Both cgroup v1 (one hierarchy per controller) and v2 (one unified hierarchy) are
 supported. Where the runner may not create cgroups, :func:`detect` says why and the
 launcher falls back to rlimits and signals, which are weaker (see docs/referee.md).
+
+Nothing is taken on trust: a hierarchy is used only where ``statfs`` shows a cgroup file
+system and each controller's own file is there (an empty folder named ``freezer``, with
+no controller mounted, would otherwise take the referee's ``FROZEN`` as a plain file's
+text and freeze nothing), and every pause is read back from the kernel
+(:meth:`BotCgroup.freeze_state`).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
+import ctypes.util
 import functools
 import itertools
 import os
@@ -43,6 +51,22 @@ WANTED = ("memory", "pids", "freezer", "cpuset", "cpu", "cpuacct")
 WANTED_V1 = ("memory", "pids", "freezer", "cpuset", "cpu", "cpuacct")
 FREEZE_FILES = {1: ("freezer.state", "FROZEN", "THAWED"), 2: ("cgroup.freeze", "1", "0")}
 """By cgroup version: the freezer's file, and what freezes and thaws."""
+CGROUP_MAGIC = {1: 0x0027E0EB, 2: 0x63677270}
+"""By cgroup version: the file system type ``statfs`` reports for a hierarchy
+(``CGROUP_SUPER_MAGIC``, ``CGROUP2_SUPER_MAGIC``)."""
+CONTROL_FILES = {
+    "memory": "memory.limit_in_bytes",
+    "pids": "pids.max",
+    "freezer": "freezer.state",
+    "cpuset": "cpuset.cpus",
+    "cpu": "cpu.shares",
+    "cpuacct": "cpuacct.usage",
+}
+"""The file each v1 controller shows in a cgroup below its hierarchy's root: a folder
+without it holds no such controller, whatever its name."""
+FROZEN_STATES = {1: ("FROZEN", "FREEZING"), 2: ("frozen 1", "frozen 0")}
+"""By cgroup version: what the kernel says of a cgroup frozen, and of one it is still
+freezing (v1 ``freezer.state``; v2 the ``frozen`` line of ``cgroup.events``)."""
 PROCS_READ = 16 << 10
 """Bytes read of a cgroup's process list: 2000 pids. A small buffer is much cheaper."""
 _serial = itertools.count(1)
@@ -65,6 +89,33 @@ class CgroupSupport:
     def controllers(self) -> list[str]:
         """The usable controllers, in a stable order."""
         return [name for name in WANTED if name in self.bases]
+
+
+_STATFS_BYTES = 120
+"""The size of ``struct statfs`` on x86-64 and aarch64 (its first word is the type)."""
+
+
+def filesystem_type(path: Path) -> int | None:
+    """The file system type of ``path`` by ``statfs(2)`` (None where it cannot be read)."""
+    libc = _libc()
+    buffer = ctypes.create_string_buffer(_STATFS_BYTES)
+    if libc is None or libc.statfs(os.fsencode(path), buffer) != 0:
+        return None
+    return int.from_bytes(buffer.raw[: ctypes.sizeof(ctypes.c_long)], sys.byteorder)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name, use_errno=True)
+    except OSError:
+        return None
+
+
+def is_cgroup(path: Path, version: int) -> bool:
+    """Whether ``path`` lies in a cgroup file system of ``version``, as ``statfs`` says."""
+    return filesystem_type(path) == CGROUP_MAGIC[version]
 
 
 def _own_paths() -> dict[str, str]:
@@ -110,9 +161,9 @@ def detect() -> CgroupSupport:
     if not ROOT.is_dir():
         return CgroupSupport(None, reason="no /sys/fs/cgroup")
     own = _own_paths()
-    if (ROOT / "cgroup.controllers").exists():
+    if is_cgroup(ROOT, 2):
         return _detect_v2(own.get("", "/"))
-    if (ROOT / "memory").is_dir() or (ROOT / "freezer").is_dir():
+    if any(is_cgroup(ROOT / name, 1) for name in WANTED_V1) or is_cgroup(ROOT / "unified", 2):
         return _detect_v1(own)
     return CgroupSupport(None, reason="no cgroup hierarchy mounted")
 
@@ -127,11 +178,16 @@ def _detect_v1(own: dict[str, str]) -> CgroupSupport:
         if name in bases:
             continue
         mount = ROOT / name
-        if not mount.is_dir():
+        if not is_cgroup(mount, 1):
+            # An empty folder of that name is not the controller (statfs tells).
             problems.append(f"{name}: not mounted")
             continue
         try:
             base = _make_base(mount / own.get(name, "/").lstrip("/"))
+            if not (base / CONTROL_FILES[name]).exists():
+                base.rmdir()
+                problems.append(f"{name}: {mount} holds another controller")
+                continue
             if name == "cpuset":
                 # A v1 cpuset admits no process until it has CPUs and memory nodes.
                 for key in ("cpuset.cpus", "cpuset.mems"):
@@ -154,7 +210,7 @@ def _unified_freezer(own: str) -> Path | None:
     the cost of the v1 freezer per pause, and a frozen task there still dies of SIGKILL.
     None where there is none or it may not be used."""
     unified = ROOT / "unified"
-    if not (unified / "cgroup.controllers").exists():
+    if not is_cgroup(unified, 2):
         return None
     try:
         base = _make_base(unified / own.lstrip("/"))
@@ -212,6 +268,8 @@ def thaw_and_kill(base: Path) -> None:
 
 
 def _detect_v2(own: str) -> CgroupSupport:
+    if not is_cgroup(ROOT, 2):
+        return CgroupSupport(None, reason=f"{ROOT} is no cgroup2 file system")
     try:
         base = _make_base(ROOT / own.lstrip("/"))
     except OSError as error:
@@ -241,12 +299,17 @@ class BotCgroup:
         self.folders = folders
         self._frozen = False
         self._freeze_file: Path | None = None
+        self._state_file: Path | None = None
+        self._freezer_version = 0
         if "freezer" in folders:
             # The v2 freezer where the folder has one (also the unified hierarchy of a v1
             # machine), else v1's.
             v2 = (folders["freezer"] / "cgroup.freeze").exists()
-            name, self._frozen_word, self._thawed_word = FREEZE_FILES[2 if v2 else 1]
+            self._freezer_version = 2 if v2 else 1
+            name, self._frozen_word, self._thawed_word = FREEZE_FILES[self._freezer_version]
             self._freeze_file = folders["freezer"] / name
+            # What the kernel says it has done: v2 reports it apart from the request.
+            self._state_file = folders["freezer"] / ("cgroup.events" if v2 else name)
         self._procs_files = [folder / "cgroup.procs" for folder in dict.fromkeys(folders.values())]
         self._tasks_fd = -1
         """Open on the pids count (``pids.current``) once asked: read at every resume."""
@@ -300,10 +363,33 @@ class BotCgroup:
             _write(procs, pid)
 
     def freeze(self) -> None:
-        """Stop every process in the cgroup (no-op if frozen already)."""
+        """Stop every process in the cgroup (no-op if frozen already); whether it took,
+        :meth:`freeze_state` says."""
         if self._freeze_file is not None and not self._frozen:
             _write(self._freeze_file, self._frozen_word)
             self._frozen = True
+
+    def freeze_state(self) -> str:
+        """What the kernel says of this cgroup's freezing: ``"frozen"``, ``"freezing"``
+        (asked, not every task stopped yet), or why it is neither (not a cgroup file
+        system, no freezer's state, thawed): a pause that did not take. One ``statfs``
+        and one small read."""
+        state = self._state_file
+        if state is None:
+            return "no freezer"
+        if not is_cgroup(state, self._freezer_version):
+            return f"{state} is no cgroup file"
+        try:
+            said = state.read_text()
+        except OSError as error:
+            return f"{state} cannot be read ({error.strerror or error})"
+        frozen, freezing = FROZEN_STATES[self._freezer_version]
+        words = said.splitlines() if self._freezer_version == 2 else [said.strip()]
+        if frozen in words:
+            return "frozen"
+        if freezing in words:
+            return "freezing"
+        return f"{state.name} says {' '.join(said.split())[:80] or 'nothing'}"
 
     def thaw(self) -> None:
         """Let every process in the cgroup run again."""

@@ -11,6 +11,7 @@ import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 
 import trio
@@ -40,6 +41,10 @@ WAKE_ON_LOOP_TASKS = 32
 stopped by signals, in a worker thread rather than on the event loop every game shares:
 thawing 240 processes at once, whose wakes take the CPU from the thread that wakes them,
 held the loop for up to 100 ms on a loaded machine."""
+FREEZE_SETTLE_S = 1.0
+"""How long the kernel may take to freeze every task of a bot (a loaded machine took up to
+60 ms for 240 busy ones) before a pause that is still only "freezing" counts as one that
+did not take."""
 CGROUP_REMOVE_TRIES = 50
 CGROUP_REMOVE_WAIT_S = 0.01
 
@@ -85,6 +90,9 @@ class Confinement:
         self._seen_stopped: set[int] = set()
         self._paused_cpu: int | None = None
         """The bot's CPU time when this pause began (or when it was last found awake)."""
+        self._freezing_since: float | None = None
+        """When the freezer was asked to freeze the bot, while the kernel had not said it
+        had (read again at its next turn)."""
         self._paused_lot = trio.lowlevel.ParkingLot()
         self._pause_number = 0
         # Held by a sweep (in its worker thread) and by resume: a sweep that overlapped a
@@ -113,8 +121,16 @@ class Confinement:
             return
         self.paused = True
         if self.cgroup is not None and self.cgroup.can_freeze:
-            with contextlib.suppress(OSError):
+            try:
                 self.cgroup.freeze()
+            except OSError as error:
+                self._pause_not_taken(f"writing the freezer failed ({error.strerror or error})")
+                return
+            state = self.cgroup.freeze_state()
+            if state == "freezing":
+                self._freezing_since = time.monotonic()
+            elif state != "frozen":
+                self._pause_not_taken(state)
             return
         self._pause_number += 1
         self._paused_cpu = self._cpu_ns()
@@ -232,6 +248,29 @@ class Confinement:
         if self.on_escape is not None:
             self.on_escape(detail)
 
+    def _check_frozen(self, cgroup: BotCgroup, paused_s: float) -> None:
+        """At the end of a pause the kernel had not finished freezing when it began: did
+        it take? A bot of many busy tasks may still be freezing after a short pause."""
+        self._freezing_since = None
+        state = cgroup.freeze_state()
+        if state == "frozen" or (state == "freezing" and paused_s < FREEZE_SETTLE_S):
+            return
+        if state == "freezing":
+            state = f"still freezing after {paused_s:.1f} s"
+        self._pause_not_taken(state)
+
+    def _pause_not_taken(self, state: str) -> None:
+        """The freezer did not pause the bot: the referee's failure, not the bot's, but the
+        bot may have run in its opponents' turns; it is killed and the failure recorded as
+        an ``escape`` (never left silent)."""
+        detail = (
+            f"the referee's pause did not take (the cgroup freezer: {state});"
+            " a failure of the referee's machine, not of the bot (goatarena doctor)"
+        )
+        self.kill_all()
+        if self.on_escape is not None:
+            self.on_escape(detail)
+
     def _members(self) -> list[int]:
         if self.cgroup is not None:
             return self.cgroup.pids()
@@ -261,6 +300,8 @@ class Confinement:
             return
         self.paused = False
         if self.cgroup is not None and self.cgroup.can_freeze:
+            if self._freezing_since is not None:
+                self._check_frozen(self.cgroup, time.monotonic() - self._freezing_since)
             with contextlib.suppress(OSError):
                 self.cgroup.thaw()
             return
