@@ -70,3 +70,22 @@ def test_the_seed_parameter_deals_the_same_games() -> None:
 
     assert finished(5) == finished(5)
     assert finished(5) != finished(6)
+
+
+def test_the_openspiel_bot_plays_every_game() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    from goatarena.bots.random_bot import RandomBot
+    from goatarena.sdk import play_local
+
+    path = Path(__file__).resolve().parent.parent / "bots" / "python" / "openspiel_bot.py"
+    spec = importlib.util.spec_from_file_location("openspiel_bot", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for game in GAMES:
+        bot = module.OpenSpielMctsBot(ms=1, simulations=2, seed=1)
+        result = play_local([bot, RandomBot()], game, seed=3)
+        assert sorted(result.ranks) in ([1, 2], [1, 1])
+        assert len(result.decisions) > 20

@@ -217,6 +217,19 @@ for _name, _class in GAME_CLASSES.items():
     pyspiel.register_game(game_type(GAMES[_name]), _class)
 
 
+def spiel_state(game: pyspiel.Game, state: State) -> GoatArenaState:
+    """An OpenSpiel state of ``game`` (a loaded goatarena game) playing on from ``state``,
+    a goatarena state of the same game and player count (a sampled deal, say). The
+    OpenSpiel state's history starts empty: it holds only what is played through it."""
+    if not isinstance(game, GoatArenaGame) or game.info is not state.info:
+        raise ValueError(f"{game} is not the OpenSpiel game of {state.info.name}")
+    if state.players != game.num_players():
+        raise ValueError(f"{game} has {game.num_players()} players, the state {state.players}")
+    spiel = GoatArenaState(game)
+    spiel.engine = _Engine(game, state)
+    return spiel
+
+
 def load_game(game: str, players: int = 2, **params: Any) -> pyspiel.Game:
     """``pyspiel.load_game`` of a goatarena game by its goatarena name."""
     return pyspiel.load_game(short_name(game), {"players": players, **params})
