@@ -221,7 +221,7 @@ def test_the_live_board_lists_the_active_bots_best_first_and_who_is_out():
         spreads=[spread],
         validated={"strong", "weak", "new"},
         put_out={"flaky": "suspended: 9 of its last 50 games had a violation"},
-        history={"strong": [10.0, 40.0]},
+        history={(0, "strong"): [10.0, 40.0]},
         last_game={},
     )
     lines = board_lines(ladder)  # type: ignore[arg-type]

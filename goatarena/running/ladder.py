@@ -69,8 +69,9 @@ class LadderRun:
         """Why the ladder stopped by its own rule (None: it was interrupted)."""
         self.last_game: dict[str, float] = {}
         """When each bot's last game of this run ended (monotonic clock)."""
-        self.history: dict[str, list[float]] = {}
-        """Each bot's estimate after each of its recent games (for the trend)."""
+        self.history: dict[tuple[int, str], list[float]] = {}
+        """Per (game entry, bot): the bot's estimate in that entry's ladder after each of
+        its recent games there (for the trend; each entry rates on its own scale)."""
         progress = runner.progress
         self.on_change: Callable[[], None] = progress.report if progress else lambda: None
         """Called when a bot joins or leaves the tables (the board redraws)."""
@@ -213,7 +214,7 @@ class LadderRun:
             reason = self.watch.add(name, _violated(result, seat))
             if reason is not None and name not in self.put_out:
                 suspend.append((name, reason))
-            history = self.history.setdefault(name, [])
+            history = self.history.setdefault((entry, name), [])
             history.append(matchmaker.ratings.elo(name))
             del history[: -trend - 1]
             if live:

@@ -5,8 +5,9 @@ Each game of the ladder gets a table: rank, bot, Elo with its 95 % interval — 
 seat rotations counted as one unit: :mod:`goatarena.formats.ladder.deal_spread`) —,
 games, the trend over the bot's last games, and how long ago its last game ended. The
 numbers are the matchmaker's quick estimates (:mod:`goatarena.formats.ladder.estimate`),
-cheap enough to redraw every second; ``goatarena standings`` shows the full fit. In a pipe a
-summary line is written now and then instead.
+cheap enough to redraw every second; ``goatarena standings`` shows the full fit. In a pipe
+the rhythm is a round-robin's: a progress line every 5 seconds, the top of the board
+every 30, and a line as soon as a bot is put out (with the reason) or retired.
 """
 
 from __future__ import annotations
@@ -37,10 +38,16 @@ def _age(seconds: float | None) -> str:
 
 
 def board_rows(
-    ladder: LadderRun, matchmaker: Matchmaker, now: float, spread: DealSpread | None = None
+    ladder: LadderRun,
+    matchmaker: Matchmaker,
+    now: float,
+    spread: DealSpread | None = None,
+    *,
+    entry: int = 0,
 ) -> list[str]:
-    """One line per active bot of ``matchmaker``, best first, under a header line: the
-    raw ``±`` (every game independent) and, with ``spread``, the deal-adjusted one."""
+    """One line per active bot of ``matchmaker`` (game entry ``entry``), best first,
+    under a header line: the raw ``±`` (every game independent) and, with ``spread``,
+    the deal-adjusted one; the trend is the bot's in this entry's games only."""
     ratings = matchmaker.ratings
     active = matchmaker.active
     if not active:
@@ -56,7 +63,7 @@ def board_rows(
     for place, name in enumerate(ranked, 1):
         elo = BASE_ELO + ratings.elo(name) - mean
         margin = Z95 * ratings.stderr(name)
-        history = ladder.history.get(name, [])
+        history = ladder.history.get((entry, name), [])
         trend = f"{history[-1] - history[0]:+5.0f}" if len(history) > 1 else "    -"
         last = ladder.last_game.get(name)
         shown_margin = _margin(margin)
@@ -79,10 +86,10 @@ def board_lines(ladder: LadderRun, limit: int = ROWS) -> list[str]:
     now = time.monotonic()
     lines: list[str] = []
     config = ladder.runner.config
-    for entry, matchmaker, spread in zip(
-        config.games, ladder.matchmakers, ladder.spreads, strict=True
+    for index, (entry, matchmaker, spread) in enumerate(
+        zip(config.games, ladder.matchmakers, ladder.spreads, strict=True)
     ):
-        rows = board_rows(ladder, matchmaker, now, spread)
+        rows = board_rows(ladder, matchmaker, now, spread, entry=index)
         lines.append(f"{entry.name} ({entry.players} seats): {len(matchmaker.active)} active")
         lines += rows[: limit + 1]
         if len(rows) > limit + 1:
@@ -107,6 +114,8 @@ class LadderBoard(Progress):
         super().__init__(0, done=done, stream=stream)
         self.runner = runner
         self._plain_at = -PLAIN_BOARD_INTERVAL_S
+        self._told: dict[str, str] = {}
+        """What a pipe was told of each bot that plays no more (retired, or put out)."""
 
     def line(self) -> str:
         """Games stored so far and the rate of this run."""
@@ -128,8 +137,27 @@ class LadderBoard(Progress):
             self._drawn = len(block)
         else:
             self.stream.write(self.line() + "\n")
+            for told in self._roster_news():
+                self.stream.write(told + "\n")
             now = time.monotonic()
             if refit or now - self._plain_at >= PLAIN_BOARD_INTERVAL_S:
                 self._plain_at = now
                 self.stream.write("\n".join(self._lines()[:6]) + "\n")
         self.stream.flush()
+
+    def _roster_news(self) -> list[str]:
+        """A line for each bot put out (with the reason) or retired since the last
+        look: in a pipe there is no board whose last lines say so."""
+        ladder = self.runner.ladder
+        if ladder is None:
+            return []
+        now = {name: "is retired" for name in self.runner.config.ladder.retired}
+        for name, reason in ladder.put_out.items():
+            now[name] = f"is out: {reason}"
+        news = [
+            f"ladder {self.runner.config.name}: {name} {status}"
+            for name, status in now.items()
+            if self._told.get(name) != status
+        ]
+        self._told = now
+        return news

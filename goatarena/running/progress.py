@@ -99,7 +99,9 @@ class Progress:
             self.leaderboard.add(result, key)
         now = time.monotonic()
         wait = REDRAW_INTERVAL_S if self.is_terminal else PLAIN_INTERVAL_S
-        if now - self._last_report >= wait or self.done >= self.total:
+        # A ladder has no total (0): its last game is never in sight, and every game
+        # would be reported as the last one.
+        if now - self._last_report >= wait or 0 < self.total <= self.done:
             self._last_report = now
             self.report()
 
