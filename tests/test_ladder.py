@@ -120,7 +120,7 @@ def test_bots_added_updated_and_retired_while_it_runs_join_and_leave_the_table(t
     every = CliRunner().invoke(main, ["standings", "--db", str(db), "--all"])
     assert live.exit_code == 0 and every.exit_code == 0
     assert "a@2" in live.output and " b " not in live.output.split("retired")[0]
-    assert "retired (shown with --all): a, b" in live.output
+    assert "retired: a, b" in live.output and "--all shows them" in live.output
     assert " b " in every.output
     why = CliRunner().invoke(main, ["ladder", "why", "--db", str(db), stored[-1].key])
     assert why.exit_code == 0 and "chosen by the" in why.output and "rule" in why.output

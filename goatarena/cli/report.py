@@ -13,8 +13,15 @@ from goatarena.formats.config import SprtSettings, TournamentConfig
 from goatarena.formats.sprt import SprtTally, bounds, llr
 from goatarena.report import DEFAULT_REPLAYS, SprtCourse, StoreSource, report_page, write_report
 from goatarena.report.data import read_report_data
-from goatarena.report.facts import bot_facts, parse_config, tournament_facts
+from goatarena.report.facts import (
+    bot_facts,
+    bots_folder,
+    parse_config,
+    shown_text,
+    tournament_facts,
+)
 from goatarena.store.opening import database_files
+from goatarena.store.standings import TOURNAMENT_FOLDER, bots_out
 from goatarena.store.summary import GameSummary
 
 
@@ -52,23 +59,29 @@ def report_command(db: Path | None, output: Path, replays: int, force: bool) -> 
     try:
         tournament = store.meta("tournament") or store.path.stem
         config_json = store.meta("config")
-        meta = {key: store.meta(key) for key in ("created_at", "goatarena_version", "bot_hellos")}
+        meta = {
+            key: store.meta(key)
+            for key in ("created_at", "goatarena_version", "bot_hellos", TOURNAMENT_FOLDER)
+        }
         sprt = SprtCourseTally.of(config_json)
         source = StoreSource(store)
+        config = parse_config(config_json)
+        folder = bots_folder(config, meta[TOURNAMENT_FOLDER])
+        out = {name: shown_text(why, folder) for name, why in bots_out(store).items()}
         found = read_report_data(
             tournament,
             source.summaries,
             store.disqualified(),
             replays,
             also=None if sprt is None else sprt.add,
+            out=out,
         )
-        config = parse_config(config_json)
         page = report_page(
             tournament,
             source,
             found,
             facts=tournament_facts(config, meta, found.finished),
-            bots=bot_facts(config, found.bots, meta["bot_hellos"]),
+            bots=bot_facts(config, found.bots, meta["bot_hellos"], folder=folder),
             sprt=None if sprt is None else sprt.course(),
         )
     finally:

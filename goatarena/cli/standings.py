@@ -24,6 +24,7 @@ from goatarena.ratings.standings import (
     render_los,
     render_tables,
 )
+from goatarena.ratings.standings_render import out_lines
 from goatarena.store.standings import retired_bots, standings_from_store, without_bots
 
 GAME_PAIRS_TITLE = (
@@ -64,7 +65,7 @@ GAME_PAIRS_TITLE = (
     "--all",
     "show_all",
     is_flag=True,
-    help="A ladder: show its retired versions too (they keep their games).",
+    help="A ladder: show its retired versions' rows too (they keep their games).",
 )
 @reports_errors
 def standings_command(
@@ -115,10 +116,12 @@ def standings_command(
         # Not an empty table under a header that reads like the whole tournament.
         what = f"{game} games" if game is not None else "games"
         click.echo(f"{standings.tournament}: no {what} stored")
+        for line in out_lines(standings):
+            click.echo(line)
     else:
         click.echo(render_tables(standings, game=game))
         if retired:
-            click.echo(f"\nretired (shown with --all): {', '.join(retired)}")
+            click.echo("(the retired versions' rows are left out; --all shows them)")
         if cross:
             click.echo("\nhead to head (points of the row bot against the column bot / games)")
             click.echo(render_cross(*tally.cross_table()))

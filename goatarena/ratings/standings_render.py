@@ -13,7 +13,7 @@ import msgspec
 from tabulate import tabulate
 
 from goatarena.ratings.pentanomial import PairRecord, signed_elo
-from goatarena.ratings.table import OVERALL, Row, Standings
+from goatarena.ratings.table import OVERALL, RETIRED, Row, Standings
 
 CrossCells = Mapping[tuple[str, str], Sequence[float]]
 """Head-to-head: (a, b) -> [a's points against b, games they met]."""
@@ -52,9 +52,31 @@ def render_tables(standings: Standings, *, game: str | None = None) -> str:
                 line.insert(4, f"{row.deal_lo:.0f} .. {row.deal_hi:.0f}")
         blocks.append(f"\n{name}\n" + tabulate(lines, headers=headers))
         blocks.extend(_notes(standings, name))
-    if standings.no_games:
-        blocks.append(f"no games: {', '.join(standings.no_games)}")
+    idle = [name for name in standings.no_games if name not in standings.out]
+    if idle:
+        blocks.append(f"no games: {', '.join(idle)}")
+    blocks.extend(out_lines(standings))
     return "\n".join(blocks)
+
+
+def out_lines(standings: Standings) -> list[str]:
+    """The bots that play no more, as a live ladder board says it: one line of the
+    retired versions, then ``out: NAME (reason)`` for each disqualified or suspended one
+    (its reason's further lines, a failed start's stderr, indented below)."""
+    retired = [
+        name + (" (no games)" if name in standings.no_games else "")
+        for name, why in standings.out.items()
+        if why == RETIRED
+    ]
+    lines = [f"retired: {', '.join(retired)}"] if retired else []
+    for name, why in standings.out.items():
+        if why == RETIRED:
+            continue
+        first, *more = why.split("\n")
+        games = "" if name not in standings.no_games else ", no games"
+        lines.append(f"out: {name} ({first}{games})")
+        lines.extend(f"    {line.strip()}" for line in more)
+    return lines
 
 
 SWISS_HEADERS = ["swiss points", "buchholz", "s-b"]
@@ -182,7 +204,9 @@ def render_json(standings: Standings) -> str:
 
 
 def render_csv(standings: Standings) -> str:
-    """The standings as CSV, one line per (game, bot); ``game`` is ``overall`` for pooled."""
+    """The standings as CSV, one line per (game, bot); ``game`` is ``overall`` for pooled.
+    The last column, ``out``, says why a bot plays no more (:attr:`Standings.out`); a bot
+    out without a game has one line of its own, with an empty ``game``."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(
@@ -204,8 +228,10 @@ def render_csv(standings: Standings) -> str:
             "swiss_points",
             "buchholz",
             "sonneborn_berger",
+            "out",
         ]
     )
+    listed: set[str] = set()
     for game, rows in standings.standings.items():
         for place, row in enumerate(rows, 1):
             violations = ";".join(f"{cause}={count}" for cause, count in row.violations.items())
@@ -228,8 +254,13 @@ def render_csv(standings: Standings) -> str:
                     _blank(row.swiss_points),
                     _blank(row.buchholz),
                     _blank(row.sonneborn_berger),
+                    standings.out.get(row.bot, ""),
                 ]
             )
+            listed.add(row.bot)
+    for name, why in standings.out.items():  # out before its first game: a line of its own
+        if name not in listed:
+            writer.writerow(["", "", name, *[""] * 14, why])
     return out.getvalue()
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import msgspec
 
 OVERALL = "overall"
+RETIRED = "retired"
+"""Why a ladder's retired version plays no more, in :attr:`Standings.out`."""
 
 
 class Row(msgspec.Struct, frozen=True):
@@ -54,6 +56,9 @@ class Standings(msgspec.Struct, frozen=True):
     through common opponents, and ``groups`` then lists the separate groups (their
     ratings are not comparable); ``los`` (when asked for) maps bot a -> bot b -> the
     likelihood that a is stronger than b. ``no_games`` names entered bots without games.
+    ``out`` names the bots that play no more, with why: ``retired`` (a ladder's retired
+    version), the reason it was disqualified or suspended (``suspended: ...``), or both
+    (``retired; suspended: ...``); with games or without.
     """
 
     tournament: str
@@ -63,4 +68,5 @@ class Standings(msgspec.Struct, frozen=True):
     connected: dict[str, bool] = {}
     groups: dict[str, list[list[str]]] = {}
     no_games: list[str] = []
+    out: dict[str, str] = {}
     los: dict[str, dict[str, dict[str, float]]] | None = None

@@ -132,7 +132,7 @@ def report_page(
         "TITLE": escape(f"{tournament}: goatarena report"),
         "TOURNAMENT": escape(tournament),
         "SUMMARY": escape(_summary(found, len(order) - 1, len(packed), broken)),
-        "FACTS": facts_section(facts, bots or bot_facts({}, found.bots)),
+        "FACTS": facts_section(facts, bots or bot_facts({}, found.bots), standings.out),
         "STANDINGS": html.standings_section(standings, order, colours),
         "HEATMAP": html.switch_section("heat-table", "table", heat_maps),
         "SEATS": details.seat_advantage_table(standings.seat_advantage),

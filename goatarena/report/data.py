@@ -105,10 +105,12 @@ def read_report_data(
     replays: int,
     *,
     also: Callable[[GameSummary], None] | None = None,
+    out: Mapping[str, str] | None = None,
 ) -> ReportData:
     """The report's tables from two passes over the games' summaries (``summaries()``
     is called twice, each time streaming every game in finishing order); ``also`` is
-    shown each summary of the first pass (an SPRT counting the same games)."""
+    shown each summary of the first pass (an SPRT counting the same games); ``out``
+    names the bots that play no more, with why (:attr:`Standings.out`)."""
     tally = StandingsTally()
     per_table: Counter[str] = Counter({OVERALL: 0})  # the overall table first
     paired: dict[str, PentanomialTally] = {OVERALL: PentanomialTally()}
@@ -134,6 +136,7 @@ def read_report_data(
             also(summary)
     per_table[OVERALL] = number
     standings = tally.standings(tournament, disqualified=disqualified)
+    standings = msgspec.structs.replace(standings, out=dict(disqualified if out is None else out))
     cross = {OVERALL: head_to_head(tally.pairs)}
     for game in per_table:
         if game != OVERALL:

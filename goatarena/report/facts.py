@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import shlex
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -57,18 +59,28 @@ def tournament_facts(
 
 
 def bot_facts(
-    config: Mapping[str, Any], bots: Sequence[str], hellos: str | None = None
+    config: Mapping[str, Any],
+    bots: Sequence[str],
+    hellos: str | None = None,
+    *,
+    folder: str | None = None,
 ) -> list[Fact]:
     """Each bot's command as entered, for the bots of the tournament file and any other
     bot that played (a store without the file: the names alone), with the name the bot
-    gave in its hello when the store kept it (``hellos``: the stored JSON)."""
+    gave in its hello when the store kept it (``hellos``: the stored JSON). Paths in the
+    commands are shown relative to ``folder`` (:func:`bots_folder`; see
+    :func:`shown_command`)."""
     entered = config.get("bots")
-    commands = entered if isinstance(entered, dict) else {}
+    commands = (
+        {str(name): str(command) for name, command in entered.items()}
+        if isinstance(entered, dict)
+        else {}
+    )
     announced = parse_config(hellos)
     names = list(commands) + [bot for bot in bots if bot not in commands]
     facts = []
     for name in names:
-        command = str(commands.get(name, NOT_RECORDED))
+        command = shown_command(commands[name], folder) if name in commands else NOT_RECORDED
         said = announced.get(name)
         if isinstance(said, str) and said and said != name:
             command += f"  (says it is {said!r})"
@@ -76,17 +88,107 @@ def bot_facts(
     return facts
 
 
-def facts_section(facts: Sequence[Fact], bots: Sequence[Fact]) -> str:
-    """The header's facts as a definition list, then the bots and their commands."""
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/etc", "/nix", "/snap")
+"""Folders of the machine's programs: a path in them says nothing of the organiser."""
+
+
+def shown_command(command: str, folder: str | None) -> str:
+    """``command`` as the report shows it: each absolute path that shares more than the
+    root with ``folder`` (the tournament file's) written relative to it (``bots/a.py``,
+    ``../kits/go/bot``), so that the organiser's own folders (a home, a user name) stay
+    off the page; system paths (``/usr/bin/python3``) are left as they are."""
+    if folder is None:
+        return command
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    shown = [_relative_word(word, folder) for word in words]
+    return command if shown == words else shlex.join(shown)
+
+
+def _relative_word(word: str, folder: str) -> str:
+    option, equals, value = word.partition("=")
+    if equals and option.startswith("-"):  # --model=/home/me/t/model.bin
+        return f"{option}={_relative_word(value, folder)}"
+    if not os.path.isabs(word) or os.path.commonpath([folder, word]) == os.sep:
+        return word
+    relative = os.path.relpath(word, folder)
+    return relative if relative.startswith("..") else os.path.join(".", relative)
+
+
+def bots_folder(config: Mapping[str, Any], kept: str | None) -> str | None:
+    """The folder the report shows bots' paths relative to: the tournament file's, as
+    the store ``kept`` it, else the one the file's commands share (:func:`shared_folder`)."""
+    entered = config.get("bots")
+    commands = [str(command) for command in entered.values()] if isinstance(entered, dict) else []
+    return kept or shared_folder(commands)
+
+
+def shown_text(text: str, folder: str | None) -> str:
+    """``text`` (a reason naming a bot's program, say) with the paths under ``folder``
+    written from it (``./bots/a``), as :func:`shown_command` shows commands."""
+    if folder is None or folder == os.sep:
+        return text
+    return text.replace(folder.rstrip(os.sep) + os.sep, "." + os.sep)
+
+
+def shared_folder(commands: Iterable[str]) -> str | None:
+    """The folder the commands' own absolute paths share (not the system's), standing in
+    for the tournament file's folder in a store that did not keep it; None if none."""
+    paths = []
+    for command in commands:
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            continue
+        paths += [
+            os.path.dirname(word)
+            for word in words
+            if os.path.isabs(word) and not word.startswith(tuple(f"{f}/" for f in SYSTEM_FOLDERS))
+        ]
+    if not paths:
+        return None
+    shared = os.path.commonpath(paths)
+    return None if shared == os.sep else shared
+
+
+OUT_WORDS = (("retired", "retired"), ("suspended", "suspended"))
+"""How a bot's reason for playing no more begins -> the word that marks it (else
+"disqualified")."""
+
+
+def out_word(reason: str) -> str:
+    """The one word that marks a bot out of play: retired, suspended or disqualified."""
+    return next((word for start, word in OUT_WORDS if reason.startswith(start)), "disqualified")
+
+
+def facts_section(
+    facts: Sequence[Fact], bots: Sequence[Fact], out: Mapping[str, str] | None = None
+) -> str:
+    """The header's facts as a definition list, then the bots and their commands; a bot
+    that plays no more (``out``: name -> why) is marked, with its reason."""
     rows = "".join(f"<dt>{escape(label)}</dt><dd>{escape(value)}</dd>" for label, value in facts)
+    out = out or {}
     commands = "".join(
-        f"<dt>{escape(name)}</dt><dd><code>{escape(command)}</code></dd>" for name, command in bots
+        f"<dt>{escape(name)}{out_mark(out.get(name))}</dt><dd><code>{escape(command)}</code>"
+        + (f'<small class="out-reason">{escape(out[name])}</small>' if name in out else "")
+        + "</dd>"
+        for name, command in bots
     )
     return (
         f'<dl class="facts">{rows}</dl>'
         f'<details class="bots" open><summary>bots and their commands</summary>'
         f'<dl class="facts">{commands}</dl></details>'
     )
+
+
+def out_mark(reason: str | None) -> str:
+    """The mark after a bot's name that says it plays no more (its reason as the
+    tooltip); empty for ``None``."""
+    if reason is None:
+        return ""
+    return f' <span class="out" title="{escape(reason)}">{out_word(reason)}</span>'
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

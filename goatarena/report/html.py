@@ -13,7 +13,9 @@ from typing import Any
 
 from goatarena.ratings.pentanomial import PairRecord, signed_elo
 from goatarena.ratings.standings import Row, Standings
+from goatarena.ratings.table import RETIRED
 from goatarena.render.style import SEAT_COLOURS
+from goatarena.report.facts import out_mark
 
 PALETTE = (
     "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf",
@@ -29,8 +31,16 @@ def bot_colours(bots: Sequence[str]) -> dict[str, str]:
     return {bot: PALETTE[index % len(PALETTE)] for index, bot in enumerate(bots)}
 
 
-def standings_table(title: str, rows: Sequence[Row], colours: Mapping[str, str]) -> str:
-    """One standings table; each Elo drawn with its 95 % interval on a shared scale."""
+def standings_table(
+    title: str,
+    rows: Sequence[Row],
+    colours: Mapping[str, str],
+    out: Mapping[str, str] | None = None,
+) -> str:
+    """One standings table; each Elo drawn with its 95 % interval on a shared scale; a
+    bot that plays no more (``out``: name -> why) marked retired, suspended or
+    disqualified, its reason in the mark's tooltip."""
+    out = out or {}
     if not rows:
         return ""
     low = min(row.lo for row in rows)
@@ -62,7 +72,7 @@ def standings_table(title: str, rows: Sequence[Row], colours: Mapping[str, str])
         if row.disqualified:
             violations = (violations + "; " if violations else "") + "disqualified"
         lines.append(
-            f"<tr><td>{place}</td><td class=bot>{escape(row.bot)}</td>"
+            f"<tr><td>{place}</td><td class=bot>{escape(row.bot)}{out_mark(out.get(row.bot))}</td>"
             # the interval again under the Elo, shown where its own column is hidden (a phone)
             f'<td class=elo data-elo="{row.elo:.0f}">{row.elo:.0f}'
             f"<small class=range>{row.lo:.0f}–{row.hi:.0f}</small></td>"
@@ -78,9 +88,29 @@ def standings_table(title: str, rows: Sequence[Row], colours: Mapping[str, str])
 def standings_section(
     standings: Standings, order: Sequence[str], colours: Mapping[str, str]
 ) -> str:
-    """Every standings table, overall first."""
-    return "\n".join(
-        standings_table(name, standings.standings.get(name, []), colours) for name in order
+    """Every standings table, overall first, then the bots that play no more, each
+    with its reason."""
+    tables = [
+        standings_table(name, standings.standings.get(name, []), colours, standings.out)
+        for name in order
+    ]
+    return "\n".join([*tables, out_list(standings)])
+
+
+def out_list(standings: Standings) -> str:
+    """The bots that play no more, marked and with the reason (a failed start's stderr
+    kept in its lines); empty if every bot plays."""
+    if not standings.out:
+        return ""
+    items = "".join(
+        f"<li><b>{escape(name)}</b>{out_mark(why)}"
+        + ("" if name not in standings.no_games else " (no games)")
+        + ("" if why == RETIRED else f'<pre class="out-reason">{escape(why)}</pre>')
+        + "</li>"
+        for name, why in standings.out.items()
+    )
+    return (
+        f'<div class="out-list"><p class="note">Bots that play no more:</p><ul>{items}</ul></div>'
     )
 
 

@@ -54,6 +54,7 @@ from goatarena.running.pool import MAX_START_FAILURES
 from goatarena.running.progress import Progress
 from goatarena.store.database import Store
 from goatarena.store.opening import database_files
+from goatarena.store.standings import TOURNAMENT_FOLDER
 
 T = TypeVar("T")
 
@@ -127,6 +128,8 @@ class Runner:
         are kept and only new ones are played (see :mod:`goatarena.formats.growth`)."""
         if not self._claimed:
             claim_store(self.store, self.config, workdir=Path.cwd())
+            if self.source is not None:  # the report shows the bots' paths relative to it
+                self.store.remember(TOURNAMENT_FOLDER, str(self.source.parent.absolute()))
             if self.config.secret_deals:
                 self.secret = self.store.deal_secret()
         self._claimed = True

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 import msgspec
 
 from goatarena.ratings.standings import Standings, StandingsTally
+from goatarena.ratings.table import RETIRED
 from goatarena.store.database import Store, StoredGame
 from goatarena.store.split_count import count_split
 from goatarena.store.summary import GameSummary, summary_of
@@ -59,7 +60,7 @@ def standings_from_store(
             count_summary(tally, summary, swiss=swiss)
             if also is not None:
                 also(summary)
-    return tally.standings(
+    standings = tally.standings(
         store.meta("tournament") or "?",
         disqualified=store.disqualified(),
         bots=bots,
@@ -67,6 +68,7 @@ def standings_from_store(
         los=los,
         deal_games=deal_games if deals else None,
     )
+    return msgspec.structs.replace(standings, out=bots_out(store))
 
 
 def _in_any_order(
@@ -109,6 +111,20 @@ def _config(store: Store) -> dict[str, object]:
     except ValueError:
         return {}
     return config if isinstance(config, dict) else {}
+
+
+TOURNAMENT_FOLDER = "tournament_folder"
+"""The metadata key of the tournament file's folder (kept by ``run``): the report shows
+the bots' paths relative to it."""
+
+
+def bots_out(store: Store) -> dict[str, str]:
+    """Each bot that plays no more, with why: the stored reason it was disqualified or
+    suspended, ``retired`` for a ladder's retired version, or both."""
+    out = store.disqualified()
+    for name in retired_bots(store):
+        out[name] = f"{RETIRED}; {out[name]}" if name in out else RETIRED
+    return dict(sorted(out.items()))
 
 
 def retired_bots(store: Store) -> list[str]:
