@@ -341,3 +341,46 @@ def test_a_large_fields_head_to_head_is_drawn_as_a_small_ones_is_written(
     for drawn_table, written_table in zip(cells["drawn"], cells["written"], strict=True):
         differ = [(d, w) for d, w in zip(drawn_table, written_table, strict=True) if d != w]
         assert differ == []
+
+
+BOARD_MEASURES = """() => {
+    const svg = document.querySelector("#board svg");
+    const box = svg.getBoundingClientRect();
+    const scale = box.width / svg.viewBox.baseVal.width;
+    const sizes = [...svg.querySelectorAll("text")]
+        .map((node) => parseFloat(getComputedStyle(node).fontSize) * scale)
+        .sort((a, b) => a - b);
+    const stage = document.querySelector(".stage").getBoundingClientRect();
+    const moves = document.getElementById("moves").getBoundingClientRect();
+    return {
+        board: box.width, right: box.right, top: box.top, viewport: window.innerWidth,
+        stage: stage.width, moves: moves.width, movesLeft: moves.left, movesTop: moves.top,
+        smallest: sizes[0], median: sizes[Math.floor(sizes.length / 2)],
+        narrow: svg.classList.contains("narrow"),
+        overflow: document.documentElement.scrollWidth - window.innerWidth,
+    };
+}"""
+"""The replay board as drawn: its width, the moves list's place, and the size its text is
+shown at on the screen (font size times the board's scale)."""
+
+
+@pytest.mark.parametrize("page", [390, 1600], indirect=True, ids=["phone", "wide"])
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_replay_board_is_readable_on_a_phone_and_fills_a_wide_screen(page, game):
+    decisions = open_replay(page, game)
+    page.locator("#slider").fill(str(decisions // 2))
+    measured = page.evaluate(BOARD_MEASURES)
+    assert measured["overflow"] <= 0, measured  # never wider than the screen
+    if measured["viewport"] < 600:
+        # A phone: the narrow layout, nearly the screen's width, text a phone can read
+        # (a wide board shrunk to fit showed 5-6 px text on a third of the width).
+        assert measured["narrow"], measured
+        assert measured["board"] >= 0.9 * measured["viewport"], measured
+        assert measured["median"] >= 11 and measured["smallest"] >= 8.5, measured
+    else:
+        # A wide screen: the board and its moves side by side fill the stage, no gap.
+        assert not measured["narrow"], measured
+        assert measured["movesLeft"] > measured["right"] and measured["movesTop"] == measured["top"]
+        assert measured["stage"] - measured["board"] - measured["moves"] <= 24, measured
+        assert measured["median"] >= 11, measured
+    shoot(page, f"board-{game}-{measured['viewport']}px", selector="#viewer")

@@ -146,6 +146,7 @@
     $("caption").textContent = caption;
     $("slider").value = String(n);
     $("step-label").textContent = `${n} / ${total}`;
+    chooseLayout();
     const svg = DRAW[replay.game](seatView(view, viewer.seat), names);
     svg.dataset.step = String(n);
     svg.dataset.seat = viewer.seat === null ? "" : String(viewer.seat);
@@ -191,6 +192,10 @@
       listMoves();
       show();
     };
+    // A phone turned sideways (or a window resized) may want the other layout.
+    window.addEventListener("resize", () => {
+      if (viewer.replay && layout.narrow !== ($("viewer").clientWidth < NARROW_BELOW_PX)) show();
+    });
     document.addEventListener("keydown", (event) => {
       if (!viewer.replay || event.target.tagName === "SELECT") return;
       if (event.key === "ArrowRight") go(viewer.step + 1);
@@ -199,6 +204,17 @@
   }
 
   // -- SVG drawing helpers -----------------------------------------------------------------
+  // A board is drawn in one of two layouts, chosen by the width the replay has: wide
+  // (900 units, seats' parts side by side) or narrow (NARROW_UNITS, the same parts stacked
+  // and larger text), so that a phone shows it at nearly its own size instead of
+  // shrinking a wide board to unreadable text.
+  const NARROW_BELOW_PX = 640;
+  const NARROW_UNITS = 390;
+  let layout = { narrow: false, font: 12 };
+  function chooseLayout() {
+    const narrow = $("viewer").clientWidth < NARROW_BELOW_PX;
+    layout = { narrow, font: narrow ? 13 : 12 };
+  }
   function el(tag, attrs = {}, ...children) {
     const node = document.createElementNS(NS, tag);
     for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, String(v));
@@ -206,12 +222,33 @@
     return node;
   }
   function text(x, y, content, attrs = {}) {
-    const node = el("text", { x, y, "font-size": 12, ...attrs });
+    const node = el("text", { x, y, "font-size": layout.font, ...attrs });
     node.textContent = content;
     return node;
   }
+  // The lines of a board's title: one where the layout is wide; where it is narrow, the
+  // first part, then the rest on as many lines as it needs.
+  const NARROW_LINE_CHARS = 44;
+  function headingLines(first, rest) {
+    if (!layout.narrow) return [[first, ...rest].join(" · ")];
+    const lines = [first];
+    let line = "";
+    for (const part of rest) {
+      if (line && line.length + 3 + part.length > NARROW_LINE_CHARS) {
+        lines.push(line);
+        line = part;
+      } else line = line ? `${line} · ${part}` : part;
+    }
+    if (line) lines.push(line);
+    return lines;
+  }
+  // Draws the title's lines; the baseline of the last.
+  function drawHeading(svg, lines) {
+    lines.forEach((line, i) => svg.append(text(12, 20 + i * 20, line, { "font-weight": 600, ...(i === 0 ? { "font-size": layout.font + 2 } : {}) })));
+    return 20 * lines.length;
+  }
   function svgRoot(width, height) {
-    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "board" });
+    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: `board ${layout.narrow ? "narrow" : "wide"}` });
     const pattern = el("pattern", { id: "back", width: 6, height: 6, patternUnits: "userSpaceOnUse" },
       el("rect", { width: 6, height: 6, fill: "#5b6b8c" }), el("path", { d: "M0 6L6 0", stroke: "#8fa0c4", "stroke-width": 1.5 }));
     svg.append(el("defs", {}, pattern));
@@ -221,7 +258,7 @@
   function card(x, y, label, { fill = "#fff", color = "#222", w = 44, h = 26, cls = "" } = {}) {
     const g = el("g", { class: `card ${label === null ? "facedown" : "faceup"} ${cls}`, transform: `translate(${x},${y})` });
     g.append(el("rect", { width: w, height: h, rx: 4, fill: label === null ? "url(#back)" : fill }));
-    if (label !== null) g.append(text(w / 2, h / 2 + 4, label, { "text-anchor": "middle", fill: color, "font-size": w < 40 ? 10 : 11, "font-weight": 600 }));
+    if (label !== null) g.append(text(w / 2, h / 2 + 4, label, { "text-anchor": "middle", fill: color, "font-size": (w < 40 ? 10 : 11) + (layout.narrow ? 1 : 0), "font-weight": 600 }));
     return g;
   }
   // A seat's hand: its cards face up, or as many backs as it holds.
@@ -238,7 +275,10 @@
   function seatLabel(seat, names, view, x, y) {
     const you = view.seat === seat ? " (you)" : "";
     const acting = view.to_act === seat ? " ◀" : "";
-    return text(x, y, `seat ${seat} ${names[seat]}${you}${acting}`, { fill: SEAT[seat % 6], "font-weight": 700, "font-size": 13 });
+    return text(x, y, `seat ${seat} ${names[seat]}${you}${acting}`, { fill: SEAT[seat % 6], "font-weight": 700, "font-size": layout.font + 1 });
+  }
+  function seatPanel(svg, view, seat, y, width, height) {
+    svg.append(el("rect", { x: 4, y: y - 4, width: width - 8, height: height - 6, rx: 6, fill: view.to_act === seat ? "#f1f7e9" : "#fff", stroke: "#e2ded2" }));
   }
   function status(view) {
     return view.to_act === null || view.to_act === undefined ? "game over" : `seat ${view.to_act} to act`;
@@ -246,17 +286,21 @@
 
   // -- Mountain Goats ----------------------------------------------------------------------
   function drawMountainGoats(view, names) {
-    const players = view.steps.length;
-    const colW = 96, cellH = 40, base = 250, width = 780;
-    const height = base + 74 + players * 22;
+    const players = view.steps.length, narrow = layout.narrow;
+    const titled = headingLines(`Mountain Goats · round ${view.round}`, [status(view), `bonus left ${view.bonus_left.join(" ") || "-"}`, ...(view.ending ? ["last round"] : [])]);
+    const head = 20 * titled.length;
+    const colW = narrow ? 62 : 96, cellH = 40, base = narrow ? head + 230 : 250;
+    const width = narrow ? NARROW_UNITS : 780, seatH = narrow ? 40 : 22;
+    const height = base + 74 + players * seatH;
     const svg = svgRoot(width, height);
-    svg.append(text(12, 20, `Mountain Goats · round ${view.round} · ${status(view)} · bonus left ${view.bonus_left.join(" ") || "-"}${view.ending ? " · last round" : ""}`, { "font-size": 14, "font-weight": 600 }));
+    drawHeading(svg, titled);
+    const diceX = narrow ? 12 : width - 150, diceY = narrow ? head + 10 : 30;
     view.dice.forEach((d, i) => {
-      svg.append(el("rect", { x: width - 150 + i * 34, y: 30, width: 26, height: 26, rx: 5, fill: "#fff", stroke: "#333", class: "die" }));
-      svg.append(text(width - 137 + i * 34, 48, String(d), { "text-anchor": "middle", "font-weight": 700, "font-size": 15 }));
+      svg.append(el("rect", { x: diceX + i * 34, y: diceY, width: 26, height: 26, rx: 5, fill: "#fff", stroke: "#333", class: "die" }));
+      svg.append(text(diceX + 13 + i * 34, diceY + 18, String(d), { "text-anchor": "middle", "font-weight": 700, "font-size": 15 }));
     });
     view.mountains.forEach((mountain, m) => {
-      const x = 40 + m * colW, h = view.heights[m];
+      const x = (narrow ? 14 : 40) + m * colW, h = view.heights[m];
       for (let step = 1; step <= h; step++) {
         const y = base - step * cellH;
         const summit = step === h;
@@ -264,55 +308,68 @@
       }
       svg.append(el("rect", { x, y: base, width: colW - 10, height: cellH - 8, rx: 3, fill: "#cde3c0", stroke: "#9bb88c" }));
       svg.append(text(x + (colW - 10) / 2, base + 50, `${mountain}`, { "text-anchor": "middle", "font-size": 16, "font-weight": 700 }));
-      svg.append(text(x + (colW - 10) / 2, base - h * cellH - 8, `${view.supply[m]} tokens`, { "text-anchor": "middle", fill: "#555" }));
+      svg.append(text(x + (colW - 10) / 2, base - h * cellH - 8, narrow ? `${view.supply[m]} left` : `${view.supply[m]} tokens`, { "text-anchor": "middle", fill: "#555" }));
       for (let seat = 0; seat < players; seat++) {
         const step = view.steps[seat][m];
         const y = step === 0 ? base + 12 : base - step * cellH + 18;
-        svg.append(el("circle", { cx: x + 12 + seat * 20, cy: y, r: 8, fill: SEAT[seat % 6], class: "goat", "data-seat": seat }));
+        // Narrow columns hold the goats two by two; wide ones in a row.
+        const [dx, dy] = narrow ? [12 + (seat % 2) * 18, players > 2 ? Math.floor(seat / 2) * 14 - 7 : 0] : [12 + seat * 20, 0];
+        svg.append(el("circle", { cx: x + dx, cy: y + dy, r: narrow ? 7 : 8, fill: SEAT[seat % 6], class: "goat", "data-seat": seat }));
       }
     });
     for (let seat = 0; seat < players; seat++) {
-      const y = base + 78 + seat * 22;
+      const y = base + 78 + seat * seatH;
       svg.append(seatLabel(seat, names, view, 12, y));
       const tokens = view.mountains.map((m, i) => (view.tokens[seat][i] ? `${view.tokens[seat][i]}×${m}` : "")).filter(Boolean).join(" ");
       const bonus = view.bonuses[seat].map((b) => `+${b}`).join(" ");
-      svg.append(text(240, y, `score ${view.scores[seat]} · tokens ${tokens || "-"} ${bonus}`));
+      const [sx, sy] = narrow ? [24, y + 17] : [240, y];
+      svg.append(text(sx, sy, `score ${view.scores[seat]} · tokens ${tokens || "-"} ${bonus}`));
     }
     return svg;
   }
 
   // -- Goat Lords ----------------------------------------------------------------------------
   const WILD = { goatini: "#f5d76e", lord: "#f0b429" };
-  function lordsCard(c) { return { fill: WILD[c] || "#f3efe4", w: 62 }; }
+  function lordsCard(c) { return { fill: WILD[c] || "#f3efe4", w: layout.narrow ? 54 : 62 }; }
   function drawGoatLords(view, names) {
-    const players = view.herds.length, perRow = 6, width = 900;
+    const players = view.herds.length, narrow = layout.narrow;
+    const perRow = narrow ? 4 : 6, width = narrow ? NARROW_UNITS : 900;
     const lines = Math.max(1, ...view.herds.map((herd) => Math.ceil(herd.length / perRow)));
-    const rowH = Math.max(78, 30 + lines * 24), height = 70 + players * rowH;
+    // Wide: hand and herd side by side; narrow: the herd under the hand.
+    const herdX = narrow ? 12 : 400, herdY = narrow ? 90 : 20;
+    const rowH = narrow ? Math.max(100, herdY + 10 + lines * 24) : Math.max(78, 30 + lines * 24);
+    const duelLines = view.duel ? (narrow ? 2 : 0) : 0;
+    const titled = headingLines(`Goat Lords · round ${view.round}`, [status(view), `draw ${view.draw_size}`, `discard ${view.discard_size}`, ...(view.recycled ? ["recycled"] : [])]);
+    const first = (narrow ? 20 * titled.length + 46 : 66) + duelLines * 18;
+    const height = first + players * rowH;
     const svg = svgRoot(width, height);
-    svg.append(text(12, 20, `Goat Lords · round ${view.round} · ${status(view)} · draw ${view.draw_size} · discard ${view.discard_size}${view.recycled ? " · recycled" : ""}`, { "font-size": 14, "font-weight": 600 }));
-    svg.append(text(12, 44, "discard top"));
-    svg.append(card(84, 28, view.discard_top || "-", lordsCard(view.discard_top)));
+    const head = drawHeading(svg, titled);
+    svg.append(text(12, head + 24, "discard top"));
+    svg.append(card(narrow ? 100 : 84, head + 8, view.discard_top || "-", lordsCard(view.discard_top)));
     if (view.duel) {
       const d = view.duel;
-      svg.append(text(170, 44, `duel: seat ${d.attacker} attacks seat ${d.defender} (${d.kind || "wilds"}), played ${d.played.join(" ")}; seat ${d.to_answer} to answer`, { fill: "#b00020", "font-weight": 600 }));
+      const said = [`duel: seat ${d.attacker} attacks seat ${d.defender} (${d.kind || "wilds"})`, `played ${d.played.join(" ")}; seat ${d.to_answer} to answer`];
+      const style = { fill: "#b00020", "font-weight": 600 };
+      if (narrow) said.forEach((line, i) => svg.append(text(12, head + 54 + i * 18, line, style)));
+      else svg.append(text(170, 44, said.join(", "), style));
     }
     for (let seat = 0; seat < players; seat++) {
-      const y = 66 + seat * rowH;
-      svg.append(el("rect", { x: 4, y: y - 4, width: width - 8, height: rowH - 6, rx: 6, fill: view.to_act === seat ? "#f1f7e9" : "#fff", stroke: "#e2ded2" }));
+      const y = first + seat * rowH;
+      seatPanel(svg, view, seat, y, width, rowH);
       svg.append(seatLabel(seat, names, view, 12, y + 14));
       svg.append(text(12, y + 32, `total ${view.totals[seat]} · herd ${view.herd_values[seat]}`));
-      svg.append(text(12, y + 52, "hand", { fill: "#666" }));
-      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], 50, y + 36, { style: lordsCard, label: (c) => c }, 64));
-      svg.append(text(400, y + 14, "herd", { fill: "#666" }));
+      svg.append(text(12, y + (narrow ? 58 : 52), "hand", { fill: "#666" }));
+      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], 50, y + (narrow ? 40 : 36), { style: lordsCard, label: (c) => c }, narrow ? 56 : 64));
+      svg.append(text(herdX, y + herdY - 6, "herd", { fill: "#666" }));
       view.herds[seat].forEach((pile, i) => {
         // The pile's kind and count, then how many wilds: "ninja×3 +2★" (all cards on hover).
         const wilds = pile.cards.filter((c) => c in WILD).length;
         const kinds = pile.cards.length - wilds;
         const label = pile.kind ? `${pile.kind}${kinds > 1 ? "×" + kinds : ""}${wilds ? " +" + wilds + "★" : ""}` : pile.cards.join(" ");
-        const x = 400 + (i % perRow) * 82, yy = y + 20 + Math.floor(i / perRow) * 24;
+        const x = herdX + (i % perRow) * 82, yy = y + herdY + Math.floor(i / perRow) * 24;
         const g = el("g", { class: "pile" });
         g.append(el("rect", { x, y: yy, width: 78, height: 20, rx: 3, fill: pile.kind ? "#e8efe0" : WILD.goatini, stroke: "#889" }));
-        g.append(text(x + 39, yy + 14, label.length > 14 ? label.slice(0, 13) + "…" : label, { "text-anchor": "middle", "font-size": 10 }));
+        g.append(text(x + 39, yy + 14, label.length > 14 ? label.slice(0, 13) + "…" : label, { "text-anchor": "middle", "font-size": 10.5 }));
         g.append(el("title", {}, document.createTextNode(pile.cards.join(" "))));
         svg.append(g);
       });
@@ -325,23 +382,31 @@
   const GNG_NAMES = { green: "g", blue: "b", red: "r" };
   function gngCard(c) { return { fill: (c && GNG[c[0]]) || "#999", color: "#fff", w: 34 }; }
   function drawGoatNGoat(view, names) {
-    const players = view.hand_sizes.length, rowH = 74, width = 900, height = 130 + players * rowH;
-    const svg = svgRoot(width, height);
+    const players = view.hand_sizes.length, narrow = layout.narrow;
+    const colours = Object.keys(view.mountains).length;
+    // Narrow: what was played, each colour's mountains and each seat's hand on lines of their own.
     const phase = view.to_act === null ? "" : ` (${view.phase}${view.phase === "take" ? " " + view.take_count : ""})`;
-    svg.append(text(12, 20, `Goat 'n' Goat · ${status(view)}${phase} · draw ${view.draw_size} · discard ${view.discard.length} · run-outs ${view.run_outs}/${view.final_run_out}${view.ending ? " · last turn" : ""}`, { "font-size": 14, "font-weight": 600 }));
-    svg.append(text(12, 48, "row", { fill: "#666" }));
-    view.row.forEach((c, i) => svg.append(card(48 + i * 40, 32, c, gngCard(c))));
-    if (view.played.length) svg.append(text(320, 48, `played ${view.played.join(" ")}`));
-    svg.append(text(12, 86, "mountains", { fill: "#666" }));
+    const titled = headingLines("Goat 'n' Goat", [`${status(view)}${phase}`, `draw ${view.draw_size}`, `discard ${view.discard.length}`, `run-outs ${view.run_outs}/${view.final_run_out}`, ...(view.ending ? ["last turn"] : [])]);
+    const mountainsY = narrow ? 20 * titled.length + 86 : 86, panelsY = narrow ? mountainsY + 18 + colours * 32 : 118;
+    const rowH = narrow ? 118 : 74, width = narrow ? NARROW_UNITS : 900;
+    const height = panelsY + 12 + players * rowH;
+    const svg = svgRoot(width, height);
+    const head = drawHeading(svg, titled);
+    svg.append(text(12, head + 28, "row", { fill: "#666" }));
+    view.row.forEach((c, i) => svg.append(card(48 + i * 40, head + 12, c, gngCard(c))));
+    if (view.played.length) svg.append(text(narrow ? 12 : 320, narrow ? head + 58 : 48, `played ${view.played.join(" ")}`));
+    svg.append(text(12, mountainsY, "mountains", { fill: "#666" }));
     Object.entries(view.mountains).forEach(([colour, values], ci) => {
+      const [x0, y0] = narrow ? [20, mountainsY + 38 + ci * 32] : [90 + ci * 270, 100];
+      const [side, gap, size] = narrow ? [28, 34, 12] : [24, 30, 10];
       values.forEach((v, i) => {
-        svg.append(el("path", { d: `M${90 + ci * 270 + i * 30} 100 l12 -24 l12 24 z`, fill: GNG[GNG_NAMES[colour]], opacity: 0.8 }));
-        svg.append(text(102 + ci * 270 + i * 30, 97, String(v), { "text-anchor": "middle", fill: "#fff", "font-size": 10, "font-weight": 700 }));
+        svg.append(el("path", { d: `M${x0 + i * gap} ${y0} l${side / 2} -${side} l${side / 2} ${side} z`, fill: GNG[GNG_NAMES[colour]], opacity: 0.8 }));
+        svg.append(text(x0 + side / 2 + i * gap, y0 - 3, String(v), { "text-anchor": "middle", fill: "#fff", "font-size": size, "font-weight": 700 }));
       });
     });
     for (let seat = 0; seat < players; seat++) {
-      const y = 118 + seat * rowH;
-      svg.append(el("rect", { x: 4, y: y - 4, width: width - 8, height: rowH - 6, rx: 6, fill: view.to_act === seat ? "#f1f7e9" : "#fff", stroke: "#e2ded2" }));
+      const y = panelsY + seat * rowH;
+      seatPanel(svg, view, seat, y, width, rowH);
       svg.append(seatLabel(seat, names, view, 12, y + 14));
       const held = Object.entries(view.mountains_held[seat]).flatMap(([c, vs]) => vs.map((v) => `${GNG_NAMES[c]}${v}`)).join(" ");
       svg.append(text(12, y + 32, `score ${view.scores[seat]} · penalty ${view.penalty_sizes[seat]} · mountains ${held || "-"}`));
@@ -349,9 +414,14 @@
       Object.entries(view.flocks[seat]).forEach(([colour, flock], ci) => {
         svg.append(text(56 + ci * 90, y + 52, flock.join("") || "–", { fill: GNG[GNG_NAMES[colour]], "font-weight": 700, "font-size": 14 }));
       });
-      svg.append(text(330, y + 14, "hand", { fill: "#666" }));
-      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], 330, y + 22, { style: gngCard }, 38));
-      if (view.hands[seat] === null && view.known_in_hands[seat].length) svg.append(text(330 + view.hand_sizes[seat] * 38 + 8, y + 40, `known ${view.known_in_hands[seat].join(" ")}`, { fill: "#666" }));
+      const [hx, hy] = narrow ? [12, y + 62] : [330, y + 22];
+      if (!narrow) svg.append(text(330, y + 14, "hand", { fill: "#666" }));
+      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], hx, hy, { style: gngCard }, 38));
+      if (view.hands[seat] === null && view.known_in_hands[seat].length) {
+        const known = `known ${view.known_in_hands[seat].join(" ")}`;
+        if (narrow) svg.append(text(12, y + 106, known, { fill: "#666" }));
+        else svg.append(text(330 + view.hand_sizes[seat] * 38 + 8, y + 40, known, { fill: "#666" }));
+      }
     }
     return svg;
   }
@@ -360,14 +430,19 @@
   const HDZ_SHORT = { dog: "dog", milk1: "milk", milk2: "milk²" };
   function hdzCard(c) { return { fill: c === "dog" ? "#e8d9c4" : c && c.startsWith("milk") ? "#e3f1fb" : "#f3efe4", w: 36 }; }
   function drawHerrDerZiegen(view, names) {
-    const n = view.size, cell = 54, gx = 60, gy = 64, players = view.displays.length;
-    const gridW = n * cell, width = Math.max(gx + gridW + 60, 900);
-    const panelY = gy + gridW + 50, rowH = 64, height = panelY + players * rowH;
-    const svg = svgRoot(width, height);
+    const narrow = layout.narrow, n = view.size, cell = narrow ? 44 : 54, gx = narrow ? 38 : 60;
     const phase = view.to_act === null ? (view.end_reason ? ` (${view.end_reason})` : "") : ` (${view.phase}${view.played ? " after " + view.played : ""})`;
-    svg.append(text(12, 20, `Herr der Ziegen · turn ${view.turn} · ${status(view)}${phase} · draw ${view.draw_size}`, { "font-size": 14, "font-weight": 600 }));
+    const titled = headingLines(`Herr der Ziegen · turn ${view.turn}`, [`${status(view)}${phase}`, `draw ${view.draw_size}`]);
+    const gy = narrow ? 20 * titled.length + 44 : 64, players = view.displays.length;
+    const perRow = narrow ? 8 : Infinity;
+    const displayLines = Math.max(1, ...view.displays.map((shown) => Math.ceil(shown.length / perRow)));
+    const gridW = n * cell, width = narrow ? Math.max(gx + gridW + 38, NARROW_UNITS) : Math.max(gx + gridW + 60, 900);
+    // Narrow: a seat's display under its hand, not beside it.
+    const panelY = gy + gridW + 50, rowH = narrow ? 82 + 30 * displayLines : 64, height = panelY + players * rowH;
+    const svg = svgRoot(width, height);
+    const head = drawHeading(svg, titled);
     const owners = Object.entries(view.owners).map(([t, s]) => `${t}:${s}`).join(" ");
-    if (owners) svg.append(text(12, 38, `owners ${owners}`, { fill: "#555" }));
+    if (owners) svg.append(text(12, head + 18, `owners ${owners}`, { fill: "#555" }));
     const stalls = new Map(view.stalls.map(([r, c], s) => [`${r},${c}`, s]));
     for (let r = 0; r < n; r++) {
       for (let c = 0; c < n; c++) {
@@ -403,14 +478,18 @@
     });
     for (let seat = 0; seat < players; seat++) {
       const y = panelY + seat * rowH;
-      svg.append(el("rect", { x: 4, y: y - 4, width: width - 8, height: rowH - 6, rx: 6, fill: view.to_act === seat ? "#f1f7e9" : "#fff", stroke: "#e2ded2" }));
+      seatPanel(svg, view, seat, y, width, rowH);
       svg.append(seatLabel(seat, names, view, 12, y + 14));
       svg.append(text(12, y + 34, `score ${view.scores[seat]} · markers ${view.markers[seat]}`));
-      svg.append(text(230, y + 14, "hand", { fill: "#666" }));
-      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], 230, y + 20, { style: hdzCard, label: (c) => HDZ_SHORT[c] || c }, 40));
-      if (view.hands[seat] === null && view.known_hands[seat].length) svg.append(text(230, y + 58, `known ${view.known_hands[seat].join(" ")}`, { fill: "#666", "font-size": 10 }));
-      svg.append(text(340, y + 14, "display", { fill: "#666" }));
-      view.displays[seat].forEach((c, i) => svg.append(card(340 + i * 40, y + 20, HDZ_SHORT[c] || c, hdzCard(c))));
+      const [handX, handY, shownX, shownY] = narrow ? [64, 44, 64, 76] : [230, 0, 340, 0];
+      svg.append(text(narrow ? 12 : handX, y + handY + 14, "hand", { fill: "#666" }));
+      svg.append(hand(seat, view.hands[seat], view.hand_sizes[seat], handX, y + handY + (narrow ? 0 : 20), { style: hdzCard, label: (c) => HDZ_SHORT[c] || c }, 40));
+      if (view.hands[seat] === null && view.known_hands[seat].length) svg.append(text(narrow ? 150 : 230, y + (narrow ? 62 : 58), `known ${view.known_hands[seat].join(" ")}`, { fill: "#666", "font-size": 10 }));
+      svg.append(text(narrow ? 12 : shownX, y + shownY + 14, "display", { fill: "#666" }));
+      view.displays[seat].forEach((c, i) => {
+        const [column, line] = narrow ? [i % perRow, Math.floor(i / perRow)] : [i, 0];
+        svg.append(card(shownX + column * 40, y + shownY + (narrow ? 0 : 20) + line * 30, HDZ_SHORT[c] || c, hdzCard(c)));
+      });
     }
     return svg;
   }
