@@ -120,6 +120,13 @@ def test_standings_show_the_bots_out_with_their_reasons_in_every_format(ran, mon
     assert all(row["out"] == "" for row in rows if row["bot"] in ("a", "b"))
 
 
+def test_ladder_why_reads_the_database_of_the_ladder_file(ran, monkeypatch):
+    monkeypatch.chdir(ran.folder)
+    said = cli("ladder", "why", "lad.toml", "1")
+    assert re.fullmatch(r"\S+/t\d+/\S+: chosen by the \w+ rule: .+\n", said), said
+    assert cli("ladder", "why", "1") == said  # the only database under results/
+
+
 def test_a_ladder_in_a_pipe_writes_a_progress_line_every_few_seconds_not_per_game(ran):
     games = int(re.search(r"lad: (\d+) games", ran.run.stdout).group(1))
     progress = [line for line in ran.run.stderr.splitlines() if "games/s" in line]

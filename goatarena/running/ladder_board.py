@@ -103,7 +103,9 @@ def board_lines(ladder: LadderRun, limit: int = ROWS) -> list[str]:
     if retired:
         lines.append(f"retired: {', '.join(retired)}")
     for name, reason in sorted(ladder.put_out.items()):
-        lines.append(f"out: {name} ({reason})")
+        # its first line: a failed start's stderr below it would break the redrawn block
+        first = reason.split("\n", 1)[0]
+        lines.append(f"out: {name} ({first})")
     return lines
 
 
