@@ -209,3 +209,5 @@ def test_ladder_why_takes_the_ladder_file_and_says_so_when_databases_are_many(
     assert result.exit_code == 2 and "no results database results/lad.sqlite" in result.output
     result = CliRunner().invoke(main, ["ladder", "why", str(path), "1", "2"])
     assert result.exit_code == 2 and "give the ladder's FILE and one game KEY" in result.output
+    result = CliRunner().invoke(main, ["ladder", "why", str(path)])
+    assert result.exit_code == 2 and "which game? give its KEY after the file" in result.output

@@ -81,6 +81,8 @@ def why_command(db: Path | None, words: tuple[str, ...]) -> None:
     """
     if len(words) > 2:
         raise click.UsageError("give the ladder's FILE and one game KEY")
+    if len(words) == 1 and words[0].endswith(".toml") and Path(words[0]).is_file():
+        raise click.UsageError(f"which game? give its KEY after the file: {words[0]} KEY")
     key = words[-1]
     if len(words) == 2 and db is None:
         db = ladder_database(Path(words[0]))
