@@ -26,7 +26,12 @@ from goatarena.running.leaderboard import Leaderboard
 from goatarena.running.preflight import preflight
 from goatarena.running.progress import Progress
 from goatarena.running.runner import Runner
-from goatarena.store.opening import database_files, open_store, put_database_aside
+from goatarena.store.opening import (
+    database_files,
+    open_store,
+    put_database_aside,
+    results_beside,
+)
 from goatarena.store.standings import standings_from_store
 
 
@@ -117,7 +122,8 @@ def run_command(
         # unprotected, not even for its pre-flight hello.
         log_dir = db.with_name(f"{db.stem}-logs")
         sandboxes = config.sandboxes(
-            [file, *database_files(db), db.parent, log_dir], [file.parent, Path.cwd()]
+            [file, *database_files(db), *results_beside(db), log_dir],
+            [file.parent, db.parent, Path.cwd()],
         )
         for policy in sandboxes.values():
             require_sandbox(policy)

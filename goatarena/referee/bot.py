@@ -24,7 +24,7 @@ import trio
 
 from goatarena import protocol
 from goatarena.errors import BotError
-from goatarena.referee.bot_pipes import READ_CHUNK, BotPipes
+from goatarena.referee.bot_pipes import READ_CHUNK, SMALL_READ_BYTES, SMALL_READ_PAUSE_S, BotPipes
 from goatarena.referee.command import parse_command as parse_command  # re-exported
 from goatarena.referee.confinement import Confinement
 from goatarena.referee.launcher import launch
@@ -261,9 +261,14 @@ class BotProcess(BotPipes):
                 self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
                 if log is not None:
                     log.write(pid, data)
+                if len(data) < SMALL_READ_BYTES:
+                    # The bot's bytes gather meanwhile: one wake-up per pause, however
+                    # few bytes each write() brings (the pipe holds far more than that).
+                    await trio.sleep(SMALL_READ_PAUSE_S)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
+            self._take_waiting_stderr()  # what gathered in a pause that shutdown cut short
             self._stderr_done.set()
 
     def mark_game(self, game: str) -> None:
@@ -279,7 +284,7 @@ class BotProcess(BotPipes):
         """Log what the process's stderr holds now, without waiting (its pipe is
         non-blocking: trio's). The drain task reads on from there."""
         log, pid = self._log, self.process.pid
-        if log is None or self._stderr_done.is_set():
+        if self._stderr_done.is_set():
             return
         try:
             fd = self.process.stderr.fileno()
@@ -289,7 +294,8 @@ class BotProcess(BotPipes):
                 if not data:
                     break
                 self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL_BYTES:]
-                log.write(pid, data)
+                if log is not None:
+                    log.write(pid, data)
         except (BlockingIOError, OSError, ValueError):
             pass  # nothing more now, or the pipe is gone
 

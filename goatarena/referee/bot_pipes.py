@@ -26,6 +26,18 @@ EXIT_WAIT_S = 0.1
 """How long a bot whose pipe has closed is given to exit, for its status to explain it."""
 LAST_WORDS_WAIT_S = 0.05
 """How long an exited bot's crash waits for the end of its stderr, for its last words."""
+SMALL_READ_BYTES = 4096
+"""A read of less than a page is small: on stdout, one that leaves its line incomplete is
+counted; on stderr, each is followed by a pause (see ``BotProcess._drain_stderr``)."""
+PROMPT_SMALL_READS = 16
+"""Small reads of one line that are each followed at once by the next wait. Reads of a
+page or more need no bound of their own: a line holds at most 16 of them."""
+SMALL_READ_PAUSE_S = 0.01
+"""After that many, how long the referee lets a line's bytes gather before it reads on.
+Without it, a bot writing its line a byte per ``write()`` wakes the referee for every byte
+(some 40 us of the event loop each: the better part of a core for as long as it
+dribbles); with it, one wake-up per pause at most. The pause is in the bot's turn, so on
+its clock: only a bot that dribbles can be read up to this much later."""
 
 
 class BotPipes:
@@ -116,14 +128,26 @@ class BotPipes:
         return line
 
     async def _line_after_waiting(self) -> bytes:
-        """The next line, once the bot has written it (the pipe was found empty)."""
+        """The next line, once the bot has written it (the pipe was found empty).
+
+        The referee's work is bounded by the bot's time, not by how it writes: past
+        :data:`PROMPT_SMALL_READS` small reads that leave the line incomplete, each
+        further read waits :data:`SMALL_READ_PAUSE_S` first, while the bytes gather.
+        """
+        small_reads = 0
+        paused = False
         while True:
-            data = await self._read_after_waiting()
+            data = await self._read_after_waiting(look_first=paused)
             if not data:
                 raise await self._crash("closed its stdout")
             line = self._next_line(data)
             if line is not None:
                 return line
+            if len(data) < SMALL_READ_BYTES:
+                small_reads += 1
+            paused = small_reads > PROMPT_SMALL_READS
+            if paused:
+                await trio.sleep(SMALL_READ_PAUSE_S)
 
     def _read_at_once(self) -> bytes | None:
         """What the bot has written, up to a chunk: None if nothing yet, ``b""`` if it will
@@ -137,15 +161,21 @@ class BotPipes:
         except OSError:  # closed: no more output either way
             return b""
 
-    async def _read_after_waiting(self) -> bytes:
+    async def _read_after_waiting(self, *, look_first: bool = False) -> bytes:
         """What the bot writes next, up to a chunk, waiting for it; ``b""`` once it will
-        write no more."""
+        write no more. ``look_first``: read before waiting (after a pause, something has
+        usually gathered, and a wait would cost a trip through the scheduler for nothing)."""
         assert isinstance(self._stdout, trio.lowlevel.FdStream)
         while True:
             if self._exited.is_set() or self._output_abandoned:
                 # Do not wait for an end of file: a child of the bot may hold the pipe
                 # open without ever writing, and in a sandbox bubblewrap always does.
                 return self._read_at_once() or b""
+            if look_first:
+                look_first = False
+                data = self._read_at_once()
+                if data is not None:
+                    return data
             await self._wait_for_output(self._stdout.fileno())
             data = self._read_at_once()
             if data is not None:

@@ -53,7 +53,7 @@ from goatarena.running.ladder import LadderRun
 from goatarena.running.pool import MAX_START_FAILURES
 from goatarena.running.progress import Progress
 from goatarena.store.database import Store
-from goatarena.store.opening import database_files
+from goatarena.store.opening import database_files, results_beside
 from goatarena.store.standings import TOURNAMENT_FOLDER
 
 T = TypeVar("T")
@@ -84,11 +84,15 @@ class Runner:
         self.hidden = [
             *hidden,
             *database_files(db),
-            db.parent,  # other tournaments' results (and deal secrets) too
+            *results_beside(db),  # other tournaments' (their deal secrets): always
             *([log_dir] if log_dir is not None else []),
         ]
         """The runner's own files: masked wherever a bot's sandbox would show them."""
-        self.hidden_where_possible = [*hidden_where_possible, Path.cwd()]
+        self.hidden_where_possible = [
+            *hidden_where_possible,
+            db.parent,  # the results folder: whole, unless it is a bot's own
+            Path.cwd(),
+        ]
         """The runner's folders: masked unless a bot is given that very folder."""
         self.secret = ""
         self._sandboxes: dict[str, SandboxPolicy] = {}
