@@ -58,6 +58,21 @@ def check_commands(
         raise BotError("\n".join(refused))
 
 
+def sharing(commands: Commands, name: str, cwd: Path | None = None) -> list[tuple[str, str]]:
+    """The bots of ``commands`` whose folder is ``name``'s own, with other files of it
+    named (the same files named are one bot, played twice): (folder, other bot) pairs."""
+    where = cwd or Path.cwd()
+    folders = folders_by_bot(commands, where)
+    mine = set(folders.get(name, []))
+    files = {bot: set(_files_named(command, where)) for bot, command in commands.items()}
+    return [
+        (folder, other)
+        for other, theirs in folders.items()
+        if other != name and files[other] != files[name]
+        for folder in mine.intersection(theirs)
+    ]
+
+
 def shared_folder_warnings(commands: Commands, cwd: Path | None = None) -> list[str]:
     """One line for each folder that the code of two or more bots is in (bots whose
     commands name the same files there are one bot, played twice)."""

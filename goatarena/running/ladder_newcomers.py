@@ -24,7 +24,7 @@ from goatarena.errors import BotError
 from goatarena.formats.config import BotPaths
 from goatarena.formats.ladder.roster import SUSPENDED, base_name
 from goatarena.formats.schedule import ScheduledGame, deal_seed, entry_label, match_id
-from goatarena.referee.bot_folders import check_commands, folders_by_bot
+from goatarena.referee.bot_folders import check_commands, sharing
 from goatarena.running.job import job_for
 from goatarena.running.ladder_runner import Runner
 from goatarena.running.preflight import start_failure
@@ -85,26 +85,28 @@ class Newcomers:
         """Why ``name``'s command does not keep to a folder of its own, or None: a word
         that leads elsewhere, or a folder another bot (not a version of it) has too."""
         config = self.runner.config
+        if config.sandbox == "none":  # nothing is hidden from anyone
+            return None
         command = config.bots[name]
         given = config.paths.get(name, BotPaths())
         try:
             check_commands({name: command}, {name: (*given.read, *given.write)})
         except BotError as error:
             return str(error)
-        mine = set(folders_by_bot({name: command})[name])
         retired = set(config.ladder.retired)
         others = {
             other: line
             for other, line in config.bots.items()
-            if other not in retired and base_name(other) != base_name(name)
+            if other == name or (other not in retired and base_name(other) != base_name(name))
         }
-        for other, folders in folders_by_bot(others).items():
-            for folder in mine.intersection(folders):
-                return (
-                    f"its folder {folder} is bot {other!r}'s too, so each could read the"
-                    " other's files: give every bot a folder of its own"
-                )
-        return None
+        shared = sharing(others, name)
+        if not shared:
+            return None
+        folder, other = shared[0]
+        return (
+            f"it shares its folder {folder} with bot {other!r}, so each could read the"
+            " other's files: give every bot a folder of its own"
+        )
 
     async def validation_game(self, name: str) -> str | None:
         """Play the first game entry with ``name`` in one seat and the reference bot in

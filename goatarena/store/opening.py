@@ -32,6 +32,32 @@ def database_files(path: Path) -> list[Path]:
     return [path, *(path.with_name(path.name + end) for end in (*SQLITE_SIDE_FILES, ".lock"))]
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""How every SQLite database file begins."""
+BESIDE_LOOKED_AT = 1000
+"""How many entries of a database's folder :func:`results_beside` looks at, at most."""
+
+
+def results_beside(path: Path) -> list[Path]:
+    """The other results databases in the folder of ``path`` (every SQLite database there,
+    by its first bytes; among the first :data:`BESIDE_LOOKED_AT` entries), each with its
+    side files and its log folder: what a bot must not read where the folder itself is
+    shown to it (it is the bot's own)."""
+    found: list[Path] = []
+    try:
+        with os.scandir(path.parent) as entries:
+            for entry in itertools.islice(entries, BESIDE_LOOKED_AT):
+                if entry.name == path.name or not entry.is_file(follow_symlinks=False):
+                    continue
+                with contextlib.suppress(OSError), open(entry.path, "rb") as file:
+                    if file.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                        other = Path(entry.path)
+                        found += [*database_files(other), other.with_name(f"{other.stem}-logs")]
+    except OSError:
+        return found
+    return found
+
+
 def open_store(path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S) -> Store:
     """Open a results database: to run into (``create``: made if missing) or to read.
 
