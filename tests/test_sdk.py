@@ -514,3 +514,47 @@ def test_a_seeded_bot_reseeds_per_game_unless_given_a_fixed_seed():
     fixed = SeededBot(seed=3)
     assert draws(fixed, 11) != draws(fixed, 11)  # one generator runs on across games
     assert draws(SeededBot(seed=3), 11) == draws(SeededBot(seed=3), 99)
+
+
+def test_play_local_makes_only_the_parts_of_a_request_a_bot_reads(monkeypatch):
+    """A random bot reads the number of actions alone: no observation, no JSON copy."""
+    from goatarena.bots.random_bot import RandomBot
+    from goatarena.games.mountain_goats import MountainGoatsState
+    from goatarena.sdk import _local_request
+
+    def refuse(*_args):
+        raise AssertionError("made a part no bot read")
+
+    monkeypatch.setattr(MountainGoatsState, "observation", refuse)
+    monkeypatch.setattr(_local_request, "as_sent", refuse)
+    result = play_local([RandomBot(), RandomBot()], "mountain-goats", seed=5)
+    assert len(result.decisions) > 20
+
+
+class Forgetful(Bot):
+    """Reads nothing while choosing; keeps only every third request, read after the game."""
+
+    name = "forgetful"
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[int, Request]] = []
+
+    def choose(self, request: Request) -> int:
+        if request.decision % 3 == 0:
+            self.kept.append((request.decision, request))
+        return request.action_count - 1
+
+
+def test_a_request_kept_past_its_answer_still_shows_its_own_decision():
+    bots = [Forgetful(), Forgetful()]
+    result = play_local(bots, "goat-n-goat", seed=8)
+    state = GAMES["goat-n-goat"].new_state(2, 8)
+    kept = dict(pair for bot in bots for pair in bot.kept)
+    for decision, action in enumerate(result.decisions):
+        if decision in kept:
+            request = kept[decision]
+            assert request.observation == state.observation(state.to_act)
+            assert request.actions == state.legal_actions()
+            assert len(request.history) == decision
+        state.apply(action)
+    assert len(kept) > 10

@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 import operator
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
-from goatarena.protocol import Event, TimeInfo, bot_seed, unique_names
-from goatarena.sdk._bot import Bot, GameEnd, GameStart, Request
+from goatarena.protocol import TimeInfo, bot_seed, unique_names
+from goatarena.sdk._bot import Bot, GameEnd, GameStart
+from goatarena.sdk._local_request import LocalRequest, unshared_count
 
 
 class LocalPlayError(ValueError):
@@ -35,14 +35,6 @@ class LocalResult:
     decisions: list[Any]
     options: dict[str, Any]
     slowest_ms: list[float]
-
-
-_events_type = list[Event]
-
-
-def _as_sent(value: Any, kind: Any = Any) -> Any:
-    """``value`` as the bot would decode it from the wire (and never the engine's object)."""
-    return msgspec.json.decode(msgspec.json.encode(value), type=kind)
 
 
 def play_local(
@@ -74,34 +66,43 @@ def play_local(
         bot.start(
             GameStart(game, number, list(names), dict(state.options), clock, bot_seed(seed, number))
         )
-    events: list[Event] = []
+    public: list[tuple[int, Any]] = []
     seen = [0] * len(bots)
-    histories: list[list[Event]] = [[] for _ in bots]
     slowest = [0.0] * len(bots)
+    unshared = unshared_count()
+    names_sent = list(names)
+    seconds = move_ms / 1000
+    # The hot loop of local self-play: names bound locally, one clock reading before and
+    # one after each choice, and a request whose parts are made only when read.
+    clock_now, refcount, make = time.monotonic, sys.getrefcount, LocalRequest.__new__
+    public_action, apply_index, legal_actions = (
+        state.public_action,
+        state.apply_index,
+        state.legal_actions,
+    )
+    # Per decision, a copy of the fields every request of this game shares.
+    shared = {"game": game, "time_ms": move_ms, "players": names_sent, "_state": state}
+    shared["_public"] = public
     while (seat := state.to_act) is not None:
-        actions = state.legal_actions()
-        new_events = _as_sent(events[seen[seat] :], _events_type)
-        seen[seat] = len(events)
-        histories[seat].extend(new_events)
-        request = Request(
-            game=game,
-            seat=seat,
-            decision=len(state.history),
-            observation=_as_sent(state.observation(seat)),
-            actions=_as_sent(actions),
-            time_ms=move_ms,
-            deadline=time.monotonic() + move_ms / 1000,
-            history=list(histories[seat]),
-            events=new_events,
-            players=list(names),
-        )
-        started = time.perf_counter()
+        request = make(LocalRequest)
+        request.__dict__ = fields = shared.copy()
+        fields["seat"] = seat
+        fields["decision"] = len(state.history)
+        fields["_since"] = seen[seat]
+        fields["_until"] = seen[seat] = len(public)
+        started = clock_now()
+        fields["deadline"] = started + seconds
         answer = bots[seat].choose(request)
-        slowest[seat] = max(slowest[seat], (time.perf_counter() - started) * 1000)
-        index = _legal_index(answer, len(actions), names[seat], request.decision)
-        action = actions[index]
-        events.append(Event(seat=seat, action=state.public_action(seat, action)))
-        state.apply_index(index)
+        elapsed = clock_now() - started
+        if elapsed > slowest[seat]:
+            slowest[seat] = elapsed
+        if refcount(request) > unshared:
+            request.seal()  # the bot kept it: complete it before the state moves on
+        actions = legal_actions()
+        if type(answer) is not int or not 0 <= answer < len(actions):
+            answer = _legal_index(answer, len(actions), names[seat], len(state.history))
+        public.append((seat, public_action(seat, actions[answer])))
+        apply_index(answer)
     result = state.result()
     for number, bot in enumerate(bots):
         bot.end(GameEnd(list(result.scores), list(result.ranks), number))
@@ -113,7 +114,7 @@ def play_local(
         ranks=list(result.ranks),
         decisions=list(state.history),
         options=dict(state.options),
-        slowest_ms=[round(ms, 3) for ms in slowest],
+        slowest_ms=[round(seconds * 1000, 3) for seconds in slowest],
     )
 
 
