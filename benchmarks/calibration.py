@@ -28,6 +28,11 @@ Prints, beside the goals of docs/ratings.md:
    mean squared error over the fit's standard error: an interval that knew the true
    spread).
 
+Every coverage and every share of games saved is printed with its standard error over the
+events (an event's intervals share its games, so the events, not the intervals, are the
+independent draws), and each goal's verdict says whether it is met beyond that noise or
+only within it (:mod:`goatarena.bench.noise`).
+
 ``python benchmarks/calibration.py [--events N]``: a few minutes of CPU at the default 200.
 """
 
@@ -43,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from goatarena.bench import calibration_sim as sim  # noqa: E402
+from goatarena.bench.noise import mean_and_stderr, range_verdict, ratio_stderr, verdict  # noqa: E402
 from goatarena.ratings.clusters import DealScores, deal_adjusted  # noqa: E402
 from goatarena.ratings.fit import ELO_PER_NATURAL_LOG, RatingFit, fit  # noqa: E402
 
@@ -61,32 +67,52 @@ def squared_errors(result: RatingFit, truth: dict[str, float]) -> list[float]:
     return [(r.elo - truth[name]) ** 2 for name, r in result.ratings.items()]
 
 
+COVERAGE_GOAL = (0.93, 0.97)
+
+
+def coverage_share(per_event: list[list[bool]]) -> tuple[float, float]:
+    """The share of true values over every event's intervals, and its standard error over
+    the events."""
+    return mean_and_stderr([statistics.fmean(one) for one in per_event])
+
+
+def shown(value: float, error: float) -> str:
+    """A share as a percentage with its standard error: ``95.7 % ± 0.5``."""
+    return f"{value:5.1%} ± {100 * error:3.1f}"
+
+
 def exact_against_pairwise(events: int) -> None:
     """Table 1: the two fits on random tables without ties."""
     truth = sim.truth()
-    print("seats  games  coverage pairwise / exact  MSE pairwise / exact  games saved  goal")
+    print("seats  games  coverage pairwise / exact (± s.e.)  MSE pairwise / exact"
+          "  games saved     goals: coverage 93-97 %; games saved")  # fmt: skip
     for k in (2, 3, 4, 6):
         rng = __import__("random").Random(4000 + k)
-        cover: dict[bool, list[bool]] = {False: [], True: []}
+        cover: dict[bool, list[list[bool]]] = {False: [], True: []}
         error: dict[bool, list[float]] = {False: [], True: []}
         for _ in range(events):
             games = [sim.seated_game(rng, k) for _ in range(GAMES[k])]
             for exact in (False, True):
                 result = fit(games, seat_keys=["g"] * len(games), exact=exact)
-                cover[exact] += covered(result, truth)
-                error[exact] += squared_errors(result, truth)
+                cover[exact].append(covered(result, truth))
+                error[exact].append(statistics.fmean(squared_errors(result, truth)))
         mse = {exact: statistics.fmean(values) for exact, values in error.items()}
         saved = 1.0 - mse[True] / mse[False]
-        goal = "≥ 5 %" if k >= 4 else "≥ 0 %"
-        coverage = f"{statistics.fmean(cover[False]):8.1%} / {statistics.fmean(cover[True]):6.1%}"
-        print(f"{k:5}  {GAMES[k]:5}  {coverage}  {mse[False]:11.0f} / {mse[True]:5.0f}"
-              f"  {saved:11.1%}  {goal}")  # fmt: skip
+        saved_error = ratio_stderr(error[True], error[False])
+        goal = 0.05 if k >= 4 else 0.0
+        pairwise, exact_share = coverage_share(cover[False]), coverage_share(cover[True])
+        coverage = f"{shown(*pairwise)} / {shown(*exact_share)}"
+        print(f"{k:5}  {GAMES[k]:5}  {coverage:>33}  {mse[False]:11.0f} / {mse[True]:5.0f}"
+              f"  {saved:5.1%} ± {100 * saved_error:3.1f}"
+              f"  coverage {range_verdict(*exact_share, *COVERAGE_GOAL)};"
+              f" ≥ {goal:.0%}: {verdict(saved - goal, saved_error)}")  # fmt: skip
 
 
 def calibration_grid(events: int) -> None:
     """Table 2: ties and deal luck."""
-    print("\nseats  tied pairs  deal luck  coverage exact plain / deal-adjusted  pairwise"
-          "  width ratio  games saved")  # fmt: skip
+    print("\nseats  tied pairs  deal luck  coverage exact plain / deal-adjusted (± s.e.)"
+          "  pairwise  width ratio  games saved"
+          "  goal: the interval to read covers 93-97 %")  # fmt: skip
     for k in (2, 4, 6):
         for share in SHARES:
             link = sim.linking_chance(k, share)
@@ -94,7 +120,11 @@ def calibration_grid(events: int) -> None:
             spread = {exact: statistics.pvariance(t.values()) for exact, t in truths.items()}
             for luck in (0.0, sim.STRONG_LUCK):
                 rng = __import__("random").Random(7000 + 10 * k + int(100 * share) + int(luck > 0))
-                plain, adjusted, pairwise, ratios, shares = [], [], [], [], []
+                plain: list[list[bool]] = []
+                adjusted: list[list[bool]] = []
+                pairwise: list[bool] = []
+                ratios: list[float] = []
+                shares: list[float] = []
                 error: dict[bool, list[float]] = {False: [], True: []}
                 for _ in range(events):
                     deals = [sim.deal(rng, k, link, luck) for _ in range(DEALS[k])]
@@ -108,20 +138,25 @@ def calibration_grid(events: int) -> None:
                         for game in one:
                             scores.add(f"d{number}", list(game), list(game.values()), "g")
                     deal_fit = deal_adjusted(scores)
-                    plain += covered(exact_fit, truths[True])
-                    adjusted += covered(deal_fit, truths[True])
+                    plain.append(covered(exact_fit, truths[True]))
+                    adjusted.append(covered(deal_fit, truths[True]))
                     pairwise += covered(pair_fit, truths[False])
-                    error[True] += squared_errors(exact_fit, truths[True])
-                    error[False] += squared_errors(pair_fit, truths[False])
+                    error[True].append(statistics.fmean(squared_errors(exact_fit, truths[True])))
+                    error[False].append(statistics.fmean(squared_errors(pair_fit, truths[False])))
                     ratios += [deal_fit.ratings[n].stderr / exact_fit.ratings[n].stderr
                                for n in exact_fit.names]  # fmt: skip
                 relative = {e: statistics.fmean(error[e]) / spread[e] for e in (False, True)}
                 saved = 1.0 - relative[True] / relative[False]
+                saved_error = ratio_stderr(error[True], error[False]) * spread[False] / spread[True]
                 luck_name = "a third" if luck else "none"
+                plain_share, adjusted_share = coverage_share(plain), coverage_share(adjusted)
+                # The interval to read: the plain one without deal luck, else the deal-adjusted.
+                read = adjusted_share if luck else plain_share
                 print(f"{k:5}  {statistics.fmean(shares):10.1%}  {luck_name:>9}"
-                      f"  {statistics.fmean(plain):20.1%} / {statistics.fmean(adjusted):6.1%}"
+                      f"  {shown(*plain_share):>29} / {shown(*adjusted_share)}"
                       f"  {statistics.fmean(pairwise):8.1%}  {statistics.fmean(ratios):11.3f}"
-                      f"  {saved:11.1%}", flush=True)  # fmt: skip
+                      f"  {saved:5.1%} ± {100 * saved_error:3.1f}"
+                      f"  {range_verdict(*read, *COVERAGE_GOAL)}", flush=True)  # fmt: skip
 
 
 def two_seat_deals(events: int) -> None:

@@ -213,12 +213,21 @@ class Accuracy:
     outcomes: tuple[bool, ...] = ()
     """Whether each trial's top-3 set was right, by trial (trial ``t`` plays truth
     ``seed + t``, so two rules' outcomes pair up on the same truths)."""
+    taus: tuple[float, ...] = ()
+    """Each trial's Kendall τ, by trial, paired the same way."""
 
     @property
     def top_stderr(self) -> float:
         """The standard error of :attr:`top_right` (a binomial share)."""
         p = self.top_right
         return math.sqrt(max(p * (1 - p), 1e-9) / self.trials)
+
+    @property
+    def tau_stderr(self) -> float:
+        """The standard error of :attr:`tau` over the trials (inf with fewer than two)."""
+        if len(self.taus) < 2:
+            return math.inf
+        return statistics.stdev(self.taus) / math.sqrt(len(self.taus))
 
 
 def accuracy(
@@ -238,17 +247,8 @@ def accuracy(
         tau=statistics.fmean(r.tau for r in results),
         min_share=min(r.min_share for r in results),
         outcomes=tuple(r.top_right for r in results),
+        taus=tuple(r.tau for r in results),
     )
-
-
-def paired_gap(a: Accuracy, b: Accuracy) -> tuple[float, float]:
-    """How much more often ``a`` had the top-3 set right than ``b``, over the trials both
-    played on the same truths, and the standard error of that difference."""
-    pairs = list(zip(a.outcomes, b.outcomes, strict=False))
-    if len(pairs) < 2:
-        return a.top_right - b.top_right, math.inf
-    gaps = [float(x) - float(y) for x, y in pairs]
-    return statistics.fmean(gaps), statistics.stdev(gaps) / math.sqrt(len(gaps))
 
 
 @dataclass(frozen=True)
