@@ -17,6 +17,7 @@ COMMANDS = {
     "bench": "bench",
     "check-bot": "check_bot",
     "doctor": "doctor",
+    "entrant": "entrant",
     "export": "export",
     "games": "play",
     "ladder": "ladder",

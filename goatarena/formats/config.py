@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from goatarena import protocol
+from goatarena.formats.competition import CompetitionSettings
 from goatarena.referee.bot import BotLimits
 from goatarena.referee.bot_folders import bot_folders
 from goatarena.referee.clock import TimeControl
@@ -89,7 +90,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     plays only the round-robin tables that seat one of the ``challengers``; ``sprt`` (a
     gauntlet of one challenger against one baseline) stops it as soon as the test decides.
     A ``ladder`` (format ``"ladder"``) plays tables chosen as it goes until stopped, while
-    bots come and go; its settings are ``ladder`` (:class:`LadderSettings`).
+    bots come and go; its settings are ``ladder`` (:class:`LadderSettings`). A ladder
+    with a ``competition`` section (:class:`CompetitionSettings`) takes bots submitted by
+    entrants (``goatarena.competition``).
 
     ``sandbox`` is ``"bwrap"`` (every bot isolated; the run refuses where that cannot be
     done) or ``"none"`` (unprotected: for bots you trust). ``ponder`` lets sandboxed bots
@@ -124,6 +127,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     challengers: list[str] = []
     sprt: SprtSettings | None = None
     ladder: LadderSettings = LadderSettings()
+    competition: CompetitionSettings | None = None
 
     @property
     def limits(self) -> BotLimits:
@@ -171,7 +175,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
         match. ``secret_deals`` counts: it changes every deal.
         """
         fields = msgspec.to_builtins(msgspec.structs.replace(self, concurrency=0))
-        for how in ("log_kb", "sandbox", "ponder", "tmp_mb", "paths", "crash_limit"):
+        # A competition's settings say who may submit, not how games are played.
+        for how in ("log_kb", "sandbox", "ponder", "tmp_mb", "paths", "crash_limit", "competition"):
             del fields[how]
         if self.line_kb == DEFAULT_LINE_KB:
             del fields["line_kb"]

@@ -162,7 +162,10 @@ def check_config(config: TournamentConfig) -> None:
         raise ConfigError(f"rounds: only a Swiss tournament has rounds, not a {config.format}")
     _check_gauntlet(config)
     _check_ladder(config)
-    if len(config.bots) < 2:
+    _check_competition(config)
+    # A competition's entrants join as it runs: its own bots may be a reference alone.
+    fewest = 1 if config.competition is not None else 2
+    if len(config.bots) < fewest:
         raise ConfigError("bots: a tournament needs at least two bots")
     if not config.games:
         raise ConfigError("games: list at least one game")
@@ -186,7 +189,7 @@ def check_config(config: TournamentConfig) -> None:
             info.check_options(entry.players, entry.options)
         except ConfigError as error:
             raise ConfigError(f"games[{index}]: {error}") from None
-        if entry.players > len(config.bots):
+        if entry.players > len(config.bots) and config.competition is None:
             raise ConfigError(
                 f"games[{index}]: tables of {entry.players} need at least"
                 f" {entry.players} bots, there are {len(config.bots)}"
@@ -244,6 +247,18 @@ def _check_ladder(config: TournamentConfig) -> None:
     for name in settings.retired:
         if name not in config.bots:
             raise ConfigError(f"ladder.retired: {name!r} is not one of the bots")
+
+
+def _check_competition(config: TournamentConfig) -> None:
+    """A ``[competition]`` only in a ladder, with settings that can work."""
+    if config.competition is None:
+        return
+    if config.format != "ladder":
+        raise ConfigError('competition: a competition is a ladder (format = "ladder")')
+    try:
+        config.competition.check(config.bots)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _check_gauntlet(config: TournamentConfig) -> None:

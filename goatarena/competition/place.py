@@ -1,0 +1,77 @@
+"""Where a competition keeps its things: the ladder's file, its databases, its folders.
+
+Beside the results database ``results/NAME.sqlite`` (the one ``run`` writes) lies the
+competition's folder ``results/NAME-competition/`` (0700, the runner's alone):
+
+- ``competition.sqlite`` — entrants, submissions, versions (:mod:`goatarena.store.competition`);
+- ``uploads/N.tar.gz`` or ``N.zip`` — submission N's archive as it arrived;
+- ``work/N/`` — submission N unpacked and built (the build's only writable folder);
+- ``versions/NAME@k/`` — the built bot of each version, read-only; its command is
+  ``versions/NAME@k/bot`` (or the language's own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from goatarena.errors import ConfigError
+from goatarena.formats.competition import CompetitionSettings
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.tournament_file import load_config
+from goatarena.store.competition import CompetitionStore, open_competition_store
+
+
+@dataclass(frozen=True)
+class Place:
+    """The paths of one competition."""
+
+    file: Path
+    db: Path
+
+    @property
+    def folder(self) -> Path:
+        """The competition's own folder, beside the results database."""
+        return self.db.with_name(f"{self.db.stem}-competition")
+
+    @property
+    def database(self) -> Path:
+        """Entrants, submissions and versions."""
+        return self.folder / "competition.sqlite"
+
+    @property
+    def logs(self) -> Path:
+        """The ladder run's folder of bots' stderr logs (``run`` keeps them there)."""
+        return self.db.with_name(f"{self.db.stem}-logs")
+
+    def upload(self, number: int, kind: str) -> Path:
+        """Submission ``number``'s archive (``kind``: ``tar.gz`` or ``zip``)."""
+        return self.folder / "uploads" / f"{number}.{kind}"
+
+    def work(self, number: int) -> Path:
+        """The folder submission ``number`` is unpacked and built in."""
+        return self.folder / "work" / str(number)
+
+    def version(self, name: str) -> Path:
+        """The built bot of version ``name``, read-only."""
+        return self.folder / "versions" / name
+
+
+def load_competition(file: Path) -> tuple[TournamentConfig, CompetitionSettings]:
+    """The ladder's file and its ``[competition]``; ConfigError if it has none."""
+    config = load_config(file)
+    if config.competition is None:
+        raise ConfigError(f"{file} is no competition: it has no [competition] section")
+    return config, config.competition
+
+
+def default_db(config: TournamentConfig) -> Path:
+    """The results database ``run`` writes for ``config`` (from the working folder)."""
+    return Path("results") / f"{config.name}.sqlite"
+
+
+def open_place(file: Path, db: Path | None = None) -> tuple[Place, CompetitionStore]:
+    """A competition's paths and its database, opened (and made, if need be)."""
+    config, _ = load_competition(file)
+    place = Place(file, db or default_db(config))
+    return place, open_competition_store(place.database)
