@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/goatarena bench --swiss
 	$(BIN)/goatarena bench --ladder
 	$(BIN)/python benchmarks/calibration.py
+	$(BIN)/python benchmarks/web.py
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache

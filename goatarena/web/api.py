@@ -122,7 +122,7 @@ class Api:
         def read(store: Store) -> tuple[StoredGame | None, list[tuple[int, GameSummary]]]:
             return record_numbered(store, number), summaries_numbered(store, [number])
 
-        stored, summaries = await self.readers.run(read)
+        stored, summaries = await self.readers.run(read)  # each time: a cheap, small read
         if stored is None or not summaries:
             raise BadRequest(404, f"no game {number} ({self.follower.index.newest} stored)")
         answer = self._games.get(number)
@@ -143,9 +143,9 @@ class Api:
                 raise BadRequest(404, f"no bot {name!r} has played")
             games = len(index.by_bot[name])
             per_game = [Tally(game, c.games, c.wins, round(c.points, 1), c.meetings)
-                        for (bot, game), c in index.per_game.items() if bot == name]  # fmt: skip
+                        for game, c in index.per_game.get(name, {}).items()]  # fmt: skip
             versus = [Tally(rival, c.games, c.wins, round(c.points, 1), c.meetings)
-                      for (bot, rival), c in index.versus.items() if bot == name]  # fmt: skip
+                      for rival, c in index.versus.get(name, {}).items()]  # fmt: skip
         rows = {}
         if standings is not None:
             for table, listed in standings.standings.items():

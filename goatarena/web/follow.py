@@ -1,17 +1,20 @@
 """Following a results database while another process writes it: the site's cache.
 
 One task (:meth:`Follower.follow`) reads the games stored since it last looked, a batch
-at a time in a worker thread, into the index (:mod:`goatarena.web.index`) and a
-standings tally; after each batch it tells the event stream's listeners, and whenever
-games arrived it refits the standings in a thread (never more than one fit at a time,
-never per request). Requests read what it keeps; the store is asked only for a page's
-own summaries or one game's record, through a few read-only connections
-(:class:`Readers`), each used by one thread at a time.
+at a time in a worker thread, into the index (:mod:`goatarena.web.index`), and tells the
+event stream's listeners of each; beside it, whenever games arrived, the standings are
+refitted by ``goatarena standings --format json`` in a process of its own (one fit at a
+time, at most one a second, never per request), so that the answer is that command's by
+construction and a fit's memory and CPU never stay with the site. Requests read what
+it keeps; the store is asked only for a page's own summaries or one game's record,
+through a few read-only connections (:class:`Readers`), each used by one thread at a
+time.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,13 +23,11 @@ from typing import Any, TypeVar
 import msgspec
 import trio
 
-from goatarena.formats.config import TournamentConfig
-from goatarena.formats.sprt import SprtTally, tally_of
-from goatarena.ratings.standings import StandingsTally
+from goatarena.errors import StoreError
 from goatarena.report.facts import parse_config
 from goatarena.store.browsing import numbered_summaries, open_to_follow, require_summaries
 from goatarena.store.database import Store
-from goatarena.store.standings import count_summary, retired_bots, without_bots
+from goatarena.store.standings import retired_bots
 from goatarena.store.summary import GameSummary
 from goatarena.web.answers import (
     GameEvent,
@@ -46,6 +47,8 @@ BATCH = 5_000
 """Games read into the index between two looks at the listeners."""
 FIT_PAUSE_S = 1.0
 """The least time between two refits (a fit of a large store takes seconds anyway)."""
+RETRY_S = 5.0
+"""How long after a failed fit the next is tried."""
 QUEUE = 64
 """Events a listener may fall behind by before it is dropped (a client that does not read)."""
 MAX_LISTENERS = 1_000
@@ -114,9 +117,6 @@ class Follower:
         self.standings: StandingsAnswer | None = None
         self.loaded = False
         """Whether the games stored when the site started are all read."""
-        self._tally = StandingsTally()
-        self._counted = 0
-        self._sprt = _sprt_of(self.config)
         self._listeners: set[trio.MemorySendChannel[bytes]] = set()
         self.fit_seconds = math.nan
 
@@ -132,33 +132,46 @@ class Follower:
     async def follow(
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        """Read new games and refit, until cancelled; started once the first batch is read."""
-        started = False
-        last_fit = -math.inf
+        """Read new games until cancelled, and refit beside it; started once the first
+        batch is read."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._refit_while_games_arrive)
+            started = False
+            while True:
+                rows = await trio.to_thread.run_sync(self._read_batch)
+                if self.loaded:
+                    for number, summary in rows:
+                        self.publish("game", encode(GameEvent(game=game_row(number, summary))))
+                if len(rows) < BATCH:
+                    self.loaded = True
+                if not started:
+                    started = True
+                    task_status.started()
+                if len(rows) < BATCH:
+                    await trio.sleep(POLL_S)
+
+    async def _refit_while_games_arrive(self) -> None:
+        """Refit whenever games arrived since the last fit, at most every
+        :data:`FIT_PAUSE_S`; one fit at a time, each in a process of its own."""
         while True:
-            rows = await trio.to_thread.run_sync(self._read_batch)
-            if self.loaded:
-                for number, summary in rows:
-                    self.publish("game", encode(GameEvent(game=game_row(number, summary))))
-            if len(rows) < BATCH:
-                self.loaded = True
-            if not started:
-                started = True
-                task_status.started()
             stale = self.standings is None or self.standings.stored < self.index.newest
-            if self.loaded and stale and time.monotonic() - last_fit >= FIT_PAUSE_S:
-                began = time.monotonic()
-                self.standings = await trio.to_thread.run_sync(self._fit)
-                last_fit = time.monotonic()
-                self.fit_seconds = last_fit - began
-                event = StandingsEvent(stored=self.standings.stored, games=self.standings.games)
-                self.publish("standings", encode(event))
-            if len(rows) < BATCH:
+            if not (self.loaded and stale):
                 await trio.sleep(POLL_S)
+                continue
+            began = time.monotonic()
+            try:
+                self.standings = await self._fit()
+            except StoreError as error:  # the cached standings stay; tried again later
+                print(f"goatarena: {error}", file=sys.stderr)
+                await trio.sleep(RETRY_S)
+                continue
+            self.fit_seconds = time.monotonic() - began
+            event = StandingsEvent(stored=self.standings.stored, games=self.standings.games)
+            self.publish("standings", encode(event))
+            await trio.sleep(max(POLL_S, FIT_PAUSE_S - self.fit_seconds))
 
     def _read_batch(self) -> list[tuple[int, GameSummary]]:
         rows = []
-        swiss = self.swiss
         for number, summary in numbered_summaries(self._store, after=self.index.newest):
             rows.append((number, summary))
             if len(rows) >= BATCH:
@@ -166,32 +179,23 @@ class Follower:
         with self.index.lock:
             for number, summary in rows:
                 self.index.add(number, summary)
-        for _, summary in rows:
-            count_summary(self._tally, summary, swiss=swiss)
-            if self._sprt is not None and sorted(summary.players) == self._sprt[1]:
-                self._sprt[0].add(summary.key, summary)
-        self._counted = self.index.newest
         return rows
 
-    def _fit(self) -> StandingsAnswer:
-        entered = self.config.get("bots")
-        bots = [str(name) for name in entered] if isinstance(entered, dict) else []
-        stored = self._counted
-        standings = self._tally.standings(
-            self.tournament,
-            disqualified=self._store.disqualified(),
-            bots=bots,
-            swiss=self.swiss,
-        )
-        retired = retired_bots(self._store)
-        if retired:
-            standings = without_bots(standings, retired)
-        return StandingsAnswer(
-            **msgspec.structs.asdict(standings),
-            sprt=None if self._sprt is None else self._sprt[0].status(),
-            retired=retired,
-            stored=stored,
-        )
+    async def _fit(self) -> StandingsAnswer:
+        """The standings as ``goatarena standings --format json`` prints them, computed by
+        that command in a process of its own: the fit's memory (a gigabyte at a million
+        games) is given back when it ends, and its work never holds up a request."""
+        stored = self.index.newest
+        command = [sys.executable, "-m", "goatarena", "standings", "--db", str(self.path),
+                   "--format", "json"]  # fmt: skip
+        done = await trio.run_process(command, capture_stdout=True, capture_stderr=True,
+                                      check=False)  # fmt: skip
+        if done.returncode != 0:
+            lines = done.stderr.decode(errors="replace").strip().splitlines() or ["?"]
+            raise StoreError(f"the standings could not be computed: {lines[-1]}")
+        standings = msgspec.json.decode(done.stdout, type=StandingsAnswer)
+        retired = await trio.to_thread.run_sync(retired_bots, self._store)
+        return msgspec.structs.replace(standings, retired=retired, stored=stored)
 
     # -- the event stream ----------------------------------------------------------------
 
@@ -225,17 +229,3 @@ class Follower:
     def listeners(self) -> int:
         """How many event streams are open."""
         return len(self._listeners)
-
-
-def _sprt_of(config: dict[str, Any]) -> tuple[SprtTally, list[str]] | None:
-    """A gauntlet's SPRT tally and its two bots (sorted), when the file has an SPRT."""
-    if not config.get("sprt"):
-        return None
-    try:
-        parsed = msgspec.convert(config, TournamentConfig)
-    except msgspec.ValidationError:
-        return None  # written by another version: no test to show
-    if parsed.sprt is None or len(parsed.challengers) != 1:
-        return None
-    tally = tally_of(parsed.sprt, parsed.bots, parsed.challengers[0], ())
-    return tally, sorted((tally.challenger, tally.baseline))

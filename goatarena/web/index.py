@@ -51,8 +51,10 @@ class GameIndex:
     by_bot: dict[str, array] = field(default_factory=dict)
     by_game: dict[str, array] = field(default_factory=dict)
     with_violations: array = field(default_factory=lambda: array("i"))
-    per_game: dict[tuple[str, str], Counts] = field(default_factory=dict)
-    versus: dict[tuple[str, str], Counts] = field(default_factory=dict)
+    per_game: dict[str, dict[str, Counts]] = field(default_factory=dict)
+    """Bot -> game type -> its counts there."""
+    versus: dict[str, dict[str, Counts]] = field(default_factory=dict)
+    """Bot -> opponent -> its counts against that opponent."""
     _combined: dict[tuple[Filters, int], array] = field(default_factory=dict)
 
     def add(self, number: int, summary: GameSummary) -> None:
@@ -66,6 +68,7 @@ class GameIndex:
         for seat, bot in enumerate(players):
             if bot not in players[:seat]:  # a bot in two seats is listed once
                 self.by_bot.setdefault(bot, array("i")).append(number)
+            rivals = self.versus.setdefault(bot, {})
             mine = ranks[seat]
             points = 0.0
             for other, rival in enumerate(players):
@@ -73,16 +76,17 @@ class GameIndex:
                     continue
                 share = 1.0 if mine < ranks[other] else 0.5 if mine == ranks[other] else 0.0
                 points += share
-                meeting = self.versus.get((bot, rival))
+                meeting = rivals.get(rival)
                 if meeting is None:
-                    meeting = self.versus[bot, rival] = Counts()
+                    meeting = rivals[rival] = Counts()
                 meeting.games += 1
                 meeting.meetings += 1
                 meeting.points += share
                 meeting.wins += share == 1.0
-            counts = self.per_game.get((bot, summary.game))
+            kinds = self.per_game.setdefault(bot, {})
+            counts = kinds.get(summary.game)
             if counts is None:
-                counts = self.per_game[bot, summary.game] = Counts()
+                counts = kinds[summary.game] = Counts()
             counts.games += 1
             counts.wins += mine == 1
             counts.points += points

@@ -4,6 +4,7 @@ viewer (:mod:`goatarena.report.replays` packs a game, the report's script draws 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import trio
@@ -20,6 +21,8 @@ from goatarena.report.replays import encode_replay
 from goatarena.web.api import Api, BadRequest, encode, games_query, number_in
 from goatarena.web.index import Filters
 
+KEEP_REPLAYS = 256
+"""Games' packed replays kept (a stored game never changes)."""
 HEAD_TO_HEAD_BOTS = 40
 """The most bots the head-to-head table shows (the top of the overall standings)."""
 
@@ -61,6 +64,7 @@ class Pages:
     def __init__(self, api: Api) -> None:
         self.api = api
         self.env = environment()
+        self._replays: OrderedDict[int, str | None] = OrderedDict()
 
     def render(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         """A page from its template, with what every page shows."""
@@ -121,10 +125,14 @@ class Pages:
         """``/games/{number}``: the result, the violations and the replay viewer."""
         number = number_in(request)
         answer, stored = await self.api.game(number)
-        try:
-            packed = await trio.to_thread.run_sync(encode_replay, stored)
-        except IllegalAction:
-            packed = None
+        if number not in self._replays:
+            try:
+                self._replays[number] = await trio.to_thread.run_sync(encode_replay, stored)
+            except IllegalAction:
+                self._replays[number] = None
+            while len(self._replays) > KEEP_REPLAYS:
+                self._replays.popitem(last=False)
+        packed = self._replays[number]
         row = answer.game
         causes = [", ".join(seat.violations) or None for seat in row.seats]
         details: dict[int, str] = {}
@@ -163,7 +171,7 @@ class Pages:
         with index.lock:
             for a in bots:
                 for b in bots:
-                    counts = index.versus.get((a, b))
+                    counts = index.versus.get(a, {}).get(b)
                     if counts is not None and a != b:
                         cells[a, b] = (counts.points, counts.meetings)
         grid = [[_heat_cell(cells.get((a, b))) for b in bots] for a in bots]
