@@ -123,3 +123,11 @@ def test_a_tournament_file_names_builtin_bots(tmp_path):
     ran = goatarena("run", "t.toml", "--sandbox", "none", cwd=tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "greedy" in ran.stdout and "random" in ran.stdout
+
+
+def test_the_shell_hint_for_a_builtin_bot_names_what_a_shell_can_run():
+    with pytest.raises(BotError) as caught:
+        parse_command("builtin:random | tee bot.log")
+    assert str(caught.value).endswith(
+        "use: sh -c 'python3 -m goatarena.bots.random_bot | tee bot.log'"
+    )

@@ -12,7 +12,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from goatarena.bots import builtin_argv, is_builtin
+from goatarena.bots import BUILTIN_MODULES, PREFIX, builtin_argv, is_builtin
 from goatarena.errors import BotError
 
 PYTHON_NAMES = frozenset({"python", "python3"})
@@ -58,8 +58,13 @@ def shell_syntax_error(command: str, argv: Sequence[str]) -> str | None:
     found = [word for word in argv if word in SHELL_WORDS]
     if not found:
         return None
+    meant = command
+    if is_builtin(argv[0]) and argv[0].removeprefix(PREFIX) in BUILTIN_MODULES:
+        # A shell knows no builtin: names; it runs the module with python3 instead.
+        module = BUILTIN_MODULES[argv[0].removeprefix(PREFIX)]
+        meant = shlex.join(["python3", "-m", module]) + command.strip()[len(argv[0]) :]
     return (
         f"bot command {command!r} holds shell syntax ({' '.join(dict.fromkeys(found))}),"
         " but no shell runs a bot command: its words would reach the program as arguments;"
-        f" to run it through a shell, use: sh -c {shlex.quote(command)}"
+        f" to run it through a shell, use: sh -c {shlex.quote(meant)}"
     )
