@@ -22,6 +22,7 @@ from goatarena.referee.bot_copies import with_copy
 from goatarena.referee.bot_uids import claim_uid
 from goatarena.referee.cgroups import BotCgroup
 from goatarena.referee.confinement import Confinement
+from goatarena.referee.proc_view import close_static_files, open_static_files
 from goatarena.referee.sandbox import (
     SandboxPolicy,
     find_bwrap,
@@ -92,6 +93,7 @@ async def launch(
     require_sandbox(policy)
     cgroup = None
     seccomp = None
+    static_files: dict[str, int] = {}
     uid = None
     if policy.enabled:
         # Said as plainly as an unsandboxed start would; bubblewrap's own message is longer.
@@ -110,6 +112,7 @@ async def launch(
         uid = claim_uid() if runs_as_root() else None
         try:
             seccomp = open_filter()
+            static_files = open_static_files(memory_bytes)
             argv = sandbox_argv(
                 argv,
                 policy,
@@ -117,12 +120,14 @@ async def launch(
                 cwd=Path.cwd(),
                 seccomp_fd=seccomp,
                 bot_uid=None if uid is None else uid.uid,
+                static_files=static_files,
             )
         except BaseException:
             if uid is not None:
                 uid.release()
             if seccomp is not None:
                 os.close(seccomp)
+            close_static_files(static_files)
             raise
         cgroup = BotCgroup.create(memory_bytes=memory_bytes, processes=processes)
     confinement = Confinement(policy, cgroup, uid)
@@ -139,7 +144,7 @@ async def launch(
                 own_uid=uid is not None,
             ),
             env=bot_environment(os.environ) if policy.enabled else None,
-            pass_fds=() if seccomp is None else (seccomp,),
+            pass_fds=(*([] if seccomp is None else [seccomp]), *static_files.values()),
         )
     except BaseException:
         if cgroup is not None:
@@ -150,5 +155,6 @@ async def launch(
     finally:
         if seccomp is not None:
             os.close(seccomp)  # bubblewrap has its own copy, read before the bot runs
+        close_static_files(static_files)  # and has copied these
     confinement.pid = process.pid
     return process, confinement

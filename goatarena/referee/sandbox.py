@@ -26,7 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -238,13 +238,15 @@ def sandbox_argv(
     cwd: Path,
     seccomp_fd: int | None = None,
     bot_uid: int | None = None,
+    static_files: Mapping[str, int] | None = None,
 ) -> list[str]:
     """The bubblewrap command line that runs ``argv`` under ``policy`` from ``cwd``: new
     namespaces, no capabilities, the file system of
     :func:`~goatarena.referee.sandbox_view.view_args`, and the seccomp filter that
     ``seccomp_fd`` holds (see :func:`goatarena.referee.seccomp.open_filter`), if given.
     A root runner's bot runs as ``bot_uid``, which it must have claimed for the bot
-    (:func:`~goatarena.referee.bot_uids.claim_uid`)."""
+    (:func:`~goatarena.referee.bot_uids.claim_uid`); ``static_files`` are the fixed files
+    of its ``/proc`` (:func:`~goatarena.referee.proc_view.open_static_files`)."""
     if runs_as_root() and bot_uid is None:
         raise ValueError("a root runner's bot needs a uid of its own: claim one")
     command = list(argv)
@@ -292,6 +294,7 @@ def sandbox_argv(
         shown_as=dict(policy.shown_as),
         cwd=cwd,
         bot_gid=BOT_GID if runs_as_root() else None,
+        static_files=static_files,
     )
     return [*args, "--chdir", str(cwd), "--", *command]
 

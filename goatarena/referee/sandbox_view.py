@@ -24,6 +24,7 @@ from pathlib import Path
 
 from goatarena.errors import BotError
 from goatarena.referee.command_paths import code_paths, command_folders, is_shared, shared_folders
+from goatarena.referee.proc_view import proc_mounts
 from goatarena.referee.readable_copy import readable_folder
 
 SYSTEM_PATHS = ("/usr",)
@@ -133,6 +134,7 @@ def view_args(
     cwd: Path,
     bot_gid: int | None = None,
     shown_as: Mapping[str, str] | None = None,
+    static_files: Mapping[str, int] | None = None,
 ) -> list[str]:
     """bubblewrap's options that build the file system ``argv`` sees when run from ``cwd``.
 
@@ -146,9 +148,12 @@ def view_args(
     without the runner's files: the one ``shown_as`` names for it, made beforehand off
     the event loop, else made here. A word of ``argv`` that leads out of the bot's own
     folder, its given paths and the shared folders is refused
-    (:class:`~goatarena.referee.command_paths.ForeignPath`).
+    (:class:`~goatarena.referee.command_paths.ForeignPath`). The machine's counters in
+    ``/proc`` are covered (:mod:`goatarena.referee.proc_view`), the fixed ones read from
+    ``static_files`` (a descriptor by path).
     """
     fixed = _system_mounts(argv, tmp_bytes)
+    fixed += [_Mount(path, args, mask=True) for path, args in proc_mounts(static_files or {})]
     named = command_folders(argv, cwd, [*read_paths, *write_paths])
     own = [] if named.own is None else [named.own]
     read = code_paths() + own + list(named.runtimes) + _mount_sources(read_paths, cwd)

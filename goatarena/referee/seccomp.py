@@ -23,7 +23,9 @@ kernel's shared state (see :data:`REFUSED_WITH_ARGUMENT` too):
   ``madvise(MADV_PAGEOUT)`` evict them, the other half of such a channel;
 - a user namespace of its own (``clone``/``unshare`` with ``CLONE_NEWUSER``, and
   ``clone3``, whose flags a filter cannot read): every capability there, and a large
-  part of the kernel opened to it.
+  part of the kernel opened to it;
+- ``sysinfo``: the machine's free and shared memory, load and number of threads, which
+  allies at one table set by what they keep while frozen and read in their turns.
 
 Each is answered with an error (``EPERM``, or ``ENOSYS`` where a runtime then falls back,
 as libuv does for io_uring), never a kill, so a runtime that merely probes one carries
@@ -70,12 +72,16 @@ DENIED_CHANNELS = {
     "inotify_init": errno.ENOSYS,  # x86-64 only
     "inotify_init1": errno.ENOSYS,
     "flock": 0,
+    "sysinfo": errno.ENOSYS,
 }
 """Refused too: calls that read the page cache or hide their flags from the filter;
 watching files (an ally at the table would see which files another bot opens); and file
 locks, which every process that can open a file shares (even ``/dev/null``): ``flock``
 succeeds without taking a lock (error 0), as do the ``fcntl`` locks below, so that a
-runtime that locks its own files carries on."""
+runtime that locks its own files carries on. ``sysinfo`` tells the machine's free and
+shared memory, load and thread count, which allies set and read (see
+:mod:`goatarena.referee.proc_view`); glibc's ``sysconf(_SC_PHYS_PAGES)`` reads it without
+checking for an error, so a program that asks that gets an unspecified number."""
 CLONE_NEWUSER = 0x10000000
 RWF_NOWAIT = 0x00000008
 POSIX_FADV_DONTNEED = 4
@@ -100,7 +106,7 @@ SUMMARY = (
     "ptrace, process_vm_*, sched_setaffinity, keyring, perf, bpf, userfaultfd, io_uring,"
     " SIGCONT as an fd's signal,"
     " page-cache probes (mincore, cachestat, RWF_NOWAIT, AIO, DONTNEED, PAGEOUT),"
-    " new user namespaces, inotify, file locks (taken as done)"
+    " new user namespaces, inotify, file locks (taken as done), sysinfo"
 )
 """The refused calls in a few words, for ``goatarena doctor``."""
 
@@ -152,6 +158,7 @@ CHANNEL_CALL_NUMBERS = {
         "inotify_init1": 294,
         "flock": 73,
         "fcntl": 72,
+        "sysinfo": 99,
     },
     "aarch64": {
         "mincore": 232,
@@ -166,6 +173,7 @@ CHANNEL_CALL_NUMBERS = {
         "inotify_init1": 26,
         "flock": 32,
         "fcntl": 25,
+        "sysinfo": 179,
     },
 }
 """The numbers of :data:`DENIED_CHANNELS` and :data:`REFUSED_WITH_ARGUMENT`'s calls."""
