@@ -23,8 +23,8 @@ run: $(STAMP)
 	fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check goatarena tests bots benchmarks
-	$(BIN)/ruff format --check goatarena tests bots benchmarks
+	$(BIN)/ruff check goatarena tests bots benchmarks examples
+	$(BIN)/ruff format --check goatarena tests bots benchmarks examples
 	$(BIN)/mypy goatarena
 
 test: lint
