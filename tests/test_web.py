@@ -10,6 +10,7 @@ import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -263,3 +264,60 @@ def test_binding_beyond_this_machine_is_said(tmp_path) -> None:
     finally:
         os.kill(child.pid, signal.SIGTERM)
         child.wait(timeout=10)
+
+
+def test_a_slow_client_cannot_hold_a_connection(served) -> None:
+    """Headers sent a byte at a time (slowloris) are cut off, and others are served meanwhile."""
+    client, _ = served
+    host, port = client.base_url.host, client.base_url.port
+    with socket.create_connection((host, port), timeout=30) as slow:
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        closed = False
+        for _ in range(120):  # up to a minute of trickling; the server gives 5 s
+            try:
+                slow.sendall(b"a")
+                slow.settimeout(0.5)
+                if slow.recv(1024) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                assert client.get("/api/standings").status_code == 200  # others still served
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+        assert closed, "the server waited a minute for a request's headers"
+
+
+@pytest.mark.slow
+def test_run_serve_serves_while_it_runs_and_stops_with_it(tmp_path) -> None:
+    (tmp_path / "t.toml").write_text(
+        'name = "served"\nseed = 1\ndeals = 400\n'
+        '[bots]\nrandom = "builtin:random"\ngreedy = "builtin:greedy"\n'
+        '[[games]]\nname = "mountain-goats"\nplayers = 2\n'
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "run", "t.toml", "--sandbox", "none", "--quiet",
+         "--serve", str(port)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        total = 0
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            for _ in range(600):
+                try:
+                    total = client.get("/api/games?limit=1").json()["total"]
+                except httpx.TransportError:
+                    total = 0
+                if total > 0 or run.poll() is not None:
+                    break
+                time.sleep(0.1)
+        assert total > 0 and run.poll() is None, "the site never showed a game during the run"
+    finally:
+        run.send_signal(signal.SIGINT)
+        _, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    with pytest.raises(httpx.TransportError):  # the site ended with the run
+        httpx.get(f"http://127.0.0.1:{port}/api/standings", timeout=5)
