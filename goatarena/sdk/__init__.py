@@ -21,9 +21,10 @@ What a bot gets:
   and the whole ``history`` of the game, and ``time_left``;
 - :class:`GameEnd` with the scores and ranks.
 
-Everything a bot prints must go to stderr (use :func:`log`): stdout belongs to the
-protocol. :func:`play_local` plays bots against each other in this process, with the real
-game engines and no referee, which is the quick way to test one. No trio is needed.
+stdout belongs to the protocol: under :func:`run`, whatever a bot prints goes to stderr,
+its log (as :func:`log` does). :func:`play_local` plays bots against each other in this
+process, with the real game engines and no referee, which is the quick way to test one.
+No trio is needed.
 ``docs/sdk.md`` is the guide.
 """
 
@@ -39,6 +40,7 @@ from goatarena import protocol
 from goatarena.protocol import Event, TimeInfo, bot_seed
 from goatarena.sdk._bot import Bot, GameEnd, GameStart, Request, SeededBot
 from goatarena.sdk._local import LocalPlayError, LocalResult, play_local
+from goatarena.sdk._stdout import private_stdout
 from goatarena.sdk._view import View, view
 from goatarena.sdk._wire import EventLog, WireDecide, WireRequest, parse_line
 
@@ -121,8 +123,14 @@ def _write(output: IO[bytes], message: protocol.BotHello | protocol.Action) -> N
 
 
 def run(bot: Bot) -> None:
-    """Run ``bot`` on this process's stdin and stdout until the referee says quit."""
+    """Run ``bot`` on this process's stdin and stdout until the referee says quit.
+
+    The answers go out on a private copy of stdout: from here on, whatever the bot prints
+    (``print``, a C extension, a subprocess) goes to stderr, its log, with a one-time
+    note there, and can never corrupt an answer (see :mod:`goatarena.sdk._stdout`).
+    """
     stdin = sys.stdin.buffer
+    output = private_stdout()
     # A referee that goes away (broken pipe) or an interrupt ends the bot quietly.
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
-        serve(bot, iter(stdin.readline, b""), sys.stdout.buffer)
+        serve(bot, iter(stdin.readline, b""), output)
