@@ -321,3 +321,35 @@ def test_run_serve_serves_while_it_runs_and_stops_with_it(tmp_path) -> None:
     assert run.returncode == 130, err
     with pytest.raises(httpx.TransportError):  # the site ended with the run
         httpx.get(f"http://127.0.0.1:{port}/api/standings", timeout=5)
+
+
+def test_a_gauntlets_sprt_course_and_a_ladders_reasons_are_shown(tmp_path) -> None:
+    db = tmp_path / "gauntlet.sqlite"
+    store = open_store(db)
+    config = {"name": "g", "format": "gauntlet", "challengers": ["alpha"],
+              "bots": {"alpha": "a", "bravo": "b"},
+              "games": [{"name": "mountain-goats", "players": 2}],
+              "sprt": {"elo0": 0.0, "elo1": 50.0}}  # fmt: skip
+    store.claim(tournament="g", fingerprint="g", config_json=json.dumps(config))
+    for deal in range(6):
+        store.add_ladder_choice(f"mountain-goats/d{deal}", "rule <b>", f"because {deal} <i>")
+        for rotation, seating in enumerate((["alpha", "bravo"], ["bravo", "alpha"])):
+            result = game_result("mountain-goats", deal, seating)
+            store.add_game(f"mountain-goats/d{deal}/r{rotation}", 0, result)
+    store.disqualify("bravo", "suspended: crashed <3 times>")
+    store.close()
+    child, address = start_server(db)
+    try:
+        with httpx.Client(base_url=address, timeout=10) as client:
+            standings = wait_for_standings(client)
+            assert standings["sprt"]["pairs"] == 6 and standings["sprt"]["challenger"] == "alpha"
+            page = client.get("/sprt").text
+            assert '<svg class="sprt"' in page and "after 6 pairs" in page
+            game = client.get("/api/games/3").json()
+            assert game["chosen_because"] == "rule <b>: because 1 <i>"
+            assert "because 1 &lt;i&gt;" in client.get("/games/3").text
+            assert standings["out"] == {"bravo": "suspended: crashed <3 times>"}
+            assert "bravo</a>: suspended: crashed &lt;3 times&gt;" in client.get("/").text
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=10)

@@ -63,6 +63,20 @@ def record_numbered(store: Reading, number: int) -> StoredGame | None:
     return StoredGame(key=row[0], round=row[1], result=store._decode(row[0], row[2]))
 
 
+def ladder_choice(store: Reading, deal: str) -> tuple[str, str] | None:
+    """Why a ladder chose deal ``deal`` (its rule and reason), if it was a ladder's."""
+    with store._errors():
+        found = store._db.execute(
+            "SELECT name FROM sqlite_master WHERE name = 'ladder_choices'"
+        ).fetchone()
+        if found is None:
+            return None
+        row = store._db.execute(
+            "SELECT rule, reason FROM ladder_choices WHERE deal = ?", (deal,)
+        ).fetchone()
+    return None if row is None else (str(row[0]), str(row[1]))
+
+
 def newest_number(store: Reading) -> int:
     """The number of the last game stored (0 when there is none)."""
     with store._errors():

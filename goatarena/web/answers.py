@@ -110,6 +110,8 @@ class GameAnswer(msgspec.Struct, frozen=True):
     violations: list[ViolationDetail]
     moves: list[Move]
     replay_error: str | None = None
+    chosen_because: str | None = None
+    """Why a ladder chose the game's deal (its rule: the reason); None for other formats."""
 
 
 class Tally(msgspec.Struct, frozen=True):

@@ -22,7 +22,7 @@ from goatarena.ratings.standings import OVERALL
 from goatarena.render.replay import record_of
 from goatarena.render.view import replay_steps
 from goatarena.render.words import describe_action
-from goatarena.store.browsing import record_numbered, summaries_numbered
+from goatarena.store.browsing import ladder_choice, record_numbered, summaries_numbered
 from goatarena.store.database import Store, StoredGame
 from goatarena.store.summary import GameSummary
 from goatarena.web.answers import (
@@ -119,16 +119,22 @@ class Api:
     async def game(self, number: int) -> tuple[GameAnswer, StoredGame]:
         """Game ``number`` with its moves in words, and its stored record."""
 
-        def read(store: Store) -> tuple[StoredGame | None, list[tuple[int, GameSummary]]]:
-            return record_numbered(store, number), summaries_numbered(store, [number])
+        def read(
+            store: Store,
+        ) -> tuple[StoredGame | None, list[tuple[int, GameSummary]], tuple[str, str] | None]:
+            summaries = summaries_numbered(store, [number])
+            deal = summaries[0][1].deal_key if summaries else ""
+            return record_numbered(store, number), summaries, ladder_choice(store, deal)
 
-        stored, summaries = await self.readers.run(read)  # each time: a cheap, small read
+        stored, summaries, chosen = await self.readers.run(read)  # each time: a cheap, small read
         if stored is None or not summaries:
             raise BadRequest(404, f"no game {number} ({self.follower.index.newest} stored)")
         answer = self._games.get(number)
         if answer is None:
             answer = await trio.to_thread.run_sync(game_answer, game_row(number, summaries[0][1]),
                                                    stored)  # fmt: skip
+            if chosen is not None:
+                answer = msgspec.structs.replace(answer, chosen_because=": ".join(chosen))
             self._games[number] = answer
             while len(self._games) > KEEP_GAMES:
                 self._games.popitem(last=False)

@@ -112,6 +112,7 @@ class Site:
             Route("/games/{number}", pages.game),
             Route("/bots/{name}", pages.bot),
             Route("/head-to-head", pages.head_to_head),
+            Route("/sprt", pages.sprt),
             Route("/static/{name}", self.static),
             Route("/api/standings", api.standings_route),
             Route("/api/games", api.games_route),

@@ -38,6 +38,7 @@ from goatarena.web.answers import (
     encode,
 )
 from goatarena.web.index import GameIndex
+from goatarena.web.sprt import SprtCourseKeeper
 
 T = TypeVar("T")
 
@@ -114,6 +115,8 @@ class Follower:
         self.config: dict[str, Any] = parse_config(self._store.meta("config"))
         self.tournament = self._store.meta("tournament") or path.stem
         self.index = GameIndex()
+        self.sprt = SprtCourseKeeper.of(self.config)
+        """A gauntlet's SPRT course (None for other formats)."""
         self.standings: StandingsAnswer | None = None
         self.loaded = False
         """Whether the games stored when the site started are all read."""
@@ -179,6 +182,8 @@ class Follower:
         with self.index.lock:
             for number, summary in rows:
                 self.index.add(number, summary)
+                if self.sprt is not None:
+                    self.sprt.add(summary)
         return rows
 
     async def _fit(self) -> StandingsAnswer:

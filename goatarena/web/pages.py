@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse, Response
 from goatarena.errors import IllegalAction
 from goatarena.games import GAMES
 from goatarena.ratings.standings import OVERALL
+from goatarena.report.charts import sprt_plot
 from goatarena.report.html import BAR_WIDTH, bot_colours
 from goatarena.report.replays import encode_replay
 from goatarena.web.api import Api, BadRequest, encode, games_query, number_in
@@ -176,6 +177,15 @@ class Pages:
                         cells[a, b] = (counts.points, counts.meetings)
         grid = [[_heat_cell(cells.get((a, b))) for b in bots] for a in bots]
         return self.render("head_to_head.html", bots=bots, grid=grid)
+
+    async def sprt(self, request: Request) -> Response:
+        """``/sprt``: a gauntlet's SPRT course, the report's chart."""
+        keeper = self.api.follower.sprt
+        if keeper is None:
+            raise BadRequest(404, "this tournament has no SPRT")
+        with self.api.follower.index.lock:
+            course = keeper.course()
+        return self.render("sprt.html", course=course, plot=Markup(sprt_plot(course)))  # noqa: S704
 
     def error(self, status: int, message: str) -> HTMLResponse:
         """An error page of one line."""
