@@ -15,6 +15,7 @@ import click
 
 COMMANDS = {
     "bench": "bench",
+    "build": "build",
     "check-bot": "check_bot",
     "doctor": "doctor",
     "entrant": "entrant",

@@ -1,0 +1,134 @@
+"""The process that runs one build in the bots' sandbox: ``python -m
+goatarena.competition.build_child SETTINGS`` from the folder to build.
+
+The launcher shows a bot the folder it runs from (its working folder) and nothing else
+of its parent: a build runs from the submission's folder, so it is started in a process of
+its own with that folder as its working folder, and a server building several
+submissions never changes its own. Its last line on stdout is the outcome as JSON
+(:class:`BuildOutcome`); the build's own output goes to the capped log.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import msgspec
+import trio
+
+from goatarena.referee.launcher import launch
+from goatarena.referee.sandbox import SandboxPolicy
+
+CUT_NOTE = b"\n[the build log is cut here: it reached its cap]\n"
+
+
+class BuildSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """What the child is told: the command, its limits, the log, what to hide."""
+
+    command: str
+    seconds: float
+    memory_bytes: int
+    processes: int
+    file_bytes: int
+    log: str
+    log_bytes: int
+    hidden: list[str] = []
+    hidden_where_possible: list[str] = []
+    sandbox: str = "bwrap"
+
+
+class BuildOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """How a build ended: its exit status (None when it was stopped), and why not 0."""
+
+    status: int | None
+    reason: str
+    seconds: float
+
+
+class _CappedLog:
+    """The build's output, merged, kept up to ``cap`` bytes; the rest read and dropped."""
+
+    def __init__(self, path: Path, cap: int) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+        self.file = os.fdopen(os.open(path, flags, 0o600), "wb")
+        self.left = cap
+        self.cut = False
+
+    def write(self, data: bytes) -> None:
+        if self.left > 0:
+            kept = data[: self.left]
+            self.file.write(kept)
+            self.file.flush()
+            self.left -= len(kept)
+        if self.left <= 0 and not self.cut and data:
+            self.cut = True
+            self.file.write(CUT_NOTE)
+            self.file.flush()
+
+
+async def run_build(settings: BuildSettings) -> BuildOutcome:
+    """Run ``settings.command`` with ``sh -c`` in the sandbox from this folder."""
+    folder = Path.cwd()
+    policy = SandboxPolicy(
+        mode=settings.sandbox,
+        tmp_bytes=settings.file_bytes,
+        write_paths=(str(folder),),
+        hidden=tuple(settings.hidden),
+        hidden_where_possible=tuple(settings.hidden_where_possible),
+    )
+    log = _CappedLog(Path(settings.log), settings.log_bytes)
+    started = time.monotonic()
+    process, confinement = await launch(
+        ["sh", "-c", settings.command],
+        memory_bytes=settings.memory_bytes,
+        processes=settings.processes,
+        open_files=1024,
+        file_bytes=settings.file_bytes,
+        policy=policy,
+    )
+    reason = ""
+    try:
+        await process.stdin.aclose()
+        with trio.move_on_after(settings.seconds) as timer:
+            async with trio.open_nursery() as nursery:
+                for stream in (process.stdout, process.stderr):
+                    nursery.start_soon(_copy, stream, log)
+                await process.wait_exited()
+        if timer.cancelled_caught:
+            reason = f"the build took longer than {settings.seconds:g} s and was stopped"
+    finally:
+        confinement.kill_all()
+        code = await process.wait()
+        await confinement.release()
+        log.file.close()
+    status = None if reason else confinement.exit_status(code)
+    if not reason and status != 0:
+        if confinement.exceeded_memory():
+            reason = "the build ran out of memory"
+        elif status is not None and status < 0:
+            reason = f"the build was killed by signal {-status}"
+        else:
+            reason = f"the build failed (exit status {status})"
+    return BuildOutcome(status=status, reason=reason, seconds=time.monotonic() - started)
+
+
+async def _copy(stream: trio.abc.ReceiveStream, log: _CappedLog) -> None:
+    with trio.move_on_after(86_400):
+        while data := await stream.receive_some(1 << 16):
+            log.write(bytes(data))
+
+
+def main() -> None:
+    """Run the build the one argument describes; print its outcome as the last line."""
+    settings = msgspec.json.decode(sys.argv[1].encode(), type=BuildSettings)
+    try:
+        outcome = trio.run(run_build, settings)
+    except OSError as error:
+        outcome = BuildOutcome(status=None, reason=f"the build could not start: {error}", seconds=0)
+    sys.stdout.write(msgspec.json.encode(outcome).decode() + "\n")
+
+
+if __name__ == "__main__":
+    main()
