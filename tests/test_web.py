@@ -353,3 +353,43 @@ def test_a_gauntlets_sprt_course_and_a_ladders_reasons_are_shown(tmp_path) -> No
     finally:
         child.send_signal(signal.SIGINT)
         child.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_a_bot_that_answers_in_markup_is_shown_as_text_and_costs_the_honest_nothing(
+    tmp_path,
+) -> None:
+    hostile = ROOT / "tests" / "bots" / "hostile_site.py"
+    (tmp_path / "t.toml").write_text(
+        'name = "attack"\nseed = 3\ndeals = 2\n'
+        f'[bots]\nhonest = "builtin:random"\nmarkup = "{sys.executable} {hostile}"\n'
+        '[[games]]\nname = "mountain-goats"\nplayers = 2\n'
+    )
+    ran = subprocess.run(
+        [sys.executable, "-m", "goatarena", "run", "t.toml", "--sandbox", "none", "--quiet"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    child, address = start_server(tmp_path / "results" / "attack.sqlite")
+    try:
+        with httpx.Client(base_url=address, timeout=10) as client:
+            standings = wait_for_standings(client)
+            honest = next(r for r in standings["standings"]["overall"] if r["bot"] == "honest")
+            assert honest["games"] == 4 and honest["wins"] == 4 and not honest["violations"]
+            flagged = client.get("/api/games?violation=1").json()
+            assert flagged["total"] == 4
+            detail = client.get("/api/games/1").json()["violations"][0]["detail"]
+            assert "<script>alert(" in detail  # the referee quoted it, as data
+            with client.stream("GET", "/api/events") as stream:
+                first = next(stream.iter_lines())
+            assert first.startswith("retry:")
+            for path in ["/", "/games?violation=1", "/games/1", "/bots/markup", "/api/games/1"]:
+                text = client.get(path).text
+                assert "<script>alert" not in text and "<img src=x" not in text, path
+                assert not path.startswith("/api") or "\u2028" not in text
+            page = client.get("/games/1").text
+            embedded = re.search(r'id="report-data">(.*?)</script>', page, re.S)
+            assert embedded and "</" not in embedded.group(1) and "\u2028" not in embedded.group(1)
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=10)
