@@ -17,7 +17,8 @@ from goatarena.games import GAMES
 from tests.example_bots import HAVE_NODE, JS_BOT, PYTHON_BOT, SHELL_BOT, STRICT_BOT
 from tests.helpers import ROOT, misbehaving, python_bot
 
-OTHER_CHECKS = ["start-up", "unknown messages", "several games", "quit", "stdin closed"]
+OTHER_CHECKS = ["start-up", "unknown messages", "several games", "quit", "stdin closed", "stdout"]
+PRINTING = ROOT / "tests" / "bots" / "printing.py"
 
 
 def check(*args: str):
@@ -49,7 +50,7 @@ def test_the_example_bots_pass_every_check_of_every_game(bot):
     for name in GAMES:
         assert rows[name][1].startswith("3 games")
     assert rows["several games"][1] == f"played {3 * len(GAMES) + 1} games in one process"
-    assert result.output.strip().endswith(f"all {len(GAMES) + 5} checks passed")
+    assert result.output.strip().endswith(f"all {len(GAMES) + 6} checks passed")
 
 
 @pytest.mark.parametrize(("script", "options"), [("greedy_bot.py", ""), ("mcts_bot.py", "--ms 10")])
@@ -129,6 +130,33 @@ def test_a_bot_that_ignores_quit_and_end_of_input_fails_those_checks():
     assert rows["stdin closed"] == ("FAIL", "still running 1000 ms after its input closed mid-game")
 
 
+def test_a_bot_whose_prints_reach_stdout_fails_the_stdout_check_saying_what_to_do():
+    """Its prints wait in Python's 8 KB buffer: in one short game they never reach an
+    answer, and come out only as it exits; over more games they land inside answers."""
+    printer = f"{sys.executable} {PRINTING} raw"
+    result, rows = check(printer, "--game", "mountain-goats", "--games", "1")
+    assert result.exit_code == 1
+    assert rows["mountain-goats"][0] == "PASS" and rows["quit"][0] == "PASS"
+    verdict, detail = rows["stdout"]
+    assert verdict == "FAIL"
+    assert detail.startswith("the bot's prints reach its stdout ('debug: decision ")
+    assert "after quit" in detail and "print to stderr" in detail
+    assert len(result.output.splitlines()[-2]) < 400  # one line
+
+    result, rows = check(printer, "--game", "goat-lords", "--games", "3")
+    assert result.exit_code == 1 and rows["stdout"][0] == "FAIL"
+    verdict, detail = rows["goat-lords"]
+    assert verdict == "FAIL" and "is no message: a print on stdout?" in detail
+    assert "in place of an answer" in rows["stdout"][1]
+
+
+def test_a_bot_that_prints_under_the_sdk_passes_the_stdout_check():
+    result, rows = check(f"{sys.executable} {PRINTING} sdk", "--game", "goat-lords", "--games", "3")
+    assert result.exit_code == 0, result.output
+    verdict, detail = rows["stdout"]
+    assert verdict == "PASS" and detail.startswith("nothing but answers in ")
+
+
 def test_an_answer_naming_another_decision_fails():
     off_by_one = python_bot(
         "import json, sys\n"
@@ -181,7 +209,7 @@ def test_the_checks_cover_every_registered_game_in_order():
     settings = CheckSettings(games=1)
     results = trio.run(check_bot, PYTHON_BOT, settings)
     assert [result.check for result in results] == check_names(settings)
-    assert check_names(settings)[2:-3] == list(GAMES)
+    assert check_names(settings)[2:-4] == list(GAMES)
     assert all(result.passed for result in results)
 
 

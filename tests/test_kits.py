@@ -95,7 +95,7 @@ def test_a_kit_builds_passes_its_unit_test_and_check_bot(kit_file, tmp_path):
     run(["make"], folder)
     assert os.access(folder / "bot", os.X_OK), "make did not leave an executable ./bot"
     checked = run([sys.executable, "-m", "goatarena", "check-bot", "--games", "3", "./bot"], folder)
-    assert "all 9 checks passed" in checked.stdout + checked.stderr
+    assert "all 10 checks passed" in checked.stdout + checked.stderr
 
 
 def test_the_kits_demo_tournament_seats_every_kit_but_python_and_the_bundled_bots():
@@ -149,7 +149,7 @@ def test_a_new_python_bot_passes_check_bot_from_another_folder(tmp_path):
         [sys.executable, "-m", "goatarena", "check-bot", "--games", "2", str(folder / "bot")],
         tmp_path,
     )
-    assert "all 9 checks passed" in checked.stdout
+    assert "all 10 checks passed" in checked.stdout
 
 
 def test_the_package_leaves_out_every_kit_build_output():

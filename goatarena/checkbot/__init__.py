@@ -11,7 +11,10 @@ and player count of every game comes up in turn. It reports one pass/fail line p
 - one line per game: many games from random states, each answer legal and in time;
 - ``several games``: one process plays game after game;
 - ``quit``: the bot exits soon after ``quit``;
-- ``stdin closed``: the bot exits soon after its input closes (the referee went away).
+- ``stdin closed``: the bot exits soon after its input closes (the referee went away);
+- ``stdout``: nothing but answers came on stdout, in any check, nor on the way out after
+  ``quit`` or the end of input: a bot whose prints reach its stdout fails here, with what
+  to do, even when its buffer held them through every game (they are flushed at exit).
 
 A check that breaks the bot (a timeout, a crash, garbage) is failed with where it
 happened; the next check starts a fresh process, so one fault does not hide the others.
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from goatarena import protocol
-from goatarena.checkbot._session import BotSession, CheckFailure, CheckTable
+from goatarena.checkbot._session import PRINTS_ADVICE, BotSession, CheckFailure, CheckTable
 from goatarena.checkbot._session import CheckSettings as CheckSettings  # re-exported
 from goatarena.games.base import GameInfo
 from goatarena.referee import BotViolation, Cause, TimeControl
@@ -38,6 +41,7 @@ UNKNOWN = "unknown messages"
 SEVERAL = "several games"
 QUIT = "quit"
 STDIN_CLOSED = "stdin closed"
+STDOUT = "stdout"
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,8 @@ class CheckResult:
 
 def check_names(settings: CheckSettings) -> list[str]:
     """The names of the checks, in the order they run."""
-    return [STARTUP, UNKNOWN, *(info.name for info in settings.infos), SEVERAL, QUIT, STDIN_CLOSED]
+    games = (info.name for info in settings.infos)
+    return [STARTUP, UNKNOWN, *games, SEVERAL, QUIT, STDIN_CLOSED, STDOUT]
 
 
 async def check_bot(
@@ -115,6 +120,7 @@ class _Checker(BotSession):
         await self.run_check(QUIT, self.check_quit)
         await self.run_check(STDIN_CLOSED, self.check_stdin_closed, new_process=True)
         await self.close_process()
+        self.check_stdout()
 
     async def run_check(
         self, name: str, check: Callable[[], Awaitable[str]], *, new_process: bool = False
@@ -189,6 +195,20 @@ class _Checker(BotSession):
         bot = self.current()
         await self.send(bot, protocol.encode(protocol.Quit()), "quit")
         return await self.expect_exit(bot, "quit")
+
+    def check_stdout(self) -> None:
+        """Whether anything but answers came on stdout, in any check (no process of its own:
+        the others' output, their last output on the way out included, tells)."""
+        if self.stray is None:
+            detail = f"nothing but answers in {_plural(self.decisions, 'decision')}, nor at exit"
+            self.record(STDOUT, True, detail)
+        else:
+            self.record(
+                STDOUT,
+                False,
+                f"the bot's prints reach its stdout ({self.stray}), where they corrupt its"
+                f" answers once its output buffer fills: {PRINTS_ADVICE}",
+            )
 
     async def check_stdin_closed(self) -> str:
         bot = self.current()

@@ -48,6 +48,13 @@ TRAILING_FIELDS = {"x_more": [1, "two", None, {"three": 3.5}]}
 """Unknown fields put at the end of every message of the probe game."""
 
 
+PRINTS_ADVICE = (
+    "print to stderr, the bot's log, instead (Python: goatarena.sdk's run() sends print()"
+    " there, or print(..., file=sys.stderr); a kit: its README's Printing section)"
+)
+"""What to do about prints that reach stdout, said where they are found."""
+
+
 LOG_NAME = "bot.log"
 """The file of ``--log-dir`` that keeps the checked bot's stderr."""
 
@@ -106,6 +113,10 @@ class BotSession:
         self.bot: BotProcess | None = None
         self.games_in_process = 0
         self.most_games_in_process = 0
+        self.decisions = 0
+        """Decisions the bot has answered, over every process of the check."""
+        self.stray: str | None = None
+        """The first output on stdout that no message asked for, and when it came."""
         self.log: StderrLog | None = None
         if settings.log_dir is not None:
             self.log = StderrLog(settings.log_dir / LOG_NAME, BotLimits().stderr_log_bytes)
@@ -226,12 +237,22 @@ class BotSession:
         try:
             with trio.fail_after(clock.deadline_s):
                 await bot.send_bytes(line)
-                reply = await bot.receive()
+                answer = await bot.receive_line()
         except trio.TooSlowError:
             raise BotViolation(
                 Cause.TIMEOUT, f"no answer within {clock.available_ms:.0f} ms"
             ) from None
         used_ms = (trio.current_time() - started) * 1000
+        try:
+            reply = protocol.decode_reply(answer, max_depth=bot.limits.max_depth)
+        except protocol.MalformedLine as error:
+            if not _looks_like_a_message(answer):
+                shown = self.note_stray(answer, "in place of an answer")
+                raise BotViolation(
+                    Cause.MALFORMED, f"{shown} is no message: a print on stdout? (see below)"
+                ) from None
+            raise BotViolation(Cause.MALFORMED, str(error)) from None
+        self.decisions += 1
         if not isinstance(reply, protocol.Action):
             raise BotViolation(Cause.MALFORMED, "expected an action, got a hello")
         if reply.decision is not None and reply.decision != request.decision:
@@ -258,11 +279,32 @@ class BotSession:
                 line = await self.current().receive_line()
             except BotViolation:
                 return  # it exited after the game: the next check finds out
-            shown = line[:80].decode("utf-8", "replace")
+            if not _looks_like_a_message(line):
+                shown = self.note_stray(line, "between two requests")
+                raise CheckFailure(f"{table.where()}: the bot printed {shown} on stdout")
+            shown = repr(line[:80].decode("utf-8", "replace"))
             raise CheckFailure(
-                f"{table.where()}: the bot wrote a line nobody asked for: {shown!r}"
+                f"{table.where()}: the bot wrote a line nobody asked for: {shown}"
                 " (did it answer an unknown message?)"
             )
+
+    def note_stray(self, line: bytes, when: str) -> str:
+        """Keep the first output on stdout that nobody asked for; ``line`` as shown."""
+        shown = repr(protocol.printable(line[:60].decode("utf-8", "replace"), limit=60))
+        if self.stray is None:
+            self.stray = f"{shown} {when}"
+        return shown
+
+    async def note_output_after_exit(self, bot: BotProcess, after: str) -> None:
+        """Look for what the bot wrote on stdout on its way out: what a buffered stdout
+        held, which a bot that prints to it flushes at exit."""
+        with trio.move_on_after(QUIET_WINDOW_S):
+            try:
+                while not (line := await bot.receive_line()).strip():
+                    pass
+            except BotViolation:
+                return  # nothing more: its stdout is closed
+            self.note_stray(line, f"after {after}")
 
     async def expect_exit(self, bot: BotProcess, after: str) -> str:
         started = trio.current_time()
@@ -271,8 +313,14 @@ class BotSession:
             took = (trio.current_time() - started) * 1000
             if code != 0 and after == "quit":
                 raise CheckFailure(f"exited with status {code} after quit: {_stderr_tail(bot)}")
+            await self.note_output_after_exit(bot, after)
             return f"exited {took:.0f} ms after {after}, status {code}"
         raise CheckFailure(f"still running {QUIT_GRACE_S * 1000:.0f} ms after {after}")
+
+
+def _looks_like_a_message(line: bytes) -> bool:
+    """Whether ``line`` starts as a JSON object does: if not, a print put it there."""
+    return line.lstrip().startswith(b'{"')
 
 
 def _encode_dict(message: dict[str, Any]) -> bytes:

@@ -14,6 +14,7 @@ lines pile up unseen and come out ~8 KB at a time).
 """
 
 import ctypes
+import io
 import json
 import os
 import random
@@ -52,6 +53,8 @@ class Printer(SeededBot):
 
 def raw() -> None:
     """Its own protocol loop, answers beside the buffered prints."""
+    # Python's stdout in a pipe, even where PYTHONUNBUFFERED would have it otherwise.
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
     answers = sys.stdout.buffer
     rng = random.Random(1)
     for line in sys.stdin.buffer:
