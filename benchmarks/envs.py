@@ -1,0 +1,198 @@
+"""The games for learning tools, side by side: random play through each way in.
+
+Per game at two players, uniformly random legal choices throughout:
+
+- **engine**: the raw engine (``apply_index`` of a random index), decisions per second;
+- **PettingZoo**: ``goatarena.envs.pettingzoo.env`` stepped through ``agent_iter`` /
+  ``last`` / ``step``, the mask and the observation vector made at every step; beside it
+  PettingZoo's own RLCard card games ``leduc_holdem_v4`` and ``texas_holdem_v4`` stepped
+  by the same loop (they need rlcard and pygame: ``pip install 'goatarena[rl-bench]'``);
+- **OpenSpiel**: the registered game stepped through pyspiel (``legal_actions`` and
+  ``apply_action``); beside it OpenSpiel's own C++ ``gin_rummy`` stepped the same way
+  (its chance nodes sampled, only decisions counted);
+- **play_local**: ``goatarena.sdk.play_local`` with two random bots against the raw
+  engine playing the same games (the same seeds), as a ratio of times.
+
+The goals (docs/sdk.md, "Training a bot"): PettingZoo at least 5 times the steps per
+second of the RLCard environments and half the engine's decisions per second; OpenSpiel at
+least gin_rummy's steps per second; play_local at most 1.5 times the engine's time.
+
+``python benchmarks/envs.py [--seconds S]``: S seconds per measurement (default 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import random
+import time
+from collections.abc import Callable
+
+import numpy as np
+from tabulate import tabulate
+
+from goatarena.games import GAMES
+
+Measure = Callable[[float], float]
+
+
+def engine_rate(game: str) -> Measure:
+    """Decisions per second of random play on the raw engine."""
+
+    def measure(seconds: float) -> float:
+        info, rng = GAMES[game], random.Random(0)
+        decisions, started, seed = 0, time.perf_counter(), 0
+        while time.perf_counter() - started < seconds:
+            state = info.new_state(2, seed)
+            while not state.is_over:
+                state.apply_index(rng.randrange(len(state.legal_actions())))
+                decisions += 1
+            seed += 1
+        return decisions / (time.perf_counter() - started)
+
+    return measure
+
+
+def pettingzoo_rate(make: Callable[[], object]) -> Measure:
+    """Steps per second of random masked play through a PettingZoo AEC environment."""
+
+    def measure(seconds: float) -> float:
+        env = make()
+        env.reset(seed=0)  # type: ignore[attr-defined]  # (tables built before the clock starts)
+        rng = random.Random(0)
+        steps, started, seed = 0, time.perf_counter(), 0
+        while time.perf_counter() - started < seconds:
+            env.reset(seed=seed)  # type: ignore[attr-defined]
+            for _agent in env.agent_iter():  # type: ignore[attr-defined]
+                observation, _, terminated, truncated, _ = env.last()  # type: ignore[attr-defined]
+                if terminated or truncated:
+                    env.step(None)  # type: ignore[attr-defined]
+                    continue
+                # (A bool view: numpy finds the legal numbers of an int8 mask 20 times slower.)
+                legal = np.flatnonzero(observation["action_mask"].view(np.bool_))
+                env.step(int(legal[rng.randrange(len(legal))]))  # type: ignore[attr-defined]
+                steps += 1
+            seed += 1
+        return steps / (time.perf_counter() - started)
+
+    return measure
+
+
+def openspiel_rate(load: Callable[[], object]) -> Measure:
+    """Decisions per second of random play through pyspiel (chance nodes sampled)."""
+
+    def measure(seconds: float) -> float:
+        game = load()
+        game.new_initial_state().legal_actions()  # type: ignore[attr-defined]  # (tables built)
+        rng = random.Random(0)
+        steps, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            state = game.new_initial_state()  # type: ignore[attr-defined]
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+                    state.apply_action(rng.choices(outcomes, chances)[0])
+                    continue
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                steps += 1
+        return steps / (time.perf_counter() - started)
+
+    return measure
+
+
+def play_local_ratio(game: str, seconds: float) -> float:
+    """play_local's time over the raw engine's for the same random games (best of each)."""
+    from goatarena.bots.random_bot import RandomBot
+    from goatarena.sdk import play_local
+
+    info = GAMES[game]
+    best_engine = best_local = float("inf")
+    games = 20
+    stop = time.perf_counter() + seconds
+    while True:
+        started = time.perf_counter()
+        for seed in range(games):
+            state, rng = info.new_state(2, seed), random.Random(seed)
+            while not state.is_over:
+                state.apply_index(rng.randrange(len(state.legal_actions())))
+        middle = time.perf_counter()
+        for seed in range(games):
+            play_local([RandomBot(), RandomBot()], game, seed=seed)
+        ended = time.perf_counter()
+        best_engine = min(best_engine, middle - started)
+        best_local = min(best_local, ended - middle)
+        if ended > stop:
+            return best_local / best_engine
+
+
+def optional(module: str) -> bool:
+    """Whether ``module`` imports (the optional libraries of a comparison)."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+def main() -> None:
+    """Measure and print the table."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0)
+    seconds = parser.parse_args().seconds
+    from goatarena.envs import openspiel, pettingzoo
+
+    rows = []
+    for game in GAMES:
+        engine = engine_rate(game)(seconds)
+        zoo = pettingzoo_rate(lambda game=game: pettingzoo.env(game, 2))(seconds)
+        spiel = openspiel_rate(lambda game=game: openspiel.load_game(game, 2, seed=0))(seconds)
+        ratio = play_local_ratio(game, seconds)
+        rows.append(
+            [
+                game,
+                f"{engine:,.0f}",
+                f"{zoo:,.0f}",
+                f"{zoo / engine:.2f}",
+                f"{spiel:,.0f}",
+                f"{ratio:.2f}",
+            ]
+        )
+    print(
+        tabulate(
+            rows,
+            headers=[
+                "game (2 players)",
+                "engine decisions/s",
+                "PettingZoo steps/s",
+                "PettingZoo / engine",
+                "OpenSpiel steps/s",
+                "play_local / engine time",
+            ],
+        )
+    )
+    print()
+    references = []
+    if optional("rlcard") and optional("pygame"):
+        from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
+
+        for name, module in (
+            ("leduc_holdem_v4", leduc_holdem_v4),
+            ("texas_holdem_v4", texas_holdem_v4),
+        ):
+            references.append(
+                [f"PettingZoo {name}", f"{pettingzoo_rate(module.env)(seconds):,.0f}"]
+            )
+    else:
+        references.append(
+            ["PettingZoo RLCard games", "not measured: pip install 'goatarena[rl-bench]'"]
+        )
+    import pyspiel
+
+    gin = openspiel_rate(lambda: pyspiel.load_game("gin_rummy"))(seconds)
+    references.append(["OpenSpiel gin_rummy (C++)", f"{gin:,.0f}"])
+    print(tabulate(references, headers=["reference", "steps/s"]))
+
+
+if __name__ == "__main__":
+    main()
