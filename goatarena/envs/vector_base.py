@@ -14,6 +14,7 @@ The size of a game's vector does not depend on the player count.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,9 @@ import numpy as np
 
 from goatarena.games import find_game
 from goatarena.games.base import Observation
+
+Numbers = defaultdict[int, float]
+"""A vector being filled: its numbers that are not 0, by place."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class Encoder:
         )
         self.layout.add("to_act", info.max_players, "one-hot by relative seat: who decides now")
         self._build(self.layout)
+        self.at = {each.name: each.start for each in self.layout.fields}
+        """Where each field starts, by name."""
 
     @property
     def size(self) -> int:
@@ -77,29 +83,38 @@ class Encoder:
     def _build(self, layout: Layout) -> None:
         raise NotImplementedError
 
-    def _fill(self, out: list[float], observation: Observation, seats: Seats) -> None:
+    def _fill(self, out: Numbers, observation: Observation, seats: Seats) -> None:
         raise NotImplementedError
 
     def encode(self, observation: Observation) -> np.ndarray:
         """The vector of ``observation`` (a new ``float32`` array of :attr:`size`)."""
-        out = [0.0] * self.layout.size
+        out: Numbers = defaultdict(float)
         seats = Seats(observation["seat"], self._player_count(observation))
         out[seats.players - self.min_players] = 1.0
         if observation["to_act"] is not None:
             out[self.layout.fields[1].start + seats.relative(observation["to_act"])] = 1.0
         self._fill(out, observation, seats)
-        return np.array(out, dtype=np.float32)
+        # Most numbers are 0: only the others are converted (a list of thousands of
+        # floats would cost more to convert than the rest of the encoding).
+        vector = np.zeros(self.layout.size, dtype=np.float32)
+        count = len(out)
+        vector[np.fromiter(out.keys(), np.intp, count)] = np.fromiter(
+            out.values(), np.float32, count
+        )
+        return vector
 
     def _player_count(self, observation: Observation) -> int:
         return len(observation["scores"])
 
 
-@dataclass(frozen=True)
 class Seats:
     """The observer's seat and the player count, to place seats relative to the observer."""
 
-    seat: int
-    players: int
+    __slots__ = ("players", "seat")
+
+    def __init__(self, seat: int, players: int) -> None:
+        self.seat = seat
+        self.players = players
 
     def relative(self, other: int) -> int:
         """``other``'s slot: 0 for the observer, 1 for the seat after it, ..."""
@@ -110,16 +125,14 @@ class Seats:
         return range(self.seat, self.seat + self.players)
 
 
-def put_counts(
-    out: list[float], start: int, index: dict[Any, int], items: Any, scale: float
-) -> None:
+def put_counts(out: Numbers, start: int, index: dict[Any, int], items: Any, scale: float) -> None:
     """Add ``1 / scale`` at ``start + index[item]`` for every item (a count per kind)."""
     step = 1.0 / scale
     for item in items:
         out[start + index[item]] += step
 
 
-def put_one_hot(out: list[float], start: int, place: int | None) -> None:
+def put_one_hot(out: Numbers, start: int, place: int | None) -> None:
     """Set ``out[start + place]`` to 1, unless ``place`` is None."""
     if place is not None:
         out[start + place] = 1.0

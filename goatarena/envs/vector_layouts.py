@@ -6,7 +6,7 @@ and sizes are divided by a fixed scale so that most numbers lie between 0 and 1.
 
 from __future__ import annotations
 
-from goatarena.envs.vector_base import Encoder, Layout, Seats, put_counts, put_one_hot
+from goatarena.envs.vector_base import Encoder, Layout, Numbers, Seats, put_counts, put_one_hot
 from goatarena.games import goat_lords_tables as lords
 from goatarena.games import goat_n_goat_tables as gng
 from goatarena.games import herr_der_ziegen_tables as hdz
@@ -31,8 +31,8 @@ class MountainGoatsEncoder(Encoder):
         layout.add("scores", seats, "per seat: score / 100")
         layout.add("ending", 1, "1 when the game ends after this round")
 
-    def _fill(self, out: list[float], observation: Observation, seats: Seats) -> None:
-        at = {each.name: each.start for each in self.layout.fields}
+    def _fill(self, out: Numbers, observation: Observation, seats: Seats) -> None:
+        at = self.at
         mountains = len(goats.MOUNTAINS)
         out[at["round"]] = observation["round"] / goats.MAX_ROUNDS
         for die in observation["dice"]:
@@ -95,8 +95,8 @@ class GoatLordsEncoder(Encoder):
     def _player_count(self, observation: Observation) -> int:
         return len(observation["hand_sizes"])
 
-    def _fill(self, out: list[float], observation: Observation, seats: Seats) -> None:
-        at = {each.name: each.start for each in self.layout.fields}
+    def _fill(self, out: Numbers, observation: Observation, seats: Seats) -> None:
+        at = self.at
         cards = len(lords.CARD_IDS)
         out[at["round"]] = observation["round"] / 10
         put_one_hot(out, at["turn"], seats.relative(observation["turn"]))
@@ -171,8 +171,8 @@ class GoatNGoatEncoder(Encoder):
         layout.add("discard", cards, "per card: copies in the discard pile / 10")
         layout.add("run_outs", 3, "run-outs / 2, final run-out / 2, 1 on the last turn")
 
-    def _fill(self, out: list[float], observation: Observation, seats: Seats) -> None:
-        at = {each.name: each.start for each in self.layout.fields}
+    def _fill(self, out: Numbers, observation: Observation, seats: Seats) -> None:
+        at = self.at
         cards, colours = len(gng.CODES), gng.COLOURS
         put_one_hot(out, at["turn"], seats.relative(observation["turn"]))
         put_one_hot(out, at["phase"], GNG_PHASES[observation["phase"]])
@@ -263,8 +263,8 @@ class HerrDerZiegenEncoder(Encoder):
         layout.add("scores", seats, "per seat: score / 50")
         layout.add("ended", 1, "1 once the game has ended")
 
-    def _fill(self, out: list[float], observation: Observation, seats: Seats) -> None:
-        at = {each.name: each.start for each in self.layout.fields}
+    def _fill(self, out: Numbers, observation: Observation, seats: Seats) -> None:
+        at = self.at
         cards, cells, track = len(HDZ_CARDS), HDZ_SIZE * HDZ_SIZE, 4 * HDZ_SIZE
         put_one_hot(out, at["active"], seats.relative(observation["active"]))
         put_one_hot(out, at["phase"], HDZ_PHASES[observation["phase"]])
@@ -307,7 +307,7 @@ class HerrDerZiegenEncoder(Encoder):
         out[at["ended"]] = float(bool(observation["end_reason"]))
 
     def _fill_pasture(
-        self, out: list[float], start: int, observation: Observation, seats: Seats
+        self, out: Numbers, start: int, observation: Observation, seats: Seats
     ) -> None:
         size = observation["size"]
         stalls = {tuple(cell): seat for seat, cell in enumerate(observation["stalls"])}
