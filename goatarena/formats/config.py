@@ -103,6 +103,10 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     ``secret_deals`` (the default) every deal also depends on a random secret kept in the
     results database; ``secret_deals = false`` makes deals reproducible from this file
     alone, which is unsafe for competitions: anyone who has it can rebuild every deal.
+    With ``fresh_deals`` every seat rotation of a table plays a deal of its own instead
+    of the same deal rotated: no bot process can learn a deal it will meet again (in
+    another seat) through what the machine keeps between processes (docs/referee.md),
+    at the cost of the luck that rotations cancel.
     """
 
     name: str
@@ -124,6 +128,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     crash_limit: int = 5
     paths: dict[str, BotPaths] = {}
     secret_deals: bool = True
+    fresh_deals: bool = False
     challengers: list[str] = []
     sprt: SprtSettings | None = None
     ladder: LadderSettings = LadderSettings()
@@ -172,7 +177,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
         running the same tournament with more or fewer games at once, a longer log, or on
         a machine that isolates bots differently, is still the same tournament. A line
         cap at its default is left out too, so files written before it existed still
-        match. ``secret_deals`` counts: it changes every deal.
+        match. ``secret_deals`` and ``fresh_deals`` count: they change the deals.
         """
         fields = msgspec.to_builtins(msgspec.structs.replace(self, concurrency=0))
         # A competition's settings say who may submit, not how games are played.
@@ -180,4 +185,6 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
             del fields[how]
         if self.line_kb == DEFAULT_LINE_KB:
             del fields["line_kb"]
+        if not self.fresh_deals:  # files written before it existed still match
+            del fields["fresh_deals"]
         return hashlib.sha256(msgspec.json.encode(fields)).hexdigest()[:16]

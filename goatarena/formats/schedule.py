@@ -140,16 +140,23 @@ def _deal_major(
                 yield entry, f"{label}/{'+'.join(table)}/d{deal}", table
 
 
+def rotation_seed(config: TournamentConfig, deal_key: str, rotation: int, secret: str) -> int:
+    """The seed of one seat rotation of a deal: the deal's, or with ``fresh_deals`` one of
+    its own (the rotation's key mixed in)."""
+    if config.fresh_deals:
+        return deal_seed(config.seed, f"{deal_key}/r{rotation}", secret=secret)
+    return deal_seed(config.seed, deal_key, secret=secret)
+
+
 def _games(
     deals: Iterator[_Deal], config: TournamentConfig, secret: str
 ) -> Iterator[ScheduledGame]:
     for entry, table_key, table in deals:
-        seed = deal_seed(config.seed, table_key, secret=secret)
         for rotation, seating in enumerate(seat_rotations(table)):
             yield ScheduledGame(
                 key=f"{table_key}/r{rotation}",
                 game=entry.name,
-                seed=seed,
+                seed=rotation_seed(config, table_key, rotation, secret),
                 seating=seating,
                 options=dict(entry.options),
             )

@@ -20,7 +20,11 @@ kernel's shared state (see :data:`REFUSED_WITH_ARGUMENT` too):
 - ``mincore``, ``cachestat``, ``preadv2`` with ``RWF_NOWAIT`` and Linux AIO (which
   takes that flag too): which pages of a file are in the page cache, a memory every
   process that can read the file shares; ``posix_fadvise(DONTNEED)`` and
-  ``madvise(MADV_PAGEOUT)`` evict them, the other half of such a channel;
+  ``madvise(MADV_PAGEOUT)`` evict them, the other half of such a channel; and
+  ``madvise(MADV_RANDOM)`` or ``posix_fadvise(POSIX_FADV_RANDOM)`` would have a fault
+  read one page alone, so that each page is a bit, read back by the process's own
+  major-fault count (refused, a fault reads ahead around the page: bits must lie far
+  apart, and only a read's time tells them; see docs/referee.md);
 - a user namespace of its own (``clone``/``unshare`` with ``CLONE_NEWUSER``, and
   ``clone3``, whose flags a filter cannot read): every capability there, and a large
   part of the kernel opened to it;
@@ -86,6 +90,7 @@ CLONE_NEWUSER = 0x10000000
 RWF_NOWAIT = 0x00000008
 POSIX_FADV_DONTNEED = 4
 MADV_PAGEOUT = 21
+MADV_RANDOM = POSIX_FADV_RANDOM = 1
 F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 5, 6, 7, 36, 37, 38
 REFUSED_WITH_ARGUMENT = (
     ("fcntl", 1, "is", F_GETLK, errno.EINVAL),
@@ -99,13 +104,15 @@ REFUSED_WITH_ARGUMENT = (
     ("preadv2", 5, "has", RWF_NOWAIT, errno.EOPNOTSUPP),
     ("fadvise64", 3, "is", POSIX_FADV_DONTNEED, errno.EPERM),
     ("madvise", 2, "is", MADV_PAGEOUT, errno.EINVAL),
+    ("madvise", 2, "is", MADV_RANDOM, errno.EINVAL),
+    ("fadvise64", 3, "is", POSIX_FADV_RANDOM, errno.EINVAL),
 )
 """Calls refused only with one argument: (call, argument's index, ``has`` the flag or
 ``is`` the value, the value, the error). Every other use of them passes."""
 SUMMARY = (
     "ptrace, process_vm_*, sched_setaffinity, keyring, perf, bpf, userfaultfd, io_uring,"
     " SIGCONT as an fd's signal,"
-    " page-cache probes (mincore, cachestat, RWF_NOWAIT, AIO, DONTNEED, PAGEOUT),"
+    " page-cache probes (mincore, cachestat, RWF_NOWAIT, AIO, DONTNEED, PAGEOUT, RANDOM),"
     " new user namespaces, inotify, file locks (taken as done), sysinfo"
 )
 """The refused calls in a few words, for ``goatarena doctor``."""

@@ -111,7 +111,8 @@ def cache_send():
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     except OSError as error:
         evicted = f"no ({error.strerror})"
-    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # no read-ahead: one page a read
+    with contextlib.suppress(OSError):  # refused where a fault reads ahead: read anyway
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # no read-ahead: one page a read
     for index, bit in enumerate(bits):
         if bit == "1":
             os.pread(fd, PAGE, index * PAGE)

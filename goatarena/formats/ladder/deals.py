@@ -1,10 +1,11 @@
 """A ladder's deals as games: keys, seeds and seat rotations.
 
-A chosen table is one deal, played once per seat rotation on the same seed. Its key
-names the game entry, the table's index in that entry's ladder and its bots
-(``0.goat-lords.3p/t000042/a+b+c``); each game adds its rotation (``/r1``). The seed
-comes from the master seed, the deal's key and the deal secret, so a deal cut short by
-a kill is played again identically on resume.
+A chosen table is one deal, played once per seat rotation on the same seed (with
+``fresh_deals``, each rotation on a seed of its own). Its key names the game entry, the
+table's index in that entry's ladder and its bots (``0.goat-lords.3p/t000042/a+b+c``);
+each game adds its rotation (``/r1``). The seed comes from the master seed, the deal's
+key (and the rotation's, with ``fresh_deals``) and the deal secret, so a deal cut short
+by a kill is played again identically on resume.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 
 from goatarena.formats.config import GameEntry, TournamentConfig
 from goatarena.formats.pairing import seat_rotations
-from goatarena.formats.schedule import ScheduledGame, deal_seed, entry_label
+from goatarena.formats.schedule import ScheduledGame, entry_label, rotation_seed
 
 _DEAL = re.compile(r"^(?P<label>[^/]+)/t(?P<index>[0-9]+)/(?P<bots>[^/]+)$")
 _GAME = re.compile(r"^(?P<deal>.+)/r[0-9]+$")
@@ -45,12 +46,11 @@ def deal_games(
     """The games of one deal: the table in every seat rotation, on one seed."""
     entry = config.games[entry_index]
     key = deal_key(entry_index, entry, table, bots)
-    seed = deal_seed(config.seed, key, secret=secret)
     return [
         ScheduledGame(
             key=f"{key}/r{rotation}",
             game=entry.name,
-            seed=seed,
+            seed=rotation_seed(config, key, rotation, secret),
             seating=seating,
             options=dict(entry.options),
             round=table,
