@@ -5,9 +5,10 @@ competition's folder ``results/NAME-competition/`` (0700, the runner's alone):
 
 - ``competition.sqlite`` — entrants, submissions, versions (:mod:`goatarena.store.competition`);
 - ``uploads/N.tar.gz`` or ``N.zip`` — submission N's archive as it arrived;
-- ``work/N/`` — submission N unpacked and built (the build's only writable folder);
-- ``versions/NAME@k/`` — the built bot of each version, read-only; its command is
-  ``versions/NAME@k/bot`` (or the language's own).
+- ``builds/N/`` — submission N unpacked and built (the build's only writable folder),
+  then read-only: a version's bot is its submission's build (``builds/N/bot``, or the
+  language's own command);
+- ``logs/build-N.log`` — submission N's build log (capped).
 """
 
 from __future__ import annotations
@@ -48,13 +49,9 @@ class Place:
         """Submission ``number``'s archive (``kind``: ``tar.gz`` or ``zip``)."""
         return self.folder / "uploads" / f"{number}.{kind}"
 
-    def work(self, number: int) -> Path:
-        """The folder submission ``number`` is unpacked and built in."""
-        return self.folder / "work" / str(number)
-
-    def version(self, name: str) -> Path:
-        """The built bot of version ``name``, read-only."""
-        return self.folder / "versions" / name
+    def build(self, number: int) -> Path:
+        """The folder submission ``number`` is unpacked and built in (then read-only)."""
+        return self.folder / "builds" / str(number)
 
 
 def load_competition(file: Path) -> tuple[TournamentConfig, CompetitionSettings]:

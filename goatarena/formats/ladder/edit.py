@@ -21,7 +21,12 @@ from pathlib import Path
 
 from goatarena.errors import ConfigError
 from goatarena.formats.config import TournamentConfig
-from goatarena.formats.ladder.roster import base_name, latest_version, next_version
+from goatarena.formats.ladder.roster import (
+    base_name,
+    latest_version,
+    next_version,
+    version_number,
+)
 from goatarena.formats.tournament_file import bot_name_problem, load_config, resolve_command
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$")
@@ -197,3 +202,27 @@ def retire_bot(path: Path, name: str) -> str:
     retired = [*config.ladder.retired, version]
     _write_checked(path, _with_retired(text, retired), dict(config.bots), retired)
     return f"retired {version} in {path}"
+
+
+def add_version(
+    path: Path, name: str, command: str, *, keep: int = 1, check: CommandCheck | None = None
+) -> tuple[str, list[str]]:
+    """Add the next version of an entrant's bot ``name`` (``name@1`` first, as a
+    competition numbers them) playing ``command``, retiring the oldest active versions
+    beyond ``keep``; the new version's name and the versions retired."""
+    config, text = _ladder(path)
+    problem = bot_name_problem(name)
+    if problem is not None or "@" in name:
+        raise ConfigError(f"{problem or repr(name)}; nothing was added to {path}")
+    versions = sorted((bot for bot in config.bots if base_name(bot) == name), key=version_number)
+    new = f"{name}@{version_number(versions[-1]) + 1 if versions else 1}"
+    _check_text("the command", command)
+    if check is not None:
+        check(new, resolve_command(command, path.parent.absolute()))
+    retired = list(config.ladder.retired)
+    active = [bot for bot in versions if bot not in retired]
+    leaving = active[: max(0, len(active) - (keep - 1))]
+    retired += leaving
+    text = _with_retired(_with_bot(text, new, command), retired)
+    _write_checked(path, text, {**config.bots, new: command}, retired)
+    return new, leaving

@@ -1,0 +1,205 @@
+"""Submissions taken from upload to the ladder: stored, built, validated, made a version.
+
+:class:`Competition` is what the site calls: :meth:`~Competition.submit` stores an
+upload (checked at :mod:`.uploads`' boundary) and records it before it answers, and
+:meth:`~Competition.work` builds and validates the submissions one at a time. Every step
+is recorded in the competition's database as it ends, so a server killed at any moment
+resumes the submissions it had not finished when it starts again (a build or a
+validation cut short is done again from the stored archive).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import trio
+
+from goatarena.competition.builds import (
+    BuildLimits,
+    build_folder,
+    close_after_build,
+    open_to_build,
+    pin_python,
+)
+from goatarena.competition.entrants import upload_refusal
+from goatarena.competition.place import Place, default_db, load_competition
+from goatarena.competition.uploads import UploadLimits, UploadRefused, store_upload, unpack
+from goatarena.competition.validation import validate
+from goatarena.errors import GoatArenaError
+from goatarena.formats.competition import CompetitionSettings
+from goatarena.formats.config import TournamentConfig
+from goatarena.formats.ladder.edit import add_version
+from goatarena.formats.tournament_file import load_config
+from goatarena.referee.sandbox import SandboxPolicy
+from goatarena.store.competition import CompetitionStore, Entrant, open_competition_store
+from goatarena.store.opening import database_files
+
+
+class Competition:
+    """One competition's submissions and the work on them (one process serves it)."""
+
+    def __init__(self, file: Path, db: Path | None = None, *, sandbox: str | None = None) -> None:
+        config, settings = load_competition(file)
+        self.file = file
+        self.config: TournamentConfig = config
+        self.settings: CompetitionSettings = settings
+        self.place = Place(file, db or default_db(config))
+        self.store: CompetitionStore = open_competition_store(self.place.database)
+        self.sandbox = sandbox or config.sandbox
+        self._queue_in, self._queue_out = trio.open_memory_channel[int](1000)
+        self._ladder_lock = trio.Lock()
+        self.uploads = UploadLimits.of(settings)
+        self.builds = BuildLimits.of(settings)
+
+    def close(self) -> None:
+        """Close the competition's database."""
+        self.store.close()
+
+    def reload(self) -> None:
+        """Read the ladder's file again (the organiser may change limits while it runs)."""
+        config, settings = load_competition(self.file)
+        self.config, self.settings = config, settings
+        self.uploads = UploadLimits.of(settings)
+        self.builds = BuildLimits.of(settings)
+
+    # Taking an upload (called from a worker thread: it writes a file and the database)
+
+    def submit(self, entrant: Entrant, language: str, chunks: Iterable[bytes]) -> int:
+        """Store ``entrant``'s upload whole and record it; its submission number.
+        UploadRefused (one line) when a rule refuses it; nothing is kept then."""
+        refusal = upload_refusal(self.store, self.settings, entrant, language)
+        if refusal is not None:
+            raise UploadRefused(refusal)
+        number = self.store.next_submission_number()
+        # Stored under a name of its own until recorded: two uploads at once never share
+        # a file, and an archive no row names is only an orphan, never a wrong build.
+        stem = f"{number}-{entrant.id}-{time.time_ns()}"
+        archive, size = store_upload(chunks, self.place.folder / "uploads", stem, self.uploads)
+        recorded = self.store.add_submission(entrant.id, language, size)
+        archive.rename(self.place.upload(recorded, archive.name.split(".", 1)[1]))
+        return recorded
+
+    def queued(self, number: int) -> None:
+        """Have the worker take submission ``number`` (from the event loop)."""
+        self._queue_in.send_nowait(number)
+
+    # The work
+
+    async def work(self) -> None:
+        """Build and validate submissions, the unfinished ones of a previous run first."""
+        for submission in await trio.to_thread.run_sync(self.store.unfinished):
+            await self.process(submission.id)
+        async for number in self._queue_out:
+            await self.process(number)
+
+    async def process(self, number: int) -> None:
+        """Take submission ``number`` through build and validation to the ladder."""
+        submission = await trio.to_thread.run_sync(self.store.submission, number)
+        if submission is None or submission.state in ("active", "failed"):
+            return
+        entrant = await trio.to_thread.run_sync(self.store.entrant, submission.entrant)
+        assert entrant is not None
+        try:
+            await self._process(number, entrant, submission.language)
+        except GoatArenaError as error:
+            await self._set(number, "failed", reason=str(error))
+
+    async def _process(self, number: int, entrant: Entrant, language: str) -> None:
+        await self._set(number, "building", reason="")
+        folder = self.place.build(number)
+        if folder.exists():  # a build cut short by a stop: start it again
+            await trio.to_thread.run_sync(_remove, folder)
+        archive = next(self.place.folder.glob(f"uploads/{number}.*"), None)
+        if archive is None:
+            raise GoatArenaError("the uploaded archive is missing")
+        await trio.to_thread.run_sync(unpack, archive, folder, self.uploads)
+        if language == "python":
+            pin_python(folder)
+        open_to_build(folder)
+        commands = self.settings.build_commands(language)
+        log = self.place.folder / "logs" / f"build-{number}.log"
+        log.parent.mkdir(mode=0o700, exist_ok=True)
+        built = await build_folder(
+            folder,
+            commands.build,
+            commands.run,
+            self.builds,
+            log,
+            hidden=self._hidden(),
+            hidden_where_possible=self._hidden_where_possible(),
+            sandbox=self.sandbox,
+        )
+        await trio.to_thread.run_sync(close_after_build, folder)
+        if not built.ok:
+            await self._set(number, "failed", reason=built.reason, build_log=built.log)
+            return
+        await self._set(number, "validating", build_log=built.log)
+        reference = self.settings.reference_bot(self.config.bots)
+        checked = await validate(
+            built.command,
+            self.config,
+            games=self.settings.validation_games,
+            reference=self.config.bots[reference],
+            sandbox=self._policy(),
+            seed=number,
+        )
+        if not checked.ok:
+            reason = f"validation: {checked.reason}"
+            await self._set(
+                number, "failed", reason=reason, build_log=_joined(built.log, checked.log)
+            )
+            return
+        await self._activate(number, entrant, built.command)
+
+    async def _activate(self, number: int, entrant: Entrant, command: str) -> None:
+        async with self._ladder_lock:
+            config = await trio.to_thread.run_sync(load_config, self.file)
+            # A stop between the file's edit and the database's: the version is there.
+            named = [name for name, bot in config.bots.items() if bot == command]
+            retired: list[str] = []
+            if named:
+                name = named[0]
+            else:
+                name, retired = await trio.to_thread.run_sync(
+                    lambda: add_version(
+                        self.file, entrant.name, command, keep=self.settings.active_versions
+                    )
+                )
+            await trio.to_thread.run_sync(self.store.add_version, name, entrant.id, number, command)
+            for old in retired:
+                await trio.to_thread.run_sync(self.store.set_version_state, old, "retired")
+
+    async def _set(self, number: int, state: str, **kept: str) -> None:
+        await trio.to_thread.run_sync(lambda: self.store.set_state(number, state, **kept))
+
+    def _hidden(self) -> tuple[str, ...]:
+        """The runner's files no build or bot may read."""
+        files = [*database_files(self.place.db), *database_files(self.place.database), self.file]
+        return tuple(str(path.absolute()) for path in files)
+
+    def _hidden_where_possible(self) -> tuple[str, ...]:
+        """Folders of the runner's (other submissions among them), hidden where shown."""
+        folders = [self.place.folder, self.place.db.parent, self.place.logs]
+        return tuple(str(path.absolute()) for path in folders)
+
+    def _policy(self) -> SandboxPolicy:
+        return SandboxPolicy(
+            mode=self.sandbox,
+            tmp_bytes=self.config.tmp_mb << 20,
+            hidden=self._hidden(),
+            hidden_where_possible=self._hidden_where_possible(),
+        )
+
+
+def _remove(folder: Path) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o700)
+    shutil.rmtree(folder)
+
+
+def _joined(build_log: str, validation_log: str) -> str:
+    return f"{build_log}\n--- validation: the bot's stderr\n{validation_log}"

@@ -1,0 +1,121 @@
+"""A submission from upload to the ladder: built, validated, made NAME@k, resumed after a
+stop; a version that fails its build or the validation gate never joins."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import trio
+
+from goatarena.competition.entrants import add_entrant, sign_in
+from goatarena.competition.pipeline import Competition
+from goatarena.competition.uploads import pack_folder
+from goatarena.formats.tournament_file import load_config
+from goatarena.referee.sandbox import probe
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
+
+KIT = Path(__file__).resolve().parent.parent / "goatarena" / "kits" / "python"
+FILE = """\
+name = "class"
+format = "ladder"
+[time]
+move_ms = 300
+[bots]
+random = "builtin:random"
+[competition]
+languages = ["python"]
+validation_games = 1
+[[games]]
+name = "mountain-goats"
+players = 2
+"""
+
+
+@pytest.fixture
+def competition(tmp_path):
+    file = tmp_path / "class.toml"
+    file.write_text(FILE)
+    opened = Competition(file, tmp_path / "results" / "class.sqlite")
+    yield opened
+    opened.close()
+
+
+def entrant(competition: Competition, name: str):
+    found = sign_in(competition.store, add_entrant(competition.store, name))
+    assert found is not None
+    return found
+
+
+def bot_folder(tmp_path: Path, main: str | None = None) -> Path:
+    folder = tmp_path / "upload"
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(KIT, folder)
+    if main is not None:
+        (folder / "main.py").write_text(main)
+    return folder
+
+
+def test_a_python_submission_becomes_name_at_1_then_name_at_2(tmp_path, competition):
+    alice = entrant(competition, "alice")
+    first = competition.submit(alice, "python", [pack_folder(bot_folder(tmp_path))])
+    trio.run(competition.process, first)
+    done = competition.store.submission(first)
+    assert done is not None and done.state == "active", done
+    assert done.version == "alice@1"
+    config = load_config(competition.file)
+    assert config.bots["alice@1"] == str(competition.place.build(first) / "bot")
+    second = competition.submit(alice, "python", [pack_folder(bot_folder(tmp_path))])
+    trio.run(competition.process, second)
+    config = load_config(competition.file)
+    assert "alice@2" in config.bots and config.ladder.retired == ["alice@1"]
+    assert [version.state for version in competition.store.versions_of(alice.id)] == [
+        "retired",
+        "active",
+    ]
+
+
+def test_a_bot_that_fails_validation_never_joins_and_is_told_why(tmp_path, competition):
+    bob = entrant(competition, "bob")
+    crashing = "import sys\nprint('bob was here', file=sys.stderr)\nsys.exit(3)\n"
+    number = competition.submit(bob, "python", [pack_folder(bot_folder(tmp_path, crashing))])
+    trio.run(competition.process, number)
+    failed = competition.store.submission(number)
+    assert failed is not None and failed.state == "failed"
+    assert failed.reason.startswith("validation: check-bot's start-up check failed")
+    assert "bob was here" in failed.build_log
+    assert not any(name.startswith("bob") for name in load_config(competition.file).bots)
+
+
+def test_a_failed_build_keeps_its_log(tmp_path, competition):
+    carol = entrant(competition, "carol")
+    folder = bot_folder(tmp_path)
+    (folder / "Makefile").write_text("all:\n\t@echo 'error: goat.c:3: missing hay'; exit 1\n")
+    number = competition.submit(carol, "python", [pack_folder(folder)])
+    trio.run(competition.process, number)
+    failed = competition.store.submission(number)
+    assert failed is not None and failed.state == "failed"
+    assert "the build failed" in failed.reason
+    assert "missing hay" in failed.build_log
+
+
+def test_a_submission_cut_short_by_a_stop_is_resumed(tmp_path, competition):
+    dave = entrant(competition, "dave")
+    number = competition.submit(dave, "python", [pack_folder(bot_folder(tmp_path))])
+    competition.store.set_state(number, "building")  # the server died mid-build
+    stale = competition.place.build(number)
+    stale.mkdir(parents=True)
+    (stale / "half-built").write_text("")
+
+    async def serve_a_while() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(competition.work)
+            while competition.store.submission(number).state != "active":  # type: ignore[union-attr]
+                await trio.sleep(0.1)
+            nursery.cancel_scope.cancel()
+
+    trio.run(serve_a_while)
+    assert not (stale / "half-built").exists()
+    assert "dave@1" in load_config(competition.file).bots
