@@ -66,6 +66,7 @@ class Pages:
         self.api = api
         self.env = environment()
         self._replays: OrderedDict[int, str | None] = OrderedDict()
+        self._tables_html: dict[tuple[int, str | None], Markup] = {}
 
     def render(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         """A page from its template, with what every page shows."""
@@ -97,17 +98,33 @@ class Pages:
         return {"standings": standings, "tables": tables, "colours": colours,
                 "kinds": [n for n in standings.standings if n != OVERALL]}  # fmt: skip
 
+    def tables_html(self, game: str | None) -> Markup:
+        """The standings tables of the leaderboard, rendered once per fit."""
+        standings = self.api.follower.standings
+        key = (-1 if standings is None else standings.stored, game)
+        found = self._tables_html.get(key)
+        if found is None:
+            template = self.env.get_template("standings_tables.html")
+            found = Markup(template.render(game=game, **self._tables(game)))  # noqa: S704
+            if len(self._tables_html) > 32:
+                self._tables_html.clear()
+            self._tables_html[key] = found
+        return found
+
     async def leaderboard(self, request: Request) -> Response:
         """``/``: the standings, overall or of one game (``?game=``), updated live."""
         game = request.query_params.get("game") or None
+        standings = self.api.follower.standings
+        if game is not None and standings is not None and game not in standings.standings:
+            raise BadRequest(404, f"no {game!r} games stored")
         recent = await self.api.latest(Filters(), 10)
-        return self.render("leaderboard.html", game=game, recent=recent,
-                           **self._tables(game))  # fmt: skip
+        kinds = [] if standings is None else [n for n in standings.standings if n != OVERALL]
+        return self.render("leaderboard.html", game=game, recent=recent, kinds=kinds,
+                           tables_html=self.tables_html(game))  # fmt: skip
 
     async def standings_fragment(self, request: Request) -> Response:
         """``/fragments/standings``: the tables alone, which the live page swaps in."""
-        game = request.query_params.get("game") or None
-        return self.render("standings_tables.html", game=game, **self._tables(game))
+        return HTMLResponse(self.tables_html(request.query_params.get("game") or None))
 
     async def games(self, request: Request) -> Response:
         """``/games``: the games, filtered and paged."""

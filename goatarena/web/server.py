@@ -31,8 +31,9 @@ LIMITS = {
     "h11_max_incomplete_size": 8 * 1024,  # a request line and headers: at most 8 KiB
     "h2_max_header_list_size": 8 * 1024,
     "h2_max_concurrent_streams": 32,
-    "keep_alive_timeout": 5,  # an idle connection, or headers sent too slowly, is closed
-    "read_timeout": 30,  # a connection that sends nothing for this long is closed
+    # An idle connection, or one whose request head is not complete within 5 s, is closed.
+    # No read timeout: an event stream's client rightly sends nothing for hours.
+    "keep_alive_timeout": 5,
     "graceful_timeout": 2,
     "backlog": 512,
     "max_app_queue_size": 10,
