@@ -393,3 +393,17 @@ def test_a_bot_that_answers_in_markup_is_shown_as_text_and_costs_the_honest_noth
     finally:
         child.send_signal(signal.SIGINT)
         child.wait(timeout=10)
+
+
+def test_run_refuses_a_bad_serve_address_before_anything_runs(tmp_path) -> None:
+    (tmp_path / "t.toml").write_text(
+        'name = "bad"\n[bots]\na = "builtin:random"\nb = "builtin:random"\n'
+        '[[games]]\nname = "mountain-goats"\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "goatarena", "run", "t.toml", "--sandbox", "none",
+         "--serve", "localhost:http"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "--serve localhost:http" in done.stderr
+    assert not (tmp_path / "results").exists()

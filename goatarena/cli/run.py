@@ -100,6 +100,7 @@ def run_command(
     Example:
         goatarena run tournaments/demo.toml --concurrency 2
     """
+    serve_address = serving_address(serve_at)
     config = load_config(file)
     if concurrency is not None:
         config = msgspec.structs.replace(config, concurrency=concurrency)
@@ -188,7 +189,7 @@ def run_command(
             where = f"on {cluster}" if cluster else f"{config.workers} at once"
             tell(f"{config.name}: {games}, {where}{resumed}; results in {db}")
         try:
-            with site_beside(db, serve_at):
+            with site_beside(db, serve_address):
                 run_trio(runner.run)
         except Interrupted as interrupted:
             progress.finish()
@@ -230,14 +231,24 @@ def require_parent_folder(db: Path) -> None:
         )
 
 
-def site_beside(db: Path, serve_at: str | None) -> contextlib.AbstractContextManager[None]:
-    """The site served from a child process while the run lasts (``--serve``), or nothing."""
+def serving_address(serve_at: str | None) -> tuple[str, int] | None:
+    """The host and port of ``--serve``, checked before anything runs."""
     if serve_at is None:
-        return contextlib.nullcontext()
-    from goatarena.web.server import parse_address, serving_child  # only when asked for
+        return None
+    from goatarena.web.server import parse_address  # only when asked for
 
-    host, port = parse_address(serve_at)
-    return serving_child(db, host, port)
+    return parse_address(serve_at)
+
+
+def site_beside(
+    db: Path, address: tuple[str, int] | None
+) -> contextlib.AbstractContextManager[None]:
+    """The site served from a child process while the run lasts (``--serve``), or nothing."""
+    if address is None:
+        return contextlib.nullcontext()
+    from goatarena.web.server import serving_child  # only when asked for
+
+    return serving_child(db, *address)
 
 
 def put_aside(db: Path) -> None:
