@@ -407,3 +407,22 @@ def test_run_refuses_a_bad_serve_address_before_anything_runs(tmp_path) -> None:
     )  # fmt: skip
     assert done.returncode == 2 and "--serve localhost:http" in done.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_a_bots_page_names_its_versions(tmp_path) -> None:
+    db = tmp_path / "versions.sqlite"
+    store = open_store(db)
+    store.claim(tournament="v", fingerprint="v", config_json="{}")
+    for number, seating in enumerate((["mine", "other"], ["mine@2", "other"])):
+        store.add_game(f"g/{number}", 0, game_result("mountain-goats", number, seating))
+    store.close()
+    child, address = start_server(db)
+    try:
+        with httpx.Client(base_url=address, timeout=10) as client:
+            wait_for_standings(client)
+            assert client.get("/api/bots/mine@2").json()["versions"] == ["mine", "mine@2"]
+            assert client.get("/api/bots/other").json()["versions"] == []
+            assert 'href="/bots/mine"' in client.get("/bots/mine@2").text
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=10)

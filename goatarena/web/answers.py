@@ -141,6 +141,8 @@ class BotAnswer(msgspec.Struct, frozen=True):
     disqualified: str | None
     retired: bool
     command: str | None = None
+    versions: list[str] = []
+    """Every version of the bot that played (a ladder's ``NAME``, ``NAME@2``, ...)."""
 
 
 class GameEvent(msgspec.Struct, frozen=True, tag="game"):

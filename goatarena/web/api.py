@@ -148,6 +148,8 @@ class Api:
             if name not in index.by_bot:
                 raise BadRequest(404, f"no bot {name!r} has played")
             games = len(index.by_bot[name])
+            family = name.split("@", 1)[0]
+            versions = sorted(bot for bot in index.by_bot if bot.split("@", 1)[0] == family)
             per_game = [Tally(game, c.games, c.wins, round(c.points, 1), c.meetings)
                         for game, c in index.per_game.get(name, {}).items()]  # fmt: skip
             versus = [Tally(rival, c.games, c.wins, round(c.points, 1), c.meetings)
@@ -171,6 +173,7 @@ class Api:
             disqualified=overall.disqualified if overall else None,
             retired=standings is not None and name in standings.retired,
             command=None if self.commands is None else self.commands.get(name),
+            versions=versions if len(versions) > 1 else [],
         )
 
     # -- the routes ---------------------------------------------------------------------------
