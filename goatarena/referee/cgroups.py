@@ -35,38 +35,21 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
-import ctypes.util
 import functools
 import itertools
 import os
 import signal
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from goatarena.referee.cgroup_checks import CONTROL_FILES, freeze_state, is_cgroup
+from goatarena.referee.cgroup_watchdog import start_watchdog, thaw_and_kill
 
 ROOT = Path("/sys/fs/cgroup")
 WANTED = ("memory", "pids", "freezer", "cpuset", "cpu", "cpuacct")
 WANTED_V1 = ("memory", "pids", "freezer", "cpuset", "cpu", "cpuacct")
 FREEZE_FILES = {1: ("freezer.state", "FROZEN", "THAWED"), 2: ("cgroup.freeze", "1", "0")}
 """By cgroup version: the freezer's file, and what freezes and thaws."""
-CGROUP_MAGIC = {1: 0x0027E0EB, 2: 0x63677270}
-"""By cgroup version: the file system type ``statfs`` reports for a hierarchy
-(``CGROUP_SUPER_MAGIC``, ``CGROUP2_SUPER_MAGIC``)."""
-CONTROL_FILES = {
-    "memory": "memory.limit_in_bytes",
-    "pids": "pids.max",
-    "freezer": "freezer.state",
-    "cpuset": "cpuset.cpus",
-    "cpu": "cpu.shares",
-    "cpuacct": "cpuacct.usage",
-}
-"""The file each v1 controller shows in a cgroup below its hierarchy's root: a folder
-without it holds no such controller, whatever its name."""
-FROZEN_STATES = {1: ("FROZEN", "FREEZING"), 2: ("frozen 1", "frozen 0")}
-"""By cgroup version: what the kernel says of a cgroup frozen, and of one it is still
-freezing (v1 ``freezer.state``; v2 the ``frozen`` line of ``cgroup.events``)."""
 PROCS_READ = 16 << 10
 """Bytes read of a cgroup's process list: 2000 pids. A small buffer is much cheaper."""
 _serial = itertools.count(1)
@@ -89,33 +72,6 @@ class CgroupSupport:
     def controllers(self) -> list[str]:
         """The usable controllers, in a stable order."""
         return [name for name in WANTED if name in self.bases]
-
-
-_STATFS_BYTES = 120
-"""The size of ``struct statfs`` on x86-64 and aarch64 (its first word is the type)."""
-
-
-def filesystem_type(path: Path) -> int | None:
-    """The file system type of ``path`` by ``statfs(2)`` (None where it cannot be read)."""
-    libc = _libc()
-    buffer = ctypes.create_string_buffer(_STATFS_BYTES)
-    if libc is None or libc.statfs(os.fsencode(path), buffer) != 0:
-        return None
-    return int.from_bytes(buffer.raw[: ctypes.sizeof(ctypes.c_long)], sys.byteorder)
-
-
-@functools.cache
-def _libc() -> ctypes.CDLL | None:
-    name = ctypes.util.find_library("c")
-    try:
-        return ctypes.CDLL(name, use_errno=True)
-    except OSError:
-        return None
-
-
-def is_cgroup(path: Path, version: int) -> bool:
-    """Whether ``path`` lies in a cgroup file system of ``version``, as ``statfs`` says."""
-    return filesystem_type(path) == CGROUP_MAGIC[version]
 
 
 def _own_paths() -> dict[str, str]:
@@ -198,7 +154,7 @@ def _detect_v1(own: dict[str, str]) -> CgroupSupport:
             continue
         bases[name] = base
     v1_freezer = "freezer" in bases and not (bases["freezer"] / "cgroup.freeze").exists()
-    if v1_freezer and not _start_watchdog(bases["freezer"]):
+    if v1_freezer and not start_watchdog(bases["freezer"]):
         del bases["freezer"]
         problems.append("freezer: no watchdog to thaw bots if the runner dies")
     return CgroupSupport(1, bases, "; ".join(problems))
@@ -217,54 +173,6 @@ def _unified_freezer(own: str) -> Path | None:
     except OSError:
         return None
     return base if (base / "cgroup.freeze").exists() else None
-
-
-_WATCHDOG = """
-import glob, os, sys
-sys.stdin.buffer.read()
-for folder in glob.glob(os.path.join(sys.argv[1], "bot-*")):
-    try:
-        with open(os.path.join(folder, "freezer.state"), "w") as state:
-            state.write("THAWED")
-        with open(os.path.join(folder, "cgroup.procs")) as procs:
-            for pid in procs.read().split():
-                os.kill(int(pid), 9)
-    except OSError:
-        pass
-"""
-"""The watchdog's program: self-contained (:func:`thaw_and_kill`, without imports), so
-that nothing it would import can keep it from thawing."""
-_watchdogs: list[subprocess.Popen[bytes]] = []
-
-
-def _start_watchdog(base: Path) -> bool:
-    """Start the process that thaws and kills the bots of ``base`` once this runner has
-    gone: it waits for the end of a pipe only this process holds, which comes however it
-    ends, even of SIGKILL. False if it cannot be started."""
-    try:
-        watchdog = subprocess.Popen(
-            [sys.executable, "-c", _WATCHDOG, str(base)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # Ctrl-C on the runner's terminal must not stop it first
-        )
-    except OSError:
-        return False
-    _watchdogs.append(watchdog)  # its pipe stays open for as long as this process lives
-    return True
-
-
-def thaw_and_kill(base: Path) -> None:
-    """Thaw every v1-frozen bot cgroup in ``base`` and kill what is in it: the bots of a
-    runner that has gone (a frozen task cannot die until it is thawed)."""
-    for folder in base.glob("bot-*"):
-        with contextlib.suppress(OSError):
-            _write(folder / "freezer.state", "THAWED")
-        with contextlib.suppress(OSError, ValueError):
-            for pid in (folder / "cgroup.procs").read_text().split():
-                with contextlib.suppress(OSError):
-                    os.kill(int(pid), signal.SIGKILL)
 
 
 def _detect_v2(own: str) -> CgroupSupport:
@@ -374,22 +282,9 @@ class BotCgroup:
         (asked, not every task stopped yet), or why it is neither (not a cgroup file
         system, no freezer's state, thawed): a pause that did not take. One ``statfs``
         and one small read."""
-        state = self._state_file
-        if state is None:
+        if self._state_file is None:
             return "no freezer"
-        if not is_cgroup(state, self._freezer_version):
-            return f"{state} is no cgroup file"
-        try:
-            said = state.read_text()
-        except OSError as error:
-            return f"{state} cannot be read ({error.strerror or error})"
-        frozen, freezing = FROZEN_STATES[self._freezer_version]
-        words = said.splitlines() if self._freezer_version == 2 else [said.strip()]
-        if frozen in words:
-            return "frozen"
-        if freezing in words:
-            return "freezing"
-        return f"{state.name} says {' '.join(said.split())[:80] or 'nothing'}"
+        return freeze_state(self._state_file, self._freezer_version)
 
     def thaw(self) -> None:
         """Let every process in the cgroup run again."""

@@ -40,7 +40,8 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
         (
             "sandbox",
             "yes: pid, network, ipc and uts namespaces, an allow-listed read-only system,"
-            " private /tmp" + (", no user namespaces of its own" if _forbids_userns(bwrap) else "")
+            " private /tmp, the machine's /proc counters fixed or closed"
+            + (", no user namespaces of its own" if _forbids_userns(bwrap) else "")
             if why is None
             else f"NO: {why}; runs refuse unless --sandbox none",
         )
@@ -62,7 +63,11 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
     else:
         missing = f"; missing: {support.reason}" if support.reason else ""
         rows.append(
-            ("cgroups", f"v{support.version}, usable: {', '.join(usable) or 'none'}{missing}")
+            (
+                "cgroups",
+                f"v{support.version} (checked by statfs), usable:"
+                f" {', '.join(usable) or 'none'}{missing}",
+            )
         )
     rows.append(
         (
@@ -83,7 +88,10 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
     if "freezer" in usable:
         v2 = (support.bases["freezer"] / "cgroup.freeze").exists()
         which = "v2" if support.version == 2 else "v2 (unified hierarchy)" if v2 else "v1"
-        pause = f"cgroup {which} freezer (no signal or timer of the bot can wake it)"
+        pause = (
+            f"cgroup {which} freezer (no signal or timer of the bot can wake it;"
+            " every pause read back)"
+        )
         if which == "v1":
             pause += f"; {UNIFIED_HINT}"
     elif usable:

@@ -1,0 +1,77 @@
+"""Whether a folder is a cgroup file system, and what the kernel says of a freeze.
+
+:mod:`goatarena.referee.cgroups` takes nothing on trust: a hierarchy is used only where
+``statfs`` shows a cgroup file system, and a pause is read back from the kernel's own
+files (a plain folder named ``freezer`` would take any word written into it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import os
+import sys
+from pathlib import Path
+
+CGROUP_MAGIC = {1: 0x0027E0EB, 2: 0x63677270}
+"""By cgroup version: the file system type ``statfs`` reports for a hierarchy
+(``CGROUP_SUPER_MAGIC``, ``CGROUP2_SUPER_MAGIC``)."""
+CONTROL_FILES = {
+    "memory": "memory.limit_in_bytes",
+    "pids": "pids.max",
+    "freezer": "freezer.state",
+    "cpuset": "cpuset.cpus",
+    "cpu": "cpu.shares",
+    "cpuacct": "cpuacct.usage",
+}
+"""The file each v1 controller shows in a cgroup below its hierarchy's root: a folder
+without it holds no such controller, whatever its name."""
+FROZEN_STATES = {1: ("FROZEN", "FREEZING"), 2: ("frozen 1", "frozen 0")}
+"""By cgroup version: what the kernel says of a cgroup frozen, and of one it is still
+freezing (v1 ``freezer.state``; v2 the ``frozen`` line of ``cgroup.events``)."""
+_STATFS_BYTES = 120
+"""The size of ``struct statfs`` on x86-64 and aarch64 (its first word is the type)."""
+
+
+def filesystem_type(path: Path) -> int | None:
+    """The file system type of ``path`` by ``statfs(2)`` (None where it cannot be read)."""
+    libc = _libc()
+    buffer = ctypes.create_string_buffer(_STATFS_BYTES)
+    if libc is None or libc.statfs(os.fsencode(path), buffer) != 0:
+        return None
+    return int.from_bytes(buffer.raw[: ctypes.sizeof(ctypes.c_long)], sys.byteorder)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name, use_errno=True)
+    except OSError:
+        return None
+
+
+def is_cgroup(path: Path, version: int) -> bool:
+    """Whether ``path`` lies in a cgroup file system of ``version``, as ``statfs`` says."""
+    return filesystem_type(path) == CGROUP_MAGIC[version]
+
+
+def freeze_state(state: Path, version: int) -> str:
+    """What the kernel says in ``state`` (v1 ``freezer.state``, v2 ``cgroup.events``) of
+    a cgroup asked to freeze: ``"frozen"``, ``"freezing"`` (not every task stopped yet),
+    or why it is neither (no cgroup file system there, no such file, thawed). One
+    ``statfs`` and one small read."""
+    if not is_cgroup(state, version):
+        return f"{state} is no cgroup file"
+    try:
+        said = state.read_text()
+    except OSError as error:
+        return f"{state} cannot be read ({error.strerror or error})"
+    frozen, freezing = FROZEN_STATES[version]
+    words = said.splitlines() if version == 2 else [said.strip()]
+    if frozen in words:
+        return "frozen"
+    if freezing in words:
+        return "freezing"
+    return f"{state.name} says {' '.join(said.split())[:80] or 'nothing'}"
