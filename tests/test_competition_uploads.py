@@ -143,3 +143,10 @@ def test_packing_refuses_a_link_in_the_folder(tmp_path):
     (tmp_path / "bot" / "secrets").symlink_to("/etc/passwd")
     with pytest.raises(UploadRefused, match="is a link"):
         pack_folder(tmp_path / "bot")
+
+
+def test_an_archive_of_a_folders_contents_with_dot_names_is_taken(tmp_path):
+    data = tar_gz(member("./", None, tarfile.DIRTYPE), member("./main.py"), member("./lib/x.py"))
+    stored, _ = store_upload([data], tmp_path / "uploads", "3", LIMITS)
+    unpack(stored, tmp_path / "work", LIMITS)
+    assert (tmp_path / "work" / "lib" / "x.py").is_file()

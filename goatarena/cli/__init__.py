@@ -31,6 +31,7 @@ COMMANDS = {
     "schema": "schema",
     "serve": "serve",
     "standings": "standings",
+    "submit": "submit",
     "worker": "worker",
 }
 """Each command and the module of ``goatarena.cli`` that defines it."""

@@ -189,7 +189,7 @@ def run_command(
             where = f"on {cluster}" if cluster else f"{config.workers} at once"
             tell(f"{config.name}: {games}, {where}{resumed}; results in {db}")
         try:
-            with site_beside(db, serve_address):
+            with site_beside(db, serve_address, file if config.competition else None):
                 run_trio(runner.run)
         except Interrupted as interrupted:
             progress.finish()
@@ -241,11 +241,16 @@ def serving_address(serve_at: str | None) -> tuple[str, int] | None:
 
 
 def site_beside(
-    db: Path, address: tuple[str, int] | None
+    db: Path, address: tuple[str, int] | None, competition: Path | None = None
 ) -> contextlib.AbstractContextManager[None]:
-    """The site served from a child process while the run lasts (``--serve``), or nothing."""
+    """The site served from a child process while the run lasts (``--serve``), or nothing;
+    a ``competition`` file's site takes entrants' submissions too."""
     if address is None:
         return contextlib.nullcontext()
+    if competition is not None:
+        from goatarena.web.competition_routes import competition_child
+
+        return competition_child(competition, db, *address)
     from goatarena.web.server import serving_child  # only when asked for
 
     return serving_child(db, *address)

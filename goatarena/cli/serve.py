@@ -47,6 +47,13 @@ def serve_command(
     """
     if db is None:
         db = Path("results") / f"{load_config(file).name}.sqlite" if file else only_database()
+    if file is not None and load_config(file).competition is not None:
+        from goatarena.web.competition_routes import run_competition_site  # entrants submit
+
+        if not is_loopback(host):
+            tell(f"goatarena: serving on {host}, reachable from other machines (not only this one)")
+        run_competition_site(file, db, host, port, tell)
+        return
     site = Site(db, commands=None)
     try:
         if show_commands:

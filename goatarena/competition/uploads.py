@@ -31,6 +31,7 @@ from goatarena.formats.competition import CompetitionSettings
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 CHUNK = 1 << 16
+TOP = PurePosixPath(".")
 SKIPPED_WHEN_PACKING = frozenset(
     {".git", ".hg", ".svn", "__pycache__", "node_modules", "target", ".venv", ".mypy_cache"}
 )
@@ -89,6 +90,8 @@ def _safe_name(raw: str) -> PurePosixPath:
     path = PurePosixPath(raw)
     if ".." in path.parts:
         raise UploadRefused(f"the archive holds a path with '..': {raw[:80]!r}")
+    if path == PurePosixPath("."):
+        return TOP  # the archive's own folder (``tar -C bot -czf bot.tar.gz .``)
     if not raw.strip("/.") or any(not part.isprintable() for part in path.parts):
         raise UploadRefused(f"the archive holds an unprintable or empty name: {raw[:80]!r}")
     return path
@@ -99,6 +102,8 @@ def _tar_members(archive: IO[bytes]) -> Iterator[Member]:
         with tarfile.open(fileobj=archive, mode="r:gz") as tar:
             for info in tar:
                 name = _safe_name(info.name)
+                if name == TOP and info.isdir():
+                    continue
                 if info.issym() or info.islnk():
                     raise UploadRefused(f"the archive holds a link: {info.name[:80]!r}")
                 if not (info.isfile() or info.isdir()):
@@ -116,6 +121,8 @@ def _zip_members(archive: IO[bytes]) -> Iterator[Member]:
         with zipfile.ZipFile(archive) as zipped:
             for info in zipped.infolist():
                 name = _safe_name(info.filename)
+                if name == TOP and info.is_dir():
+                    continue
                 mode = info.external_attr >> 16
                 kind = stat.S_IFMT(mode)
                 if kind == stat.S_IFLNK:
@@ -216,12 +223,16 @@ def unpack(archive: Path, folder: Path, limits: UploadLimits) -> None:
         if kind == "tar.gz":
             with tarfile.open(fileobj=source, mode="r:gz") as tar:
                 for info in tar:
+                    if _safe_name(info.name) == TOP:
+                        continue
                     member = by_name[_safe_name(info.name)]
                     extracted = None if member.is_folder else tar.extractfile(info)
                     _write_member(folder, member, extracted)
         else:
             with zipfile.ZipFile(source) as zipped:
                 for entry in zipped.infolist():
+                    if _safe_name(entry.filename) == TOP:
+                        continue
                     member = by_name[_safe_name(entry.filename)]
                     if member.is_folder:
                         _write_member(folder, member, None)

@@ -232,7 +232,7 @@ class CompetitionSite:
             bot_log_for,
             self.competition.store,
             viewer,
-            list(stored.result.players),
+            (stored.key, list(stored.result.players)),
             int(seat),
             self.competition.place.logs,
         )

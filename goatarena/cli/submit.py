@@ -1,0 +1,58 @@
+"""The ``submit`` command: an entrant's folder uploaded to a competition and followed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from goatarena.cli import main
+from goatarena.cli._common import reports_errors, tell
+from goatarena.competition.builds import log_tail
+from goatarena.competition.client import Refused, Server
+from goatarena.competition.uploads import UploadRefused, pack_folder
+
+
+@main.command("submit")
+@click.argument("url")
+@click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--token", required=True, envvar="GOATARENA_TOKEN",
+              help="Your entrant's token (or GOATARENA_TOKEN).")  # fmt: skip
+@click.option("--language", default="python", show_default=True,
+              help="The kit's language: python, cpp, go, java, rust, typescript.")  # fmt: skip
+@click.option("--wait-s", type=click.FloatRange(min=0), default=900, show_default=True,
+              help="How long to follow the build and validation.")  # fmt: skip
+@reports_errors
+def submit_command(url: str, folder: Path, token: str, language: str, wait_s: float) -> None:
+    """Upload the bot in FOLDER to the competition at URL, follow its build and
+    validation, and print the outcome.
+
+    Exit status 0 once the new version is active (its name, NAME@k, is the last line);
+    1 when its build or validation failed (the reason and the log's end); 2 when the
+    upload was refused.
+
+    \b
+    Example:
+        goatarena submit https://arena.example.org mybot --token "$TOKEN" --language rust
+    """
+    server = Server(url, token)
+    try:
+        archive = pack_folder(folder)
+        number = server.upload(archive, language)
+    except (Refused, UploadRefused) as refused:
+        tell(f"goatarena: the upload was refused: {refused}")
+        sys.exit(2)
+    click.echo(f"uploaded {folder} ({len(archive) / 1024:.0f} KiB) as submission {number}")
+    found = server.follow(number, wait_s=wait_s, said=lambda state: click.echo(f"  {state}"))
+    if found["state"] == "active":
+        click.echo(found["version"])
+        return
+    if found["state"] != "failed":
+        tell(f"goatarena: submission {number} is still {found['state']} after {wait_s:g} s")
+        sys.exit(1)
+    tail = log_tail(server.build_log(number))
+    if tail:
+        click.echo(tail)
+    tell(f"goatarena: submission {number} failed: {found['reason']}")
+    sys.exit(1)

@@ -1,0 +1,214 @@
+"""A competition's routes, attacked from outside with an HTTP client against ``goatarena
+serve FILE`` in a process of its own: each entrant sees their own and nothing of
+another's (IDOR by number answers as a missing number), tokens cannot be guessed at
+speed, uploads cannot flood, and logs are never served as a page."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from goatarena.competition.entrants import add_entrant
+from goatarena.referee.records import MatchResult
+from goatarena.store.competition import open_competition_store
+from goatarena.store.opening import open_store
+
+ROOT = Path(__file__).resolve().parent.parent
+FILE = """\
+name = "class"
+format = "ladder"
+[bots]
+random = "builtin:random"
+[competition]
+languages = ["python"]
+per_day = 2
+upload_mib = 0.05
+[[games]]
+name = "mountain-goats"
+"""
+KEY = "0.mountain-goats.2p/t000000/alice@1+bob@1/r0"
+SCRIPT = "<script>alert(1)</script>"
+
+
+def tar_gz(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def prepare(folder: Path) -> dict[str, str]:
+    """A competition with entrants alice and bob (a version each, one game between
+    them, each bot's stderr in it) and an organiser; their tokens."""
+    (folder / "class.toml").write_text(FILE)
+    results = folder / "results"
+    results.mkdir()
+    store = open_store(results / "class.sqlite")
+    store.claim(tournament="class", fingerprint="class", config_json='{"name": "class"}')
+    store.add_game(KEY, 0, MatchResult(
+        game="mountain-goats", seed=1, players=["alice@1", "bob@1"], scores=[1.0, 0.0],
+        ranks=[1, 2], violations=[None, None], decisions=[],
+    ))  # fmt: skip
+    store.close()
+    logs = results / "class-logs"
+    logs.mkdir()
+    for seat, bot in enumerate(["alice@1", "bob@1"]):
+        (logs / f"{bot}.log").write_text(
+            f"[goatarena: game 0.other/r0, seat 0, pid 1]\n{bot} in another game\n"
+            f"[goatarena: game {KEY}, seat {seat}, pid 2]\n{bot}'s thoughts {SCRIPT}\n"
+        )
+    competition = open_competition_store(results / "class-competition" / "competition.sqlite")
+    tokens = {}
+    for name in ("alice", "bob", "carol"):
+        tokens[name] = add_entrant(competition, name)
+    tokens["organiser"] = add_entrant(competition, "org", organiser=True)
+    for number, name in ((1, "alice"), (2, "bob")):
+        entrant = competition.entrant_named(name)
+        assert entrant is not None
+        submission = competition.add_submission(entrant.id, "python", 100)
+        assert submission == number
+        competition.set_state(number, "failed", build_log=f"{name}'s build log {SCRIPT}")
+        competition.add_version(f"{name}@1", entrant.id, number, f"/builds/{number}/bot")
+    competition.close()
+    return tokens
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("competition")
+    tokens = prepare(folder)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
+        stderr=subprocess.PIPE, text=True, cwd=folder,
+    )  # fmt: skip
+    assert child.stderr is not None
+    line = child.stderr.readline()
+    found = re.search(r"http://[0-9.:]+", line)
+    assert found, line + child.stderr.read()
+    try:
+        yield found.group(0), tokens
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+
+
+def get(server, path: str, who: str | None) -> httpx.Response:
+    url, tokens = server
+    headers = {"Authorization": f"Bearer {tokens[who]}"} if who else {}
+    return httpx.get(url + path, headers=headers, timeout=30)
+
+
+def test_an_entrant_sees_their_own_submission_build_log_and_bot_log(server):
+    mine = get(server, "/api/submissions/1", "alice")
+    assert mine.status_code == 200 and mine.json()["version"] == "alice@1"
+    assert [s["number"] for s in get(server, "/api/submissions", "alice").json()] == [1]
+    assert "alice's build log" in get(server, "/api/submissions/1/log", "alice").text
+    log = get(server, "/api/games/1/logs/0", "alice")
+    assert log.status_code == 200
+    assert "alice@1's thoughts" in log.text and "another game" not in log.text
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/submissions/1", "/api/submissions/1/log", "/api/games/1/logs/0"],
+)
+def test_another_entrants_things_by_number_are_not_found(server, path):
+    theirs = get(server, path, "bob")
+    missing = get(server, path.replace("/1", "/999"), "bob")
+    assert theirs.status_code == missing.status_code == 404
+    assert theirs.text == missing.text  # the same answer: nothing to probe
+    assert "alice" not in theirs.text
+
+
+def test_a_seat_out_of_range_or_a_game_that_does_not_exist_is_not_found(server):
+    for path in ("/api/games/1/logs/2", "/api/games/1/logs/99999", "/api/games/x/logs/0"):
+        assert get(server, path, "alice").status_code == 404
+
+
+def test_the_organiser_sees_every_entrants_things(server):
+    assert "bob's build log" in get(server, "/api/submissions/2/log", "organiser").text
+    assert "bob@1's thoughts" in get(server, "/api/games/1/logs/1", "organiser").text
+    assert "alice@1's thoughts" in get(server, "/api/games/1/logs/0", "organiser").text
+
+
+def test_nobody_signed_in_sees_nothing(server):
+    for path in ("/api/submissions", "/api/submissions/1", "/api/games/1/logs/0"):
+        answer = get(server, path, None)
+        assert answer.status_code == 401
+        assert "alice" not in answer.text
+
+
+def test_logs_are_text_never_a_page(server):
+    for path in ("/api/submissions/1/log", "/api/games/1/logs/0"):
+        answer = get(server, path, "alice")
+        assert answer.headers["content-type"].startswith("text/plain")
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert "script-src 'self'" in answer.headers["content-security-policy"]
+        assert SCRIPT in answer.text  # as the bot wrote it, shown as text
+
+
+def upload(server, who: str, data: bytes, **extra) -> httpx.Response:
+    url, tokens = server
+    return httpx.post(
+        url + "/api/submissions?language=python",
+        content=data,
+        headers={"Authorization": f"Bearer {tokens[who]}", **extra},
+        timeout=30,
+    )
+
+
+def test_an_archive_attack_over_http_is_refused_in_one_line(server):
+    answer = upload(server, "carol", tar_gz({"../../etc/cron.d/x": b"* * * * * root sh\n"}))
+    assert answer.status_code == 422
+    assert answer.json() == {"error": "the archive holds a path with '..': '../../etc/cron.d/x'"}
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(server):
+    big = bytes(range(256)) * 400  # 100 KiB, over the 0.05 MiB limit
+    answer = upload(server, "carol", big)
+    assert answer.status_code == 413 and "too large" in answer.json()["error"]
+
+    def chunks():  # no length declared: counted as it arrives
+        yield from (big[i : i + 8192] for i in range(0, len(big), 8192))
+
+    url, tokens = server
+    streamed = httpx.post(
+        url + "/api/submissions", content=chunks(),
+        headers={"Authorization": f"Bearer {tokens['carol']}"}, timeout=30,
+    )  # fmt: skip
+    assert streamed.status_code == 413
+
+
+def test_an_upload_flood_stops_at_the_daily_limit(server):
+    failing = tar_gz({"Makefile": b"all:\n\texit 1\n"})
+    answers = [upload(server, "carol", failing) for _ in range(3)]
+    assert [answer.status_code for answer in answers] == [202, 202, 422]
+    assert "2 submissions in 24 hours" in answers[2].json()["error"]
+
+
+def test_token_guessing_is_slowed_down_then_refused(server):
+    # Last in this file: it pauses this client's address for a minute.
+    url, tokens = server
+    number, _ = tokens["alice"].split(".")
+    codes = [
+        httpx.get(
+            url + "/api/submissions",
+            headers={"Authorization": f"Bearer {number}.guess{n}"},
+            timeout=30,
+        ).status_code
+        for n in range(12)
+    ]
+    assert codes == [401] * 9 + [429] * 3  # the tenth wrong token starts the pause
+    # Even the right token waits now: guessing cannot go on between real sign-ins.
+    assert get(server, "/api/submissions", "alice").status_code == 429
