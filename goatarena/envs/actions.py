@@ -11,12 +11,15 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+import msgspec
 import numpy as np
 
-from goatarena.envs.action_tables import TABLES
+from goatarena.envs.action_tables import TABLES, freeze
 from goatarena.errors import IllegalAction
 from goatarena.games import find_game
 from goatarena.games.base import Action, State
+
+_encode = msgspec.json.encode
 
 _CACHE_LIMIT = 200_000
 """Cached action objects and legal lists before the caches start again (a bound on memory
@@ -43,6 +46,13 @@ class ActionNumbering:
             if key in self._numbers:
                 raise ValueError(f"{game}: two numbered actions share the key {key!r}")
             self._numbers[key] = number
+        # Where the whole action is the key, its JSON text finds it faster than the key;
+        # the key stays the rule (an object's items in another order still match).
+        self._by_json: dict[bytes, int] = (
+            {_encode(action): number for number, action in enumerate(self.actions)}
+            if self._key is freeze
+            else {}
+        )
         self._by_action: dict[int, tuple[Action, int]] = {}
         self._by_list: dict[int, tuple[list[Action], list[int]]] = {}
 
@@ -56,7 +66,9 @@ class ActionNumbering:
         cached = self._by_action.get(id(action))
         if cached is not None and cached[0] is action:
             return cached[1]
-        number = self._numbers[self._key(action)]
+        number = self._by_json.get(_encode(action)) if self._by_json else None
+        if number is None:
+            number = self._numbers[self._key(action)]
         if len(self._by_action) >= _CACHE_LIMIT:
             self._by_action.clear()
         self._by_action[id(action)] = (action, number)

@@ -310,29 +310,34 @@ class HerrDerZiegenEncoder(Encoder):
         self, out: Numbers, start: int, observation: Observation, seats: Seats
     ) -> None:
         size = observation["size"]
-        stalls = {tuple(cell): seat for seat, cell in enumerate(observation["stalls"])}
-        types = len(hdz.TYPES)
-        for row in range(size):
-            cards, marks = observation["pasture"][row], observation["marks"][row]
-            for column in range(size):
-                cell = start + (row * HDZ_SIZE + column) * HDZ_CELL
+        relative = seats.relative
+        for seat, (row, column) in enumerate(observation["stalls"]):
+            out[start + (row * HDZ_SIZE + column) * HDZ_CELL + 1 + relative(seat)] = 1.0
+        cell = start
+        for cards, marks in zip(observation["pasture"], observation["marks"], strict=True):
+            for card, mark in zip(cards, marks, strict=True):
                 out[cell] = 1.0
-                owner = stalls.get((row, column))
-                if owner is not None:
-                    out[cell + 1 + seats.relative(owner)] = 1.0
-                if marks[column] is not None:
-                    out[cell + 6 + seats.relative(marks[column])] = 1.0
-                card = cards[column]
-                if card is None:
-                    continue
-                kind = hdz.CARD_KIND[card]
-                if kind:
-                    out[cell + 11 + HDZ_TYPES[kind]] = 1.0
-                    out[cell + 11 + types] = hdz.CARD_VALUE[card] / 5
-                elif card == hdz.DOG:
-                    out[cell + 12 + types] = 1.0
-                else:
-                    out[cell + 13 + types] = hdz.MILK[card] / 2
+                if mark is not None:
+                    out[cell + 6 + relative(mark)] = 1.0
+                if card is not None:
+                    for place, value in HDZ_CARD_NUMBERS[card]:
+                        out[cell + place] = value
+                cell += HDZ_CELL
+            cell += (HDZ_SIZE - size) * HDZ_CELL  # the columns a smaller pasture lacks
+
+
+def _card_numbers(card: str) -> tuple[tuple[int, float], ...]:
+    """A card's numbers within its cell (see HDZ_CELL): type and value, dog, or milk."""
+    types, kind = len(hdz.TYPES), hdz.CARD_KIND[card]
+    if kind:
+        return ((11 + HDZ_TYPES[kind], 1.0), (11 + types, hdz.CARD_VALUE[card] / 5))
+    if card == hdz.DOG:
+        return ((12 + types, 1.0),)
+    return ((13 + types, hdz.MILK[card] / 2),)
+
+
+HDZ_CARD_NUMBERS = {card: _card_numbers(card) for card in hdz.CARD_VALUE}
+"""Per card, its (place in the cell, number) pairs, made once."""
 
 
 ENCODERS: dict[str, type[Encoder]] = {
