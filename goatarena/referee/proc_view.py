@@ -26,6 +26,7 @@ the sandbox covers each such file:
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -103,8 +104,10 @@ STAT_COUNTERS = 10
 """Counters on a ``cpu`` line of ``/proc/stat`` (user ... guest_nice)."""
 
 
+@functools.cache
 def machine_memory_kb() -> int:
-    """The machine's memory (``MemTotal``), in KiB (0 where it cannot be read)."""
+    """The machine's memory (``MemTotal``), in KiB (0 where it cannot be read); read
+    once, as the CPUs and the boot time are."""
     with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/meminfo") as file:
         for line in file:
             if line.startswith("MemTotal:"):
@@ -112,6 +115,7 @@ def machine_memory_kb() -> int:
     return 0
 
 
+@functools.cache
 def _boot_time() -> int:
     with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/stat") as file:
         for line in file:
@@ -120,13 +124,14 @@ def _boot_time() -> int:
     return int(time.time() - time.clock_gettime(time.CLOCK_BOOTTIME))
 
 
-def _cpu_numbers() -> list[int]:
+@functools.cache
+def _cpu_numbers() -> tuple[int, ...]:
     with contextlib.suppress(OSError), open("/proc/stat") as file:
         found = [line.split()[0][3:] for line in file if line[:3] == "cpu"]
-        numbers = [int(word) for word in found if word.isdigit()]
+        numbers = tuple(int(word) for word in found if word.isdigit())
         if numbers:
             return numbers
-    return list(range(os.cpu_count() or 1))
+    return tuple(range(os.cpu_count() or 1))
 
 
 def meminfo(memory_bytes: int | None) -> str:
