@@ -1,0 +1,78 @@
+"""``goatarena submit`` against a competition served by ``goatarena serve FILE``: a Python
+kit's folder becomes NAME@1 (exit 0), a bot that fails validation exits 1 with the
+reason and its log, a refused upload exits 2."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from goatarena.formats.tournament_file import load_config
+from goatarena.referee.sandbox import probe
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
+
+KIT = Path(__file__).resolve().parent.parent / "goatarena" / "kits" / "python"
+FILE = """\
+name = "class"
+format = "ladder"
+[time]
+move_ms = 300
+[bots]
+random = "builtin:random"
+[competition]
+languages = ["python"]
+validation_games = 1
+[[games]]
+name = "mountain-goats"
+"""
+
+
+def goatarena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "goatarena", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_submit_from_folder_to_active_version(tmp_path):
+    (tmp_path / "class.toml").write_text(FILE)
+    token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
+        stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        assert server.stderr is not None
+        line = server.stderr.readline()
+        url = re.search(r"http://[0-9.:]+", line)
+        assert url, line
+        shutil.copytree(KIT, tmp_path / "mybot")
+        done = goatarena("submit", url.group(0), "mybot", "--token", token, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "alice@1"
+        assert "alice@1" in load_config(tmp_path / "class.toml").bots
+
+        (tmp_path / "mybot" / "main.py").write_text(
+            "import sys\nprint('alice forgot hello', file=sys.stderr)\n"
+        )
+        failed = goatarena("submit", url.group(0), "mybot", "--token", token, cwd=tmp_path)
+        assert failed.returncode == 1
+        assert "alice forgot hello" in failed.stdout
+        assert "failed: validation: check-bot's start-up check failed" in failed.stderr
+
+        refused = goatarena(
+            "submit", url.group(0), "mybot", "--token", token, "--language", "cobol", cwd=tmp_path
+        )
+        assert refused.returncode == 2
+        assert "language 'cobol' is not taken here" in refused.stderr
+        wrong = goatarena("submit", url.group(0), "mybot", "--token", "1.nope", cwd=tmp_path)
+        assert wrong.returncode == 2 and "this token signs no one in" in wrong.stderr
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
