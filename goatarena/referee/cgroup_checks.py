@@ -57,21 +57,32 @@ def is_cgroup(path: Path, version: int) -> bool:
     return filesystem_type(path) == CGROUP_MAGIC[version]
 
 
-def freeze_state(state: Path, version: int) -> str:
-    """What the kernel says in ``state`` (v1 ``freezer.state``, v2 ``cgroup.events``) of
-    a cgroup asked to freeze: ``"frozen"``, ``"freezing"`` (not every task stopped yet),
-    or why it is neither (no cgroup file system there, no such file, thawed). One
-    ``statfs`` and one small read."""
-    if not is_cgroup(state, version):
-        return f"{state} is no cgroup file"
+def read_freeze_state(fd: int, version: int, name: str) -> str:
+    """What the kernel says of a cgroup asked to freeze, read from ``fd`` (open on its
+    ``name``: v1 ``freezer.state``, v2 ``cgroup.events``, checked to be a cgroup file by
+    :func:`open_state_file`): ``"frozen"``, ``"freezing"`` (not every task stopped yet),
+    or what it says instead. One ``pread``."""
     try:
-        said = state.read_text()
+        said = os.pread(fd, 256, 0).decode("ascii", "replace")
     except OSError as error:
-        return f"{state} cannot be read ({error.strerror or error})"
+        return f"{name} cannot be read ({error.strerror or error})"
     frozen, freezing = FROZEN_STATES[version]
     words = said.splitlines() if version == 2 else [said.strip()]
     if frozen in words:
         return "frozen"
     if freezing in words:
         return "freezing"
-    return f"{state.name} says {' '.join(said.split())[:80] or 'nothing'}"
+    return f"{name} says {' '.join(said.split())[:80] or 'nothing'}"
+
+
+def open_state_file(state: Path, version: int) -> int | str:
+    """A descriptor open on a freezer's state file, or why it cannot be one (not in a
+    cgroup file system of ``version`` by ``fstatfs``: a plain file takes any word)."""
+    try:
+        fd = os.open(state, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as error:
+        return f"{state} cannot be read ({error.strerror or error})"
+    if filesystem_type(Path(f"/proc/self/fd/{fd}")) != CGROUP_MAGIC[version]:
+        os.close(fd)
+        return f"{state} is no cgroup file"
+    return fd

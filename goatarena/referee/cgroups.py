@@ -42,7 +42,12 @@ import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from goatarena.referee.cgroup_checks import CONTROL_FILES, freeze_state, is_cgroup
+from goatarena.referee.cgroup_checks import (
+    CONTROL_FILES,
+    is_cgroup,
+    open_state_file,
+    read_freeze_state,
+)
 from goatarena.referee.cgroup_watchdog import start_watchdog, thaw_and_kill
 
 ROOT = Path("/sys/fs/cgroup")
@@ -219,6 +224,8 @@ class BotCgroup:
             # What the kernel says it has done: v2 reports it apart from the request.
             self._state_file = folders["freezer"] / ("cgroup.events" if v2 else name)
         self._procs_files = [folder / "cgroup.procs" for folder in dict.fromkeys(folders.values())]
+        self._state_fd = -1
+        """Open on the freezer's state once checked: read back after every pause."""
         self._tasks_fd = -1
         """Open on the pids count (``pids.current``) once asked: read at every resume."""
 
@@ -280,11 +287,16 @@ class BotCgroup:
     def freeze_state(self) -> str:
         """What the kernel says of this cgroup's freezing: ``"frozen"``, ``"freezing"``
         (asked, not every task stopped yet), or why it is neither (not a cgroup file
-        system, no freezer's state, thawed): a pause that did not take. One ``statfs``
-        and one small read."""
+        system, no freezer's state, thawed): a pause that did not take. One ``pread``
+        of a descriptor checked by ``fstatfs`` when first opened."""
         if self._state_file is None:
             return "no freezer"
-        return freeze_state(self._state_file, self._freezer_version)
+        if self._state_fd < 0:
+            opened = open_state_file(self._state_file, self._freezer_version)
+            if isinstance(opened, str):
+                return opened
+            self._state_fd = opened
+        return read_freeze_state(self._state_fd, self._freezer_version, self._state_file.name)
 
     def thaw(self) -> None:
         """Let every process in the cgroup run again."""
@@ -357,9 +369,10 @@ class BotCgroup:
 
     def remove(self) -> bool:
         """Remove the folders; False while a process is still in them (try again)."""
-        if self._tasks_fd >= 0:
-            os.close(self._tasks_fd)
-            self._tasks_fd = -1
+        for fd in (self._tasks_fd, self._state_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._tasks_fd = self._state_fd = -1
         done = True
         for folder in set(self.folders.values()):
             try:
