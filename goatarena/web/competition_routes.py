@@ -54,9 +54,10 @@ from goatarena.store.competition import Submission
 from goatarena.store.opening import open_store
 from goatarena.web.api import BadRequest, json_response, problem
 from goatarena.web.app import SECURITY_HEADERS, Site
+from goatarena.web.competition_pages import CompetitionPages
 from goatarena.web.server import hypercorn_config
 
-OWN_PATHS = re.compile(r"^/api/(submissions(/.*)?|games/[^/]+/logs/[^/]+|me)$")
+OWN_PATHS = re.compile(r"^(/api/(submissions(/.*)?|games/[^/]+/logs/[^/]+|me)|/competition(/.*)?)$")
 """The paths this module answers; every other goes to the site."""
 NOT_FOUND = "not found"
 """The one answer for what does not exist and for what the viewer may not see."""
@@ -120,6 +121,8 @@ class CompetitionSite:
             Route("/api/games/{number}/logs/{seat}", self.bot_log, methods=["GET"]),
             Route("/api/me", self.me, methods=["GET"]),
         ]
+        self.pages = CompetitionPages(self)
+        routes += self.pages.routes()
         self.starlette = Starlette(routes=routes)
 
     async def app(self, scope: Scope, receive: Receive, send: Send) -> None:
