@@ -14,6 +14,7 @@ as a browser would ask, on loopback only.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import signal
@@ -69,6 +70,12 @@ def peak_mb(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time process ``pid`` has used (user and system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def timed(client: httpx.Client, path: str, count: int) -> list[float]:
@@ -201,13 +208,14 @@ def main() -> None:
             print(f"event delay: {delay:.2f} s   goal {GOALS['event delay']}")
             paths = ["/", "/api/standings", f"/games?page={deep}", f"/bots/{bot}",
                      "/api/games?limit=50", f"/games/{total // 3}"]  # fmt: skip
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), cpu_seconds(child.pid)
             errors, times = trio.run(load, address, args.streams, args.fetchers,
                                      args.per_client, paths)  # fmt: skip
             print(
                 f"load: {args.streams} streams + {args.fetchers} fetchers x {args.per_client}:"
                 f" {errors} errors, p50 {statistics.median(times) * 1e3:.0f} ms,"
-                f" p95 {p95(times) * 1e3:.0f} ms, in {time.perf_counter() - began:.1f} s;"
+                f" p95 {p95(times) * 1e3:.0f} ms, in {time.perf_counter() - began:.1f} s"
+                f" (the server's CPU: {cpu_seconds(child.pid) - cpu:.1f} s);"
                 f" server peak {peak_mb(child.pid):.0f} MB   goal {GOALS['load']}"
             )
         finally:
