@@ -103,14 +103,15 @@ def openspiel_rate(load: Callable[[], object]) -> Measure:
 
 
 def play_local_ratio(game: str, seconds: float) -> float:
-    """play_local's time over the raw engine's for the same random games: the median over
-    back-to-back pairs of runs (20 games each way), so that the machine's load at one
+    """play_local's time over the raw engine's for the same random games played to their
+    result (seeded generator, random indices, ``result()``): the median over
+    back-to-back pairs of runs (100 games each way), so that the machine's load at one
     moment weighs on both sides of a pair."""
     from goatarena.bots.random_bot import RandomBot
     from goatarena.sdk import play_local
 
     info = GAMES[game]
-    games, ratios = 20, []
+    games, ratios = 100, []
     stop = time.perf_counter() + seconds
     while time.perf_counter() < stop or len(ratios) < 3:
         started = time.perf_counter()
@@ -118,6 +119,7 @@ def play_local_ratio(game: str, seconds: float) -> float:
             state, rng = info.new_state(2, seed), random.Random(seed)
             while not state.is_over:
                 state.apply_index(rng.randrange(len(state.legal_actions())))
+            state.result()  # who won: what play_local (and any self-play) ends with
         middle = time.perf_counter()
         for seed in range(games):
             play_local([RandomBot(), RandomBot()], game, seed=seed)

@@ -80,14 +80,21 @@ def play_local(
         state.apply_index,
         state.legal_actions,
     )
-    # Per decision, a copy of the fields every request of this game shares.
+    # The fields every request of this game shares; each seat's request object is used
+    # again while the bot keeps none (the refcount says so), with a fresh copy of these
+    # once any of its parts was made.
     shared = {"game": game, "time_ms": move_ms, "players": names_sent, "_state": state}
     shared["_public"] = public
+    fresh_size = len(shared) + 5  # and seat, decision, _since, _until, deadline
+    requests: list[LocalRequest | None] = [None] * len(bots)
     while (seat := state.to_act) is not None:
-        request = make(LocalRequest)
-        request.__dict__ = fields = shared.copy()
+        request = requests[seat]
+        if request is None or len(fields := request.__dict__) != fresh_size:
+            if request is None:
+                request = requests[seat] = make(LocalRequest)
+            request.__dict__ = fields = shared.copy()
         fields["seat"] = seat
-        fields["decision"] = len(state.history)
+        fields["decision"] = decision = len(public)  # one public action per decision
         fields["_since"] = seen[seat]
         fields["_until"] = seen[seat] = len(public)
         started = clock_now()
@@ -96,11 +103,12 @@ def play_local(
         elapsed = clock_now() - started
         if elapsed > slowest[seat]:
             slowest[seat] = elapsed
-        if refcount(request) > unshared:
+        if refcount(request) > unshared + 1:  # (+1: the reference in requests)
             request.seal()  # the bot kept it: complete it before the state moves on
+            requests[seat] = None
         actions = legal_actions()
         if type(answer) is not int or not 0 <= answer < len(actions):
-            answer = _legal_index(answer, len(actions), names[seat], len(state.history))
+            answer = _legal_index(answer, len(actions), names[seat], decision)
         public.append((seat, public_action(seat, actions[answer])))
         apply_index(answer)
     result = state.result()
