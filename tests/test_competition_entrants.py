@@ -153,3 +153,26 @@ def test_limits_on_uploads_are_said_in_one_line(tmp_path):
         assert "suspended: copied code" in str(upload_refusal(store, open_now, alice, "python"))
     finally:
         store.close()
+
+
+def test_a_version_1_competition_database_is_migrated_when_opened(tmp_path):
+    from goatarena.store.competition import TABLES, open_competition_store
+
+    path = tmp_path / "competition.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.executescript(TABLES)
+        connection.execute("INSERT INTO meta VALUES ('schema', '1')")
+        connection.execute("INSERT INTO entrants VALUES (1, 'alice', 'h', 0, NULL, 0)")
+        connection.execute(
+            "INSERT INTO submissions (entrant, language, size, state, created_at, updated_at)"
+            " VALUES (1, 'python', 10, 'active', 0, 0)"
+        )
+    store = open_competition_store(path)
+    try:
+        assert store.submission(1).comparison is None  # type: ignore[union-attr]
+        store.set_comparison(1, "alice@2 is stronger than alice@1")
+        assert store.submission(1).comparison == "alice@2 is stronger than alice@1"  # type: ignore[union-attr]
+    finally:
+        store.close()
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)

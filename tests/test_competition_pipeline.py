@@ -3,6 +3,7 @@ stop; a version that fails its build or the validation gate never joins."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -28,6 +29,7 @@ random = "builtin:random"
 [competition]
 languages = ["python"]
 validation_games = 1
+compare_games = 4
 [[games]]
 name = "mountain-goats"
 players = 2
@@ -75,6 +77,14 @@ def test_a_python_submission_becomes_name_at_1_then_name_at_2(tmp_path, competit
         "retired",
         "active",
     ]
+    trio.run(competition.compare, second)
+    compared = competition.store.submission(second)
+    assert compared is not None and compared.comparison is not None
+    assert re.fullmatch(
+        r"alice@2 (is stronger than|is not stronger than|against) alice@1:"
+        r" [+-]\d+ ± \d+ Elo, (H[01] accepted|no verdict) after 4 games",
+        compared.comparison,
+    ), compared.comparison
 
 
 def test_a_bot_that_fails_validation_never_joins_and_is_told_why(tmp_path, competition):

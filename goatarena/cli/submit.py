@@ -23,12 +23,18 @@ from goatarena.competition.uploads import UploadRefused, pack_folder
               help="The kit's language: python, cpp, go, java, rust, typescript.")  # fmt: skip
 @click.option("--wait-s", type=click.FloatRange(min=0), default=900, show_default=True,
               help="How long to follow the build and validation.")  # fmt: skip
+@click.option("--compare", is_flag=True,
+              help="Also wait for the comparison with your previous version.")  # fmt: skip
 @reports_errors
-def submit_command(url: str, folder: Path, token: str, language: str, wait_s: float) -> None:
+def submit_command(
+    url: str, folder: Path, token: str, language: str, wait_s: float, compare: bool
+) -> None:
     """Upload the bot in FOLDER to the competition at URL, follow its build and
     validation, and print the outcome.
 
-    Exit status 0 once the new version is active (its name, NAME@k, is the last line);
+    Exit status 0 once the new version is active (its name, NAME@k, is the last line;
+    with --compare, after how it compares with your previous version: paired games and
+    an SPRT);
     1 when its build or validation failed (the reason and the log's end); 2 when the
     upload was refused.
 
@@ -46,6 +52,9 @@ def submit_command(url: str, folder: Path, token: str, language: str, wait_s: fl
     click.echo(f"uploaded {folder} ({len(archive) / 1024:.0f} KiB) as submission {number}")
     found = server.follow(number, wait_s=wait_s, said=lambda state: click.echo(f"  {state}"))
     if found["state"] == "active":
+        if compare:
+            compared = server.follow_comparison(number, wait_s=wait_s)
+            click.echo(compared or "no comparison: this is your first version")
         click.echo(found["version"])
         return
     if found["state"] != "failed":

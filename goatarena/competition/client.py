@@ -105,3 +105,13 @@ class Server:
             if state in FINAL_STATES or time.monotonic() > deadline:
                 return found
             time.sleep(poll_s)
+
+    def follow_comparison(self, number: int, *, wait_s: float, poll_s: float = 1.0) -> str:
+        """Poll submission ``number`` until its comparison with the previous version is
+        done; the sentence ("" when there is none to make)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            text = self.submission(number).get("comparison") or ""
+            if not text.startswith("comparing") or time.monotonic() > deadline:
+                return str(text)
+            time.sleep(poll_s)

@@ -24,6 +24,7 @@ from goatarena.competition.builds import (
     open_to_build,
     pin_python,
 )
+from goatarena.competition.comparison import compare
 from goatarena.competition.entrants import upload_refusal
 from goatarena.competition.place import Place, default_db, load_competition
 from goatarena.competition.uploads import UploadLimits, UploadRefused, store_upload, unpack
@@ -50,6 +51,7 @@ class Competition:
         self.store: CompetitionStore = open_competition_store(self.place.database)
         self.sandbox = sandbox or config.sandbox
         self._queue_in, self._queue_out = trio.open_memory_channel[int](1000)
+        self._compare_in, self._compare_out = trio.open_memory_channel[int](1000)
         self._ladder_lock = trio.Lock()
         self.uploads = UploadLimits.of(settings)
         self.builds = BuildLimits.of(settings)
@@ -89,11 +91,47 @@ class Competition:
     # The work
 
     async def work(self) -> None:
-        """Build and validate submissions, the unfinished ones of a previous run first."""
-        for submission in await trio.to_thread.run_sync(self.store.unfinished):
-            await self.process(submission.id)
-        async for number in self._queue_out:
-            await self.process(number)
+        """Build and validate submissions, the unfinished ones of a previous run first;
+        compare new versions with their previous ones meanwhile."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._comparisons)
+            for submission in await trio.to_thread.run_sync(self.store.unfinished):
+                await self.process(submission.id)
+            async for number in self._queue_out:
+                await self.process(number)
+
+    async def _comparisons(self) -> None:
+        for submission in await trio.to_thread.run_sync(self.store.comparisons_left):
+            await self.compare(submission.id)
+        async for number in self._compare_out:
+            await self.compare(number)
+
+    async def compare(self, number: int) -> None:
+        """Compare submission ``number``'s version with its entrant's previous one."""
+        submission = await trio.to_thread.run_sync(self.store.submission, number)
+        if submission is None or submission.version is None:
+            return
+        versions = await trio.to_thread.run_sync(self.store.versions_of, submission.entrant)
+        older = [version for version in versions if version.submission < number]
+        new = next(version for version in versions if version.name == submission.version)
+        if not older or self.settings.compare_games < 2:
+            return
+        previous = max(older, key=lambda version: version.submission)
+        await trio.to_thread.run_sync(
+            self.store.set_comparison, number, f"comparing with {previous.name}"
+        )
+        try:
+            said = await compare(
+                (new.name, new.command),
+                (previous.name, previous.command),
+                self.config,
+                games=self.settings.compare_games,
+                sandbox=self._policy(),
+                seed=number,
+            )
+        except GoatArenaError as error:
+            said = f"no comparison: {error}"
+        await trio.to_thread.run_sync(self.store.set_comparison, number, said)
 
     async def process(self, number: int) -> None:
         """Take submission ``number`` through build and validation to the ladder."""
@@ -171,6 +209,7 @@ class Competition:
             await trio.to_thread.run_sync(self.store.add_version, name, entrant.id, number, command)
             for old in retired:
                 await trio.to_thread.run_sync(self.store.set_version_state, old, "retired")
+        self._compare_in.send_nowait(number)
 
     async def _set(self, number: int, state: str, **kept: str) -> None:
         await trio.to_thread.run_sync(lambda: self.store.set_state(number, state, **kept))

@@ -38,7 +38,9 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
     ``per_day`` times a day and keeps ``active_versions`` versions in the ladder (older
     ones are retired). ``validation_games`` are played per game and seat count before a
     version joins, against itself and ``reference`` (a bot of ``[bots]``; unset: the
-    first). After ``closes`` (an offset date-time) uploads are refused.
+    first). A new version then plays up to ``compare_games`` paired games against the
+    entrant's previous one, for its owner (0: none). After ``closes`` (an offset
+    date-time) uploads are refused.
     """
 
     registration: Literal["invite", "open"] = "invite"
@@ -56,6 +58,7 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
     per_day: int = 20
     active_versions: int = 1
     validation_games: int = 2
+    compare_games: int = 100
     reference: str | None = None
     closes: datetime.datetime | None = None
 
@@ -73,6 +76,8 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
         for key in ("upload_mib", "unpacked_mib", "ratio", "build_s"):
             if not getattr(self, key) > 0:
                 raise ValueError(f"competition.{key}: must be above 0")
+        if self.compare_games < 0:
+            raise ValueError("competition.compare_games: must be at least 0")
         for key in ("files", "build_memory_mib", "build_processes", "build_file_mib"):
             if getattr(self, key) < 1:
                 raise ValueError(f"competition.{key}: must be at least 1")

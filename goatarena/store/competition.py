@@ -14,6 +14,8 @@ Schema versions (``meta.schema``):
 
 1. ``entrants``, ``submissions`` (one per upload, with its state, reason, build log and
    the version it became), ``versions``.
+2. adds ``submissions.comparison``: how the version compares with the entrant's previous
+   one (NULL: not compared). A version-1 database is migrated when it is opened.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import msgspec
 from goatarena.errors import StoreError
 from goatarena.store.problems import explain_sqlite_error
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 30.0
 
 TABLES = """
@@ -94,6 +96,7 @@ class Submission(msgspec.Struct, frozen=True, kw_only=True):
     version: str | None
     created_at: float
     updated_at: float
+    comparison: str | None = None
 
 
 class Version(msgspec.Struct, frozen=True, kw_only=True):
@@ -250,6 +253,19 @@ class CompetitionStore:
             ).fetchone()
         return int(row[0])
 
+    def set_comparison(self, number: int, text: str) -> None:
+        """Keep how submission ``number``'s version compares with the one before."""
+        with self._errors("keeping a comparison"), self._db:
+            self._db.execute("UPDATE submissions SET comparison = ? WHERE id = ?", (text, number))
+
+    def comparisons_left(self) -> list[Submission]:
+        """Active submissions whose comparison a stop cut short (resumed on start)."""
+        with self._errors():
+            rows = self._db.execute(
+                f"{_SUBMISSION} WHERE state = 'active' AND comparison LIKE 'comparing%' ORDER BY id"
+            ).fetchall()
+        return [Submission(**dict(zip(_SUBMISSION_FIELDS, row))) for row in rows]
+
     # Versions
 
     def add_version(self, name: str, entrant: int, submission: int, command: str) -> None:
@@ -304,6 +320,13 @@ def _entrant(row: tuple[object, ...]) -> Entrant:
     )
 
 
+def _add_comparison(connection: sqlite3.Connection) -> None:
+    """Version 2: the comparison of each version with the one before."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(submissions)")}
+    if "comparison" not in columns:
+        connection.execute("ALTER TABLE submissions ADD COLUMN comparison TEXT")
+
+
 def open_competition_store(path: Path) -> CompetitionStore:
     """Open (making it, and its folder, if need be) the competition database at ``path``.
 
@@ -328,6 +351,8 @@ def open_competition_store(path: Path) -> CompetitionStore:
                     raise StoreError(
                         f"{path} was written by a newer goatarena (competition schema {version})"
                     )
+                if version < 2:
+                    _add_comparison(connection)
                 connection.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)",
                     (str(SCHEMA_VERSION),),

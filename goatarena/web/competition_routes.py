@@ -74,6 +74,7 @@ class SubmissionAnswer(msgspec.Struct, frozen=True):
     version: str | None
     created_at: float
     updated_at: float
+    comparison: str | None
 
 
 class Created(msgspec.Struct, frozen=True):
@@ -101,6 +102,7 @@ def _answer(submission: Submission) -> SubmissionAnswer:
         version=submission.version,
         created_at=submission.created_at,
         updated_at=submission.updated_at,
+        comparison=submission.comparison,
     )
 
 
