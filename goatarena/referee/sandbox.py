@@ -8,7 +8,8 @@ the bot to root itself; see :mod:`goatarena.referee.bot_uids`), anyone else's as
 runner's own user. It sees the system
 read-only, its own folder read-only, a private size-capped ``/tmp`` and ``/dev/shm`` that
 end with it (everything else is read-only), a fresh ``/proc`` that shows only its own
-processes, nothing the runner owns (results databases, logs, tournament files) and
+processes and none of the machine's counters (:mod:`goatarena.referee.proc_view`),
+nothing the runner owns (results databases, logs, tournament files) and
 nothing of the runner's environment but ``PATH`` and the locale. When its first process
 exits, the pid namespace ends and every process it started dies with it. A seccomp
 filter (:mod:`goatarena.referee.seccomp`) refuses it the system calls no bot needs.
