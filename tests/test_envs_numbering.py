@@ -141,3 +141,25 @@ def test_the_docs_list_every_size_and_field() -> None:
         for each in vectors.layout.fields:
             assert f"| `{each.name}` | {each.start} | {each.size} | {each.meaning} |" in text
         assert f"{numbering(game).size:,}" in text
+
+
+def test_the_numbering_and_vectors_need_none_of_the_learning_libraries() -> None:
+    """Without pettingzoo, gymnasium and open_spiel everything but their wrappers works."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for name in ('pettingzoo', 'gymnasium', 'pyspiel', 'open_spiel'):\n"
+        "    sys.modules[name] = None\n"
+        "import goatarena.cli, goatarena.envs, goatarena.envs.vectors, goatarena.sdk\n"
+        "from goatarena.envs import numbering\n"
+        "assert numbering('mountain-goats').size == 210\n"
+        "try:\n"
+        "    import goatarena.envs.pettingzoo\n"
+        "except ImportError:\n"
+        "    print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
