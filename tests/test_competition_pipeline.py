@@ -129,3 +129,25 @@ def test_a_submission_cut_short_by_a_stop_is_resumed(tmp_path, competition):
     trio.run(serve_a_while)
     assert not (stale / "half-built").exists()
     assert "dave@1" in load_config(competition.file).bots
+
+
+def test_the_comparison_reads_as_one_sentence():
+    from goatarena.competition.comparison import describe_comparison, elo_interval
+    from goatarena.formats.sprt import SprtStatus
+
+    assert elo_interval([0, 0, 50, 0, 0]) == (0.0, 0.0)  # every pair shared: even
+    elo, half = elo_interval([5, 10, 20, 30, 10])
+    assert 60 < elo < 80 and 30 < half < 60
+    status = SprtStatus(
+        llr=3.0, lower=-2.94, upper=2.94, verdict="H1", challenger="a@3", baseline="a@2",
+        pairs=75, pentanomial=[5, 10, 20, 30, 10], elo0=0, elo1=20, alpha=0.05, beta=0.05,
+    )  # fmt: skip
+    assert describe_comparison(status, 150) == (
+        "a@3 is stronger than a@2: +70 ± 44 Elo, H1 accepted after 150 games"
+    )
+    import msgspec
+
+    even = msgspec.structs.replace(status, verdict="H0", pentanomial=[0, 0, 50, 0, 0])
+    assert describe_comparison(even, 100) == (
+        "a@3 is not stronger than a@2: +0 ± 0 Elo, H0 accepted after 100 games"
+    )

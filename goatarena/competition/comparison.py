@@ -81,7 +81,7 @@ def elo_interval(pentanomial: list[int]) -> tuple[float, float]:
 def describe_comparison(status: SprtStatus, games: int) -> str:
     """The comparison in one sentence."""
     elo, half = elo_interval(status.pentanomial)
-    shown = f"{elo:+.0f} ± {half:.0f} Elo" if math.isfinite(half) else "no pairs"
+    shown = f"{round(elo):+d} ± {half:.0f} Elo" if math.isfinite(half) else "no pairs"
     new, old = status.challenger, status.baseline
     if status.verdict == "H1":
         return f"{new} is stronger than {old}: {shown}, H1 accepted after {games} games"
