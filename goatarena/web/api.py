@@ -38,7 +38,7 @@ from goatarena.web.answers import (
     encode,
 )
 from goatarena.web.follow import Follower, Readers, game_row
-from goatarena.web.index import Filters
+from goatarena.web.index import MEETINGS, PLAYED, POINTS, WINS, Counts, Filters
 
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
@@ -150,10 +150,8 @@ class Api:
             games = len(index.by_bot[name])
             family = name.split("@", 1)[0]
             versions = sorted(bot for bot in index.by_bot if bot.split("@", 1)[0] == family)
-            per_game = [Tally(game, c.games, c.wins, round(c.points, 1), c.meetings)
-                        for game, c in index.per_game.get(name, {}).items()]  # fmt: skip
-            versus = [Tally(rival, c.games, c.wins, round(c.points, 1), c.meetings)
-                      for rival, c in index.versus.get(name, {}).items()]  # fmt: skip
+            per_game = [_tally(game, c) for game, c in index.per_game.get(name, {}).items()]
+            versus = [_tally(rival, c) for rival, c in index.versus.get(name, {}).items()]
         rows = {}
         if standings is not None:
             for table, listed in standings.standings.items():
@@ -232,6 +230,11 @@ class Api:
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
+
+
+def _tally(name: str, counts: Counts) -> Tally:
+    return Tally(name, int(counts[PLAYED]), int(counts[WINS]), round(counts[POINTS], 1),
+                 int(counts[MEETINGS]))  # fmt: skip
 
 
 def number_in(request: Request) -> int:

@@ -25,7 +25,12 @@ import trio
 
 from goatarena.errors import StoreError
 from goatarena.report.facts import parse_config
-from goatarena.store.browsing import numbered_summaries, open_to_follow, require_summaries
+from goatarena.store.browsing import (
+    newest_number,
+    numbered_summaries,
+    open_to_follow,
+    require_summaries,
+)
 from goatarena.store.database import Store
 from goatarena.store.standings import retired_bots
 from goatarena.store.summary import GameSummary
@@ -114,6 +119,7 @@ class Follower:
         require_summaries(self._store)
         self.config: dict[str, Any] = parse_config(self._store.meta("config"))
         self.tournament = self._store.meta("tournament") or path.stem
+        self._stored_at_start = newest_number(self._store)
         self.index = GameIndex()
         self.sprt = SprtCourseKeeper.of(self.config)
         """A gauntlet's SPRT course (None for other formats)."""
@@ -157,8 +163,11 @@ class Follower:
         """Refit whenever games arrived since the last fit, at most every
         :data:`FIT_PAUSE_S`; one fit at a time, each in a process of its own."""
         while True:
-            stale = self.standings is None or self.standings.stored < self.index.newest
-            if not (self.loaded and stale):
+            # The first fit starts at once, beside the reading of the index.
+            current = self.standings
+            first = current is None
+            stale = current is None or current.stored < self.index.newest
+            if not (first or (self.loaded and stale)):
                 await trio.sleep(POLL_S)
                 continue
             began = time.monotonic()
@@ -172,6 +181,15 @@ class Follower:
             event = StandingsEvent(stored=self.standings.stored, games=self.standings.games)
             self.publish("standings", encode(event))
             await trio.sleep(max(POLL_S, FIT_PAUSE_S - self.fit_seconds))
+
+    def _retired(self) -> list[str]:
+        """The ladder's retired versions, read afresh (the follower's own connection is
+        the reading thread's)."""
+        store = open_to_follow(self.path)
+        try:
+            return retired_bots(store)
+        finally:
+            store.close()
 
     def _read_batch(self) -> list[tuple[int, GameSummary]]:
         rows = []
@@ -190,7 +208,7 @@ class Follower:
         """The standings as ``goatarena standings --format json`` prints them, computed by
         that command in a process of its own: the fit's memory (a gigabyte at a million
         games) is given back when it ends, and its work never holds up a request."""
-        stored = self.index.newest
+        stored = self.index.newest if self.loaded else self._stored_at_start
         command = [sys.executable, "-m", "goatarena", "standings", "--db", str(self.path),
                    "--format", "json"]  # fmt: skip
         done = await trio.run_process(command, capture_stdout=True, capture_stderr=True,
@@ -199,7 +217,7 @@ class Follower:
             lines = done.stderr.decode(errors="replace").strip().splitlines() or ["?"]
             raise StoreError(f"the standings could not be computed: {lines[-1]}")
         standings = msgspec.json.decode(done.stdout, type=StandingsAnswer)
-        retired = await trio.to_thread.run_sync(retired_bots, self._store)
+        retired = await trio.to_thread.run_sync(self._retired)
         return msgspec.structs.replace(standings, retired=retired, stored=stored)
 
     # -- the event stream ----------------------------------------------------------------

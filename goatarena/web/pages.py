@@ -20,7 +20,7 @@ from goatarena.report.charts import sprt_plot
 from goatarena.report.html import BAR_WIDTH, bot_colours
 from goatarena.report.replays import encode_replay
 from goatarena.web.api import Api, BadRequest, encode, games_query, number_in
-from goatarena.web.index import Filters
+from goatarena.web.index import MEETINGS, POINTS, Filters
 
 KEEP_REPLAYS = 256
 """Games' packed replays kept (a stored game never changes)."""
@@ -191,7 +191,7 @@ class Pages:
                 for b in bots:
                     counts = index.versus.get(a, {}).get(b)
                     if counts is not None and a != b:
-                        cells[a, b] = (counts.points, counts.meetings)
+                        cells[a, b] = (counts[POINTS], int(counts[MEETINGS]))
         grid = [[_heat_cell(cells.get((a, b))) for b in bots] for a in bots]
         return self.render("head_to_head.html", bots=bots, grid=grid)
 
