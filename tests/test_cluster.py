@@ -356,15 +356,19 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.slow
 def test_a_ladder_on_the_cluster_stops_by_its_rule_with_each_game_stored_once(cluster, tmp_path):
-    bots = {f"l{number}": _bot(cluster.folder, f"ladder{number}") for number in range(4)}
+    # A folder of its own each: a ladder refuses a newcomer whose folder another bot has.
+    folders = [cluster.folder / f"ladder{number}" for number in range(4)]
+    for folder in folders:
+        folder.mkdir(mode=0o700)
+    bots = {f"l{number}": _bot(folder, "bot") for number, folder in enumerate(folders)}
     config = _tournament(tmp_path, bots, "lad")
     text = config.read_text().replace(
         "[[games]]", "[ladder]\nstop_games = 10\npoll_s = 0.5\n[[games]]"
     )
     config.write_text('format = "ladder"\n' + text)  # top-level keys come before any table
     db = tmp_path / "lad.sqlite"
-    # Sandboxed: its bots were added to a folder (mode 0700) that the workers had copied
-    # for an earlier test's bot, and must be seen in the copy made again.
+    # Sandboxed: its bots' folders (mode 0700) are copied by the workers, which run
+    # games of earlier tests' bots too.
     where = ("--db", str(db), "--cluster", cluster.address)
     run = _run(str(config), *where)
     assert run.returncode == 0, run.stderr

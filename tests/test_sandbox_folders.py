@@ -128,6 +128,26 @@ def test_a_command_word_leading_into_the_system_is_refused_or_masks_nothing(tmp_
     assert all(json.loads(text)["violations"] == [None, None] for (text,) in rows)
 
 
+def test_no_system_or_runtime_folder_is_ever_masked_for_a_bot(tmp_path):
+    from goatarena.referee.sandbox_view import view_args
+
+    folder = submission(tmp_path / "bot")
+    (folder / "theirs").mkdir()  # another bot's folder inside this one's: masked
+    shared = [SYSTEM_LIBRARIES, "/usr/share", "/etc", "/etc/ssl", sys.prefix]
+    args = view_args(
+        [sys.executable, str(folder / "bot.py")],
+        tmp_bytes=1 << 20,
+        read_paths=(),
+        write_paths=(),
+        hidden=(),
+        hidden_where_possible=[*shared, str(folder / "theirs")],
+        cwd=tmp_path,
+    )
+    masked = {args[at + 1] for at, word in enumerate(args) if word in ("--tmpfs", "/dev/null")}
+    assert str(folder / "theirs") in masked
+    assert not masked.intersection([*shared, *map(os.path.realpath, shared)]), masked
+
+
 def test_a_run_refuses_a_word_leading_out_before_anything_is_written(tmp_path):
     arena = tmp_path / "arena"
     (arena / "bob").mkdir(parents=True)

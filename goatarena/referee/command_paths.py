@@ -105,11 +105,14 @@ def shared_folders() -> list[str]:
     return list(dict.fromkeys([*SYSTEM_FOLDERS, *system, *runtime_folders()]))
 
 
-def is_shared(path: str, shared: Sequence[str] | None = None) -> bool:
-    """Whether ``path`` is, or lies in, a folder every bot shares, or holds one (``/``,
-    ``/usr``): such a path is never a bot's own and never masked."""
+def is_shared(path: str, shared: Sequence[str] | None = None, *, holding: bool = True) -> bool:
+    """Whether ``path`` is, or lies in, a folder every bot shares, or (with ``holding``)
+    holds one (``/``, ``/usr``): such a path is never a bot's own."""
     folders = shared_folders() if shared is None else shared
-    return any(path == folder or inside(path, folder) or inside(folder, path) for folder in folders)
+    return any(
+        path == folder or inside(path, folder) or (holding and inside(folder, path))
+        for folder in folders
+    )
 
 
 def command_folders(

@@ -162,9 +162,14 @@ def view_args(
     given += [_Mount(path, ("--bind-try", path, path)) for path in dict.fromkeys(write)]
     if bot_gid is not None:
         given = _readable(given, own, bot_gid, [*hidden, *hidden_where_possible], shown_as or {})
-    # Never a system's or runtime's folder: masking one would break every other bot.
+    # Never a system's or runtime's folder: masking one would break every other bot (one
+    # that holds them is masked, and they are shown again above the mask, as before).
     shared = shared_folders()
-    hidden_where_possible = [path for path in hidden_where_possible if not is_shared(path, shared)]
+    hidden_where_possible = [
+        path
+        for path in hidden_where_possible
+        if not is_shared(os.path.realpath(path), shared, holding=False)
+    ]
     binds = [mount for mount in fixed + given if "bind" in mount.args[0]]
     system = [mount.path for mount in fixed]
     masks = _masks(binds, system, hidden, hidden_where_possible, cwd)
