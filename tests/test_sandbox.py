@@ -226,11 +226,12 @@ def run(*args: str):
 def test_in_a_tournament_bots_cannot_kill_inject_or_forge_results(tmp_path):
     token = uuid.uuid4().hex
     db = tmp_path / "results" / "attacks.sqlite"
+    db.parent.mkdir()  # run makes no folder for a --db
     bots = {
         "honest": HONEST,
         "killer": hostile("kill", token),
         "injector": hostile("pipe-inject", token),
-        "forger": hostile("database", token, db),
+        "forger": hostile("database", token, f"@{db}"),  # it knows where: no word of its own
     }
     run(write_tournament(tmp_path / "t.toml", bots), "--db", db)
     with sqlite3.connect(db) as connection:

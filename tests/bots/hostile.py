@@ -12,7 +12,7 @@ an attack that failed from one that was never made.
   kill             SIGKILL every victim it can see
   pipe-inject      write an out-of-range answer into other processes' stdout via /proc
   signal-referee   SIGSTOP then SIGKILL the referee, whose real pid is ARG
-  database         open the results database ARG and insert a forged win
+  database         open the results database ARG (@PATH: PATH) and insert a forged win
   seed-rebuild     rebuild the deal from the tournament file ARG (its first decision must
                    be decision 0 of the game) and compare it with what it is shown
   unmask           unmount what hides the results database ARG (in its own folder), read
@@ -128,7 +128,7 @@ def signal_referee():
 def database():
     import sqlite3
 
-    path = args[0]
+    path = args[0].removeprefix("@")  # "@": no word of its command (which is refused)
     try:
         if not os.path.exists(path):
             raise OSError("absent")
