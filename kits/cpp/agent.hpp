@@ -4,12 +4,17 @@
 // (include/goatarena/protocol.hpp).
 #pragma once
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <streambuf>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -99,11 +104,61 @@ inline void serve(Bot& bot, std::istream& in, std::ostream& out) {
     }
 }
 
+/// An output buffer that writes to a file descriptor of its own: the answers' private
+/// copy of stdout (see run).
+class FdBuffer : public std::streambuf {
+public:
+    explicit FdBuffer(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+    ~FdBuffer() override { sync(); }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (sync() != 0) return traits_type::eof();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+
+    int sync() override {
+        const char* data = pbase();
+        while (data < pptr()) {
+            const ssize_t written = ::write(fd_, data, static_cast<std::size_t>(pptr() - data));
+            if (written < 0) {
+                if (errno == EINTR) continue;
+                return -1;
+            }
+            data += written;
+        }
+        setp(buffer_, buffer_ + sizeof buffer_);
+        return 0;
+    }
+
+private:
+    int fd_;
+    char buffer_[1 << 16];
+};
+
 /// Plays on stdin and stdout until quit or the end of input.
+///
+/// The answers go out on a private copy of stdout, and stdout itself is pointed at stderr:
+/// whatever the bot prints (std::cout, printf, a child process) goes to its log and can
+/// never land inside an answer.
 inline int run(Bot& bot) {
     std::ios::sync_with_stdio(false);
+    // Not inherited by the bot's children: they may print, but never answer.
+    const int answers_fd = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
+    const bool kept = answers_fd >= 0 && ::dup2(2, 1) >= 0;
+    if (answers_fd >= 0 && !kept) ::close(answers_fd);
     try {
-        serve(bot, std::cin, std::cout);
+        if (kept) {
+            FdBuffer buffer(answers_fd);
+            std::ostream answers(&buffer);
+            serve(bot, std::cin, answers);
+        } else {
+            serve(bot, std::cin, std::cout);
+        }
     } catch (const std::exception& error) {
         log("stopped: ", error.what());
         return 1;

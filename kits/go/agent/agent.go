@@ -69,9 +69,13 @@ func Log(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, format+"\n", args...)
 }
 
-// Run plays on stdin and stdout until quit or the end of input.
+// Run plays on stdin and stdout until quit or the end of input. The answers have stdout
+// to themselves: from here on the bot's own prints (fmt.Println, os.Stdout) go to
+// stderr, its log, and can never land inside an answer.
 func Run(bot Bot) error {
-	return Serve(bot, os.Stdin, os.Stdout)
+	answers := os.Stdout
+	os.Stdout = os.Stderr
+	return Serve(bot, os.Stdin, answers)
 }
 
 // Serve plays the protocol on any reader and writer (the tests feed it recorded lines).

@@ -121,10 +121,33 @@ pub fn serve(bot: &mut dyn Bot, input: &mut dyn BufRead, out: &mut dyn Write) ->
 }
 
 /// Plays on stdin and stdout until quit or the end of input.
+///
+/// The answers have stdout to themselves: they go out on a private copy of it, and stdout
+/// itself is pointed at stderr, so whatever the bot prints (`println!`, a child process)
+/// goes to its log and can never land inside an answer.
 pub fn run(bot: &mut dyn Bot) -> io::Result<()> {
     let stdin = io::stdin();
-    let stdout = io::stdout();
-    serve(bot, &mut stdin.lock(), &mut stdout.lock())
+    match private_stdout() {
+        Some(answers) => serve(bot, &mut stdin.lock(), &mut io::BufWriter::new(answers)),
+        None => serve(bot, &mut stdin.lock(), &mut io::stdout().lock()),
+    }
+}
+
+/// A copy of stdout for the answers alone (not inherited by child processes), with
+/// stdout itself then pointed at stderr; None where that cannot be done.
+fn private_stdout() -> Option<std::fs::File> {
+    use std::os::fd::BorrowedFd;
+    extern "C" {
+        fn dup2(fd: i32, to: i32) -> i32;
+    }
+    io::stdout().flush().ok()?;
+    // SAFETY: descriptor 1 is open for as long as the process runs.
+    let answers = unsafe { BorrowedFd::borrow_raw(1) }.try_clone_to_owned().ok()?;
+    // SAFETY: dup2 only replaces descriptor 1, which nothing here owns.
+    if unsafe { dup2(2, 1) } < 0 {
+        return None;
+    }
+    Some(std::fs::File::from(answers))
 }
 
 #[cfg(test)]

@@ -106,10 +106,16 @@ export class Agent {
   }
 }
 
-/** Run `bot` on stdin and stdout until quit or the end of input. */
+/**
+ * Run `bot` on stdin and stdout until quit or the end of input. The answers have stdout to
+ * themselves: from here on the bot's own prints (`console.log`, `process.stdout.write`) go
+ * to stderr, its log, and can never land inside an answer.
+ */
 export function run(bot: Bot): void {
+  const answer = process.stdout.write.bind(process.stdout);
+  process.stdout.write = process.stderr.write.bind(process.stderr);
   // On Linux a write to a pipe is synchronous: the line is out before the next read.
-  const agent = new Agent(bot, (line) => process.stdout.write(line + "\n"));
+  const agent = new Agent(bot, (line) => answer(line + "\n"));
   let pending = "";
   process.stdin.setEncoding("utf8");
   process.stdin.on("data", (chunk: string) => {

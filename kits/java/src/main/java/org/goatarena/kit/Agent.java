@@ -88,10 +88,15 @@ public final class Agent {
         System.err.flush();
     }
 
-    /** Plays on stdin and stdout until quit or the end of input. */
+    /**
+     * Plays on stdin and stdout until quit or the end of input. The answers have stdout to
+     * themselves: the bot's own prints on System.out go to stderr, its log, from here on.
+     */
     public static void run(Bot bot) throws IOException {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         Writer out = new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8);
+        System.out.flush();
+        System.setOut(System.err);
         serve(bot, in, out);
     }
 
