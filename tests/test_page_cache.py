@@ -14,24 +14,32 @@ is worth carrying.
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 import shlex
 import shutil
+import sqlite3
 import sys
 import uuid
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from goatarena.cli import main
 from goatarena.formats.config import GameEntry, TournamentConfig
 from goatarena.formats.schedule import round_robin_schedule
+from goatarena.games import find_game
 from goatarena.referee.sandbox import probe
 from tests.helpers import ROOT
 from tests.test_sandbox_counters import matching
 from tests.test_sandbox_trust import heard, play, readable_folder
 
 FAULTS = ROOT / "tests" / "bots" / "hostile_faults.py"
+MEMORY = ROOT / "tests" / "bots" / "hostile_memory.py"
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="the runner is not root here")
 SHARED = Path("/usr/local/share")
 BITS = 64
 
@@ -101,3 +109,62 @@ def test_with_fresh_deals_no_two_rotations_share_a_deal():
             name="t", bots={"a": "x"}, games=[GameEntry(name="goat-lords")], fresh_deals=True
         ).fingerprint()
     )
+
+
+def guesses_right(tmp_path: Path, fresh: bool) -> tuple[int, int]:
+    """A Goat Lords tournament of the perfect-memory bot against a random one: how many of
+    its guesses of an opponent's hand were right, of how many."""
+    memory = readable_folder(tmp_path / "memory")
+    memory.chmod(0o2777)  # every process of the bot writes there, each a uid of its own
+    bot = f"{sys.executable} {MEMORY} {memory}"
+    honest = f"{sys.executable} {ROOT / 'bots' / 'python' / 'random_bot.py'} 3"
+    # Deals from the file alone (no secret): the same deals, so the same guesses, each run.
+    lines = ['name = "memory"', "seed = 11", "deals = 6", "concurrency = 1", "secret_deals = false"]
+    lines += [f"fresh_deals = {'true' if fresh else 'false'}"]
+    lines += ["[time]", "move_ms = 2000", "[bots]", f"memory = {json.dumps(bot)}"]
+    lines += [
+        f"honest = {json.dumps(honest)}",
+        "[paths.memory]",
+        f"write = [{json.dumps(str(memory))}]",
+    ]
+    lines += ['[[games]]\nname = "goat-lords"\nplayers = 2']
+    (tmp_path / "t.toml").write_text("\n".join(lines) + "\n")
+    (tmp_path / "results").mkdir()
+    db = tmp_path / "results" / "t.sqlite"
+    result = CliRunner().invoke(main, ["run", "--quiet", str(tmp_path / "t.toml"), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    log = (tmp_path / "results" / "t-logs" / "memory.log").read_text()
+    assert log.count("tried memory") == 12, log
+    guesses = re.findall(r"^guess own=(\S+) opponent=(\S+)$", log, re.M)
+    engine = find_game("goat-lords")
+    dealt = set()
+    with sqlite3.connect(db) as connection:
+        for seed, players in connection.execute("SELECT seed, players FROM games"):
+            state = engine.new_state(2, seed, {})
+            hands = [",".join(sorted(state.observation(seat)["hand"])) for seat in (0, 1)]
+            seat = json.loads(players).index("memory")
+            dealt.add((hands[seat], hands[1 - seat]))
+        violations = [
+            json.loads(row[0])["violations"]
+            for row in connection.execute("SELECT result FROM games")
+        ]
+    assert all(found == [None, None] for found in violations), violations
+    return sum(guess in dealt for guess in guesses), len(guesses)
+
+
+@ROOT_ONLY
+@pytest.mark.slow
+@pytest.mark.parametrize("fresh", [False, True])
+def test_with_fresh_deals_even_a_perfect_memory_learns_no_hand(tmp_path, fresh):
+    """A path given to write stands in for any memory between processes (the page
+    cache's few bits among them): with rotated deals the second rotation's process knows
+    its opponent's hand; with fresh deals there is no deal of an earlier process to find."""
+    if probe() is not None:
+        pytest.skip(f"no sandbox here: {probe()}")
+    right, made = guesses_right(tmp_path, fresh)
+    if fresh:
+        assert right == 0, (right, made)
+    else:
+        # A deal's second rotation finds its first (unless seat 0's first move changed
+        # the face-up card), and a card shared with other deals adds wrong guesses.
+        assert right >= 3, (right, made)
