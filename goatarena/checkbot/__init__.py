@@ -206,8 +206,8 @@ class _Checker(BotSession):
             self.record(
                 STDOUT,
                 False,
-                f"the bot's prints reach its stdout ({self.stray}), where they corrupt its"
-                f" answers once its output buffer fills: {PRINTS_ADVICE}",
+                f"the bot's prints reach its stdout ({self.stray}) and corrupt its answers"
+                f" there, at once or once a buffer fills: {PRINTS_ADVICE}",
             )
 
     async def check_stdin_closed(self) -> str:
