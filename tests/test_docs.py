@@ -128,7 +128,7 @@ def python_blocks(page: str) -> list[str]:
 @pytest.mark.parametrize(
     "code",
     [block for block in python_blocks("sdk.md") if "def test_" in block],
-    ids=["play_local", "search"],
+    ids=["play_local", "search", "self_play"],
 )
 def test_the_examples_in_sdk_md_run_and_their_tests_pass(code):
     namespace: dict[str, Any] = {}
