@@ -73,7 +73,9 @@ def test_allies_cannot_talk_through_the_machines_shared_memory(tmp_path, sandbox
     total = min(machine_memory_kb(), BOT_MEMORY_KB)
     assert saw(log, "MemTotal") == saw(log, "MemAvailable") == f"{total} kB", log
     assert int(saw(log, "cpus")) == os.cpu_count(), log
-    assert saw(log, "loadavg") == "0.00 0.00 0.00 1/1 1" and saw(log, "pressure") == "[]"
+    assert saw(log, "loadavg") == "0.00 0.00 0.00 1/1 1"
+    if os.path.isdir("/proc/pressure"):  # a kernel with pressure stall information
+        assert saw(log, "pressure") == "[]"
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="no node here")
