@@ -14,7 +14,7 @@ The size of a game's vector does not depend on the player count.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,8 +128,16 @@ class Seats:
 def put_counts(out: Numbers, start: int, index: dict[Any, int], items: Any, scale: float) -> None:
     """Add ``1 / scale`` at ``start + index[item]`` for every item (a count per kind)."""
     step = 1.0 / scale
+    if len(items) > _COUNT_IN_C:
+        for item, count in Counter(items).items():
+            out[start + index[item]] += count * step
+        return
     for item in items:
         out[start + index[item]] += step
+
+
+_COUNT_IN_C = 6
+"""Past this many items, Counter (which counts in C) beats a loop in Python."""
 
 
 def put_one_hot(out: Numbers, start: int, place: int | None) -> None:

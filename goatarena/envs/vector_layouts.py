@@ -107,8 +107,7 @@ class GoatLordsEncoder(Encoder):
             out[at["herd_values"] + slot] = observation["herd_values"][seat] / 500
             out[at["totals"] + slot] = observation["totals"][seat] / 1000
             herd, start = observation["herds"][seat], at["herds"] + slot * self._HERD
-            for pile in herd:
-                put_counts(out, start, LORD_CARDS, pile["cards"], 10)
+            put_counts(out, start, LORD_CARDS, [c for pile in herd for c in pile["cards"]], 10)
             out[start + cards] = len(herd) / 10
             if herd:
                 put_one_hot(out, start + cards + 1, LORD_KINDS[herd[-1]["kind"]])
