@@ -76,3 +76,66 @@ def test_submit_from_folder_to_active_version(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_a_server_killed_mid_build_resumes_the_submission(tmp_path):
+    """kill -9 while a submission builds: the upload was acknowledged, so a restarted
+    server builds it again from the stored archive and it becomes active."""
+    import os
+    import signal
+    import time
+
+    import httpx
+
+    from goatarena.competition.uploads import pack_folder
+    from tests.helpers import live_processes_mentioning
+
+    (tmp_path / "class.toml").write_text(FILE.replace("compare_games", "x"))
+    token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
+    shutil.copytree(KIT, tmp_path / "mybot")
+    (tmp_path / "mybot" / "Makefile").write_text("all:\n\tsleep 4\n")  # to be killed in
+    archive = pack_folder(tmp_path / "mybot")
+
+    def start() -> tuple[subprocess.Popen[str], str]:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
+            stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        )  # fmt: skip
+        assert child.stderr is not None
+        url = re.search(r"http://[0-9.:]+", child.stderr.readline())
+        assert url
+        return child, url.group(0)
+
+    def state(url: str) -> str:
+        answer = httpx.get(f"{url}/api/submissions/1", headers=auth, timeout=30)
+        return str(answer.json()["state"])
+
+    auth = {"Authorization": f"Bearer {token}"}
+    server, url = start()
+    try:
+        posted = httpx.post(f"{url}/api/submissions", content=archive, headers=auth)
+        assert posted.status_code == 202
+        deadline = time.monotonic() + 60
+        while state(url) != "building" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert state(url) == "building"
+    finally:
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+    # The build it started stops too (it watches for its server), well before its sleep ends.
+    deadline = time.monotonic() + 2.5
+    while live_processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_processes_mentioning(str(tmp_path)) == {}
+    server, url = start()
+    try:
+        deadline = time.monotonic() + 120
+        while state(url) not in ("active", "failed") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        found = httpx.get(f"{url}/api/submissions/1", headers=auth, timeout=30).json()
+        assert found["state"] == "active", found["reason"]
+        assert "alice@1" in load_config(tmp_path / "class.toml").bots
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

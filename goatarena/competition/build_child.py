@@ -22,6 +22,7 @@ from goatarena.referee.launcher import launch
 from goatarena.referee.sandbox import SandboxPolicy
 
 CUT_NOTE = b"\n[the build log is cut here: it reached its cap]\n"
+ORPHAN_POLL_S = 0.5
 
 
 class BuildSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -37,6 +38,8 @@ class BuildSettings(msgspec.Struct, frozen=True, kw_only=True):
     hidden: list[str] = []
     hidden_where_possible: list[str] = []
     sandbox: str = "bwrap"
+    parent: int = 0
+    """The process that started the build (0: whichever is its parent when it starts)."""
 
 
 class BuildOutcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,13 +94,20 @@ async def run_build(settings: BuildSettings) -> BuildOutcome:
     reason = ""
     try:
         await process.stdin.aclose()
+        orphaned: list[bool] = []
         with trio.move_on_after(settings.seconds) as timer:
-            async with trio.open_nursery() as nursery:
-                for stream in (process.stdout, process.stderr):
-                    nursery.start_soon(_copy, stream, log)
-                await process.wait_exited()
+            async with trio.open_nursery() as watching:
+                parent = settings.parent or os.getppid()
+                watching.start_soon(_orphaned, parent, watching.cancel_scope, orphaned)
+                async with trio.open_nursery() as copying:
+                    for stream in (process.stdout, process.stderr):
+                        copying.start_soon(_copy, stream, log)
+                    await process.wait_exited()
+                watching.cancel_scope.cancel()  # built: the output is all in the log
         if timer.cancelled_caught:
             reason = f"the build took longer than {settings.seconds:g} s and was stopped"
+        elif orphaned:
+            reason = "the server that started the build has gone"
     finally:
         confinement.kill_all()
         code = await process.wait()
@@ -112,6 +122,15 @@ async def run_build(settings: BuildSettings) -> BuildOutcome:
         else:
             reason = f"the build failed (exit status {status})"
     return BuildOutcome(status=status, reason=reason, seconds=time.monotonic() - started)
+
+
+async def _orphaned(parent: int, scope: trio.CancelScope, found: list[bool]) -> None:
+    """Stop the build when the server that started it is gone (killed, say): a server
+    started again builds the submission anew, and two builds must never share its folder."""
+    while os.getppid() == parent:
+        await trio.sleep(ORPHAN_POLL_S)
+    found.append(True)
+    scope.cancel()
 
 
 async def _copy(stream: trio.abc.ReceiveStream, log: _CappedLog) -> None:

@@ -132,6 +132,7 @@ async def build_folder(
         hidden=list(hidden),
         hidden_where_possible=list(hidden_where_possible),
         sandbox=sandbox,
+        parent=os.getpid(),
     )
     child = await trio.run_process(
         [sys.executable, "-m", "goatarena.competition.build_child", msgspec.json.encode(settings)],
