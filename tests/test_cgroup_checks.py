@@ -81,6 +81,7 @@ def test_folders_that_are_no_cgroup_file_system_are_never_used(fresh_detect, tmp
 
 
 @V1_HERE
+@pytest.mark.slow
 @pytest.mark.skipif("freezer" not in V1, reason="no v1 freezer here")
 @pytest.mark.parametrize("freezer", ["plain", "real"])
 def test_a_bot_beside_an_empty_freezer_folder_is_paused_all_the_same(
