@@ -41,7 +41,8 @@ def add_command(file: Path, name: str, command: str) -> None:
     """Add bot NAME playing COMMAND (paths relative to FILE's folder) to the ladder FILE.
 
     Its program (and the script an interpreter is given) must exist; it plays once it
-    has passed the pre-flight and a validation game against itself.
+    has passed the check of its folder, the pre-flight and a validation game against the
+    reference bot.
     """
     click.echo(add_bot(file, name, command, check=program_check(file)))
 
