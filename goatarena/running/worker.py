@@ -21,7 +21,7 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
-from goatarena.referee.readable_copy import remove_copies
+from goatarena.referee.readable_copy import remove_copies, sweep_copies
 from goatarena.running.dask_worker import exit_at_once
 from goatarena.running.host import HostClosed, JobHost
 from goatarena.running.job import (
@@ -94,6 +94,7 @@ def _worker_referee() -> _Referee:
     global _referee
     with _referee_lock:
         if _referee is None:
+            sweep_copies()  # those of a worker that was killed before it could remove them
             log_dir = os.environ.get(LOG_DIR_VARIABLE)
             _referee = _Referee(Path(log_dir) if log_dir else None)
         return _referee
