@@ -10,8 +10,9 @@ and never stored twice; :mod:`.ladder_tables`).
 
 The tournament file is read again every ``ladder.poll_s`` seconds; a bot added passes
 the check of its folder, the pre-flight and a validation game against the reference bot
-before it plays anyone (one that fails is suspended with the reason); a retired version leaves the tables (its games stay).
-A version whose recent games hold too many violations is suspended. The ladder stops on
+before it plays anyone (one that fails is suspended with the reason); a retired version
+leaves the tables (its games stay). A version whose recent games hold too many
+violations is suspended. The ladder stops on
 Ctrl-C or SIGTERM (rerun to resume) or when its stop rule is met. The newcomers' checks
 are :mod:`.ladder_newcomers`, the reading of the file :mod:`.ladder_file`.
 """
