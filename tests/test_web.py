@@ -25,6 +25,7 @@ from goatarena.games import GAMES, find_game
 from goatarena.referee.records import MatchResult, Violation
 from goatarena.store.opening import open_store
 from goatarena.testing import random_playout
+from goatarena.web.follow import QUEUE
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = '<script>alert("name")</script>\u2028&amp;'
@@ -426,3 +427,36 @@ def test_a_bots_page_names_its_versions(tmp_path) -> None:
     finally:
         child.send_signal(signal.SIGINT)
         child.wait(timeout=10)
+
+
+def test_a_stream_that_is_not_read_holds_up_no_other(tmp_path) -> None:
+    db = tmp_path / "streams.sqlite"
+    make_store(db, games=2)
+    child, address = start_server(db)
+    url = httpx.URL(address)
+    deaf = socket.create_connection((url.host, url.port))
+    try:
+        with httpx.Client(base_url=address, timeout=20) as client:
+            wait_for_standings(client)
+            deaf.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+            deaf.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")  # and never reads
+            with client.stream("GET", "/api/events") as stream:
+                lines = stream.iter_lines()
+                next(lines)
+                store = open_store(db)
+                for number in range(QUEUE + 10):  # more than the deaf stream may fall behind
+                    result = game_result("goat-lords", 1000 + number, ["alpha", "bravo", HOSTILE])
+                    store.add_game(f"goat-lords/flood{number}/r0", 0, result)
+                store.close()
+                games = 0
+                for line in lines:
+                    games += line == "event: game"
+                    if games == QUEUE + 10:
+                        break
+            assert games == QUEUE + 10
+            assert client.get("/api/games?limit=1").json()["total"] == QUEUE + 12
+    finally:
+        # Stopped while the deaf stream is still open: the site ends all the same.
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=30)
+        deaf.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from functools import partial
 from pathlib import Path
 
@@ -74,3 +76,26 @@ async def _serve(site: Site, host: str, port: int) -> None:
         addresses = ", ".join(bound)
         where = f"{site.follower.path} at {addresses}"
         tell(f"{site.follower.tournament}: serving {where}; Ctrl-C stops")
+        try:
+            await trio.sleep_forever()
+        finally:  # stopped (Ctrl-C, SIGTERM)
+            stop_within(SHUTDOWN_S)
+
+
+SHUTDOWN_S = 3.0
+"""How long a stopped site may take to close its connections before it simply exits."""
+
+
+def stop_within(seconds: float) -> None:
+    """End the process ``seconds`` from now if it has not ended by then. Hypercorn
+    finishes each write to a connection whatever happens (a shielded send): a client
+    that stopped reading its event stream would keep a stopped site from ever ending.
+    The site writes nothing of its own, so exiting loses nothing."""
+
+    def exit_now() -> None:
+        tell("goatarena: interrupted (connections still open were dropped)")
+        os._exit(130)
+
+    timer = threading.Timer(seconds, exit_now)
+    timer.daemon = True
+    timer.start()

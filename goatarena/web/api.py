@@ -37,7 +37,7 @@ from goatarena.web.answers import (
     ViolationDetail,
     encode,
 )
-from goatarena.web.follow import Follower, Readers, game_row
+from goatarena.web.follow import MAX_LISTENERS, Follower, Readers, game_row
 from goatarena.web.index import MEETINGS, PLAYED, POINTS, WINS, Counts, Filters
 
 MAX_LIMIT = 200
@@ -205,21 +205,24 @@ class Api:
 
     async def events_route(self, request: Request) -> Response:
         """``GET /api/events``: server-sent events (see :mod:`.follow`)."""
-        channels = self.follower.listen()
-        if channels is None:
-            return problem(503, "too many event streams are open; try again later")
-        send, receive = channels
         follower = self.follower
+        if follower.listeners >= MAX_LISTENERS:
+            return problem(503, "too many event streams are open; try again later")
 
         async def stream() -> AsyncIterator[bytes]:
+            # Listening starts here, not in the handler: a generator that never runs
+            # never runs its finally either, and would count as open for ever.
+            channels = follower.listen()
+            if channels is None:
+                return
+            send, receive = channels
             try:
                 yield b"retry: 2000\n\n"
                 while True:
-                    with trio.move_on_after(KEEPALIVE_S):
+                    message = b": still here\n\n"
+                    with trio.move_on_after(KEEPALIVE_S):  # never around a yield
                         message = await receive.receive()
-                        yield message
-                        continue
-                    yield b": still here\n\n"
+                    yield message
             except trio.EndOfChannel:
                 return
             finally:

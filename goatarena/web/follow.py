@@ -127,6 +127,9 @@ class Follower:
         self.loaded = False
         """Whether the games stored when the site started are all read."""
         self._listeners: set[trio.MemorySendChannel[bytes]] = set()
+        self._streams = 0
+        """Event streams open, including those no longer sent to (a client that stopped
+        reading may hold its connection until it closes it): at most MAX_LISTENERS."""
         self.fit_seconds = math.nan
 
     @property
@@ -148,9 +151,9 @@ class Follower:
             started = False
             while True:
                 rows = await trio.to_thread.run_sync(self._read_batch)
-                if self.loaded:
-                    for number, summary in rows:
-                        self.publish("game", encode(GameEvent(game=game_row(number, summary))))
+                if self.loaded and rows:
+                    events = [GameEvent(game=game_row(n, summary)) for n, summary in rows]
+                    self.publish_all([("game", encode(event)) for event in events])
                 if len(rows) < BATCH:
                     self.loaded = True
                 if not started:
@@ -227,20 +230,30 @@ class Follower:
     ) -> tuple[trio.MemorySendChannel[bytes], trio.MemoryReceiveChannel[bytes]] | None:
         """A new listener's channels of events (None when too many listen already); the
         listener gives the first back to :meth:`forget` when it leaves."""
-        if len(self._listeners) >= MAX_LISTENERS:
+        if self._streams >= MAX_LISTENERS:
             return None
         send, receive = trio.open_memory_channel[bytes](QUEUE)
         self._listeners.add(send)
+        self._streams += 1
         return send, receive
 
     def forget(self, channel: trio.MemorySendChannel[bytes]) -> None:
-        """Stop sending to a listener that left."""
+        """Stop sending to a listener that left (once for each :meth:`listen`)."""
         self._listeners.discard(channel)
         channel.close()
+        self._streams -= 1
 
     def publish(self, kind: str, data: bytes) -> None:
         """Send one event to every listener; one that fell too far behind is dropped."""
-        message = b"event: " + kind.encode() + b"\ndata: " + data + b"\n\n"
+        self.publish_all([(kind, data)])
+
+    def publish_all(self, events: list[tuple[str, bytes]]) -> None:
+        """Send events (kind, data) to every listener as one piece: a burst of games (a
+        batch read at once) counts once against a listener's :data:`QUEUE`, and its bytes
+        are shared by every listener."""
+        message = b"".join(
+            b"event: " + kind.encode() + b"\ndata: " + data + b"\n\n" for kind, data in events
+        )
         for channel in list(self._listeners):
             try:
                 channel.send_nowait(message)
@@ -251,4 +264,4 @@ class Follower:
     @property
     def listeners(self) -> int:
         """How many event streams are open."""
-        return len(self._listeners)
+        return self._streams
