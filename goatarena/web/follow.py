@@ -131,11 +131,7 @@ class Follower:
         """Event streams open, including those no longer sent to (a client that stopped
         reading may hold its connection until it closes it): at most MAX_LISTENERS."""
         self.fit_seconds = math.nan
-
-    @property
-    def swiss(self) -> bool:
-        """Whether the tournament is a Swiss (its standings have the Swiss columns)."""
-        return self.config.get("format") == "swiss"
+        """How long the last fit took."""
 
     def close(self) -> None:
         """Close the follower's own connection."""
