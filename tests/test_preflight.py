@@ -59,7 +59,7 @@ def test_a_tournament_runs_the_same_from_another_folder(tmp_path, monkeypatch):
 def test_a_missing_bot_stops_the_run_before_anything_is_written(tmp_path):
     bots = {"alpha": RANDOM_BOT, "typo": f"{shlex.quote(sys.executable)} bots/rnadom_bot.py"}
     config = write_config(tmp_path / "t.toml", bots=bots)
-    db = tmp_path / "results" / "t.sqlite"
+    db = tmp_path / "t.sqlite"
     result = run("run", str(config), "--db", str(db))
     assert result.exit_code == 2
     assert "bot 'typo' did not start" in result.output
@@ -69,7 +69,7 @@ def test_a_missing_bot_stops_the_run_before_anything_is_written(tmp_path):
     # A typo'd path names nothing beside the file and so stays relative to the working
     # folder: the message says where paths are meant to be.
     assert f"bot paths are relative to {tmp_path.resolve()}" in result.output
-    assert not db.parent.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["t.toml"]  # no database, no logs
 
 
 def test_a_bot_with_a_syntax_error_shows_the_end_of_its_stderr(tmp_path):
