@@ -150,6 +150,22 @@ def test_a_bot_whose_prints_reach_stdout_fails_the_stdout_check_saying_what_to_d
     assert "in place of an answer" in rows["stdout"][1]
 
 
+def test_a_banner_on_stdout_before_the_hello_is_named_as_a_print():
+    banner = python_bot(
+        "import sys\nprint('my bot, version 1', flush=True)\n"
+        "for line in sys.stdin:\n"
+        '    print(\'{"type":"hello","name":"banner"}\', flush=True)\n'
+    )
+    result, rows = check(banner, "--game", "mountain-goats", "--games", "1")
+    assert result.exit_code == 1
+    assert rows["start-up"] == (
+        "FAIL",
+        "the bot printed 'my bot, version 1' on stdout before its hello: print to stderr,"
+        " the bot's log, instead (Python: goatarena.sdk's run() sends print() there, or"
+        " print(..., file=sys.stderr); a kit: its README's Printing section)",
+    )
+
+
 def test_a_bot_that_prints_under_the_sdk_passes_the_stdout_check():
     result, rows = check(f"{sys.executable} {PRINTING} sdk", "--game", "goat-lords", "--games", "3")
     assert result.exit_code == 0, result.output

@@ -141,7 +141,7 @@ class BotSession:
         started = trio.current_time()
         try:
             with trio.fail_after(self.settings.startup_ms / 1000):
-                name = await self.bot.handshake()
+                name = await self.greet(self.bot, prefix)
         except trio.TooSlowError:
             raise CheckFailure(
                 f"{prefix}no hello within {self.settings.startup_ms} ms (the start-up limit);"
@@ -155,6 +155,25 @@ class BotSession:
         if not name.strip():
             raise CheckFailure(f"{prefix}the hello gives an empty name")
         return (trio.current_time() - started) * 1000
+
+    async def greet(self, bot: BotProcess, prefix: str) -> str:
+        """The handshake, as the referee makes it, but a line that is no message at all
+        before the hello is named for what it nearly always is: a print."""
+        await bot.send(protocol.Hello())
+        line = await bot.receive_line()
+        try:
+            reply = protocol.decode_reply(line, max_depth=bot.limits.max_depth)
+        except protocol.MalformedLine as error:
+            if not _looks_like_a_message(line):
+                shown = self.note_stray(line, "before its hello")
+                raise CheckFailure(
+                    f"{prefix}the bot printed {shown} on stdout before its hello: {PRINTS_ADVICE}"
+                ) from None
+            raise BotViolation(Cause.MALFORMED, str(error)) from None
+        if not isinstance(reply, protocol.BotHello):
+            raise BotViolation(Cause.MALFORMED, "expected a hello message")
+        bot.name = protocol.printable(reply.name)
+        return bot.name
 
     async def close_process(self) -> None:
         if self.process_stack is not None:
