@@ -13,7 +13,8 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from goatarena.envs import numbering  # noqa: E402
-from goatarena.envs.pettingzoo import env, raw_env, rewards_of  # noqa: E402
+from goatarena.envs.pettingzoo import env, raw_env  # noqa: E402
+from goatarena.envs.rewards import zero_sum_rewards  # noqa: E402
 from goatarena.envs.vectors import encoder  # noqa: E402
 from goatarena.errors import IllegalAction  # noqa: E402
 from goatarena.games import GAMES  # noqa: E402
@@ -57,15 +58,15 @@ def test_a_game_through_the_env_is_the_engines_game(game: str) -> None:
         number = chooser.choice(np.flatnonzero(observation["action_mask"]).tolist())
         numbering(game).apply(engine, number)
         environment.step(number)
-    expected = rewards_of(engine.result())
+    expected = zero_sum_rewards(engine.result())
     assert finished == {f"player_{seat}": expected[seat] for seat in range(players)}
     assert environment.render() == engine.render()
 
 
 def test_rewards_are_zero_sum_from_the_ranks() -> None:
-    assert rewards_of(Result(scores=[3, 1], ranks=[1, 2])) == [1.0, -1.0]
-    assert rewards_of(Result(scores=[2, 2], ranks=[1, 1])) == [0.0, 0.0]
-    assert rewards_of(Result(scores=[5, 3, 3], ranks=[1, 2, 2])) == [1.0, -0.5, -0.5]
+    assert zero_sum_rewards(Result(scores=[3, 1], ranks=[1, 2])) == [1.0, -1.0]
+    assert zero_sum_rewards(Result(scores=[2, 2], ranks=[1, 1])) == [0.0, 0.0]
+    assert zero_sum_rewards(Result(scores=[5, 3, 3], ranks=[1, 2, 2])) == [1.0, -0.5, -0.5]
 
 
 def test_an_illegal_number_is_refused_and_the_seed_names_the_game() -> None:

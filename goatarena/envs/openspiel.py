@@ -24,9 +24,10 @@ import numpy as np
 import pyspiel
 
 from goatarena.envs.actions import ActionNumbering, numbering
+from goatarena.envs.rewards import zero_sum_rewards
 from goatarena.envs.vectors import encoder
 from goatarena.games import GAMES, find_game
-from goatarena.games.base import GameInfo, Result, State
+from goatarena.games.base import GameInfo, State
 
 MAX_GAME_LENGTH = {"goat-lords": 4000, "goat-n-goat": 2000, "herr-der-ziegen": 2000}
 """Decisions a game is taken never to exceed: ten times the longest of 150 random games
@@ -46,13 +47,6 @@ def max_game_length(info: GameInfo, players: int, options: dict[str, Any]) -> in
     if info.name == "goat-lords" and options.get("rounds"):
         return max(MAX_GAME_LENGTH[info.name], 2000 * options["rounds"])
     return MAX_GAME_LENGTH[info.name]
-
-
-def rank_returns(result: Result) -> list[float]:
-    """Per seat, the mean over the other seats of +1 ahead, -1 behind, 0 tied."""
-    ranks = result.ranks
-    others = len(ranks) - 1
-    return [sum((other > mine) - (other < mine) for other in ranks) / others for mine in ranks]
 
 
 def game_type(info: GameInfo) -> pyspiel.GameType:
@@ -181,7 +175,7 @@ class GoatArenaState(pyspiel.State):
         state = self.engine.state
         if state.to_act is not None:
             return [0.0] * state.players
-        return rank_returns(state.result())
+        return zero_sum_rewards(state.result())
 
     def __str__(self) -> str:
         return self.engine.state.render()

@@ -28,16 +28,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from goatarena.envs.actions import numbering
+from goatarena.envs.rewards import zero_sum_rewards
 from goatarena.envs.vectors import encoder
 from goatarena.games import find_game
-from goatarena.games.base import Result, State
-
-
-def rewards_of(result: Result) -> list[float]:
-    """Per seat, the mean over the other seats of +1 ahead, -1 behind, 0 tied."""
-    ranks = result.ranks
-    others = len(ranks) - 1
-    return [sum((other > mine) - (other < mine) for other in ranks) / others for mine in ranks]
+from goatarena.games.base import State
 
 
 class GoatArenaEnv(AECEnv):
@@ -135,7 +129,7 @@ class GoatArenaEnv(AECEnv):
         self._observed = {}
         self._clear_rewards()
         if state.to_act is None:
-            for seat, reward in enumerate(rewards_of(state.result())):
+            for seat, reward in enumerate(zero_sum_rewards(state.result())):
                 self.rewards[self.possible_agents[seat]] = reward
             self.terminations = dict.fromkeys(self.agents, True)
         else:
