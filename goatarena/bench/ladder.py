@@ -123,12 +123,14 @@ def late_section(sizes: Sizes, say: Callable[[str], None]) -> list[str]:
     # most information, p(1 − p) = 1/4, so the standard error is 173.7 / sqrt(games / 4).
     best_error = ELO_PER_NATURAL_LOG / math.sqrt(late.games / 4)
     best_share = 2 * NormalDist().cdf(50 / best_error) - 1
+    share = late.within_50_final
+    share_error = math.sqrt(max(share * (1 - share), 1e-9) / late.trials)
     return [
         f"late entry (2 seats), after {late.games} of its games: within ±50 Elo of its final"
         f" rating (the ladder's, after {late.final_games} of its games) in"
-        f" {late.within_50_final:.0%} of {late.trials} trials (median error"
-        f" {late.median_error_final:.0f} Elo): {_verdict(late.within_50_final >= 0.5)} for the"
-        f" median",
+        f" {share:.0%} ± {share_error:.0%} of {late.trials} trials (median error"
+        f" {late.median_error_final:.0f} Elo), the goal for the median:"
+        f" {verdict(share - 0.5, share_error)}",
         f"late entry: within ±50 Elo of its true rating in {late.within_50_truth:.0%} (median"
         f" error {late.median_error_truth:.0f} Elo); no rule can do better than"
         f" {best_share:.0%} (standard error ≥ {best_error:.0f} Elo after {late.games} games)"
