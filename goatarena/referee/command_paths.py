@@ -88,7 +88,10 @@ def runtime_folders() -> list[str]:
     """Folders every bot may share: the referee's Python install, the folders on
     ``PATH`` and the ``/opt`` installs they lie in."""
     folders = [os.path.realpath(path) for path in code_paths()]
-    on_path = [os.path.realpath(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+    # Only absolute entries: "." on PATH would make the working folder (and every bot
+    # folder in it) a runtime's, no bot's own.
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    on_path = [os.path.realpath(entry) for entry in path if os.path.isabs(entry)]
     folders += on_path
     for root in INSTALL_ROOTS:
         folders += [
@@ -142,7 +145,8 @@ def command_folders(
             raise _foreign(name, word, target, own)  # a link in its folder that leads out
         if any(target == path or inside(target, path) for path in allowed):
             continue
-        if is_shared(target, shared):
+        # In a shared folder, not one that holds them (a word "/" or "/usr" binds nothing).
+        if is_shared(target, shared, holding=False):
             if not any(inside(folder, path) or folder == path for path in SYSTEM_FOLDERS):
                 runtimes.append(folder)
             continue
