@@ -72,10 +72,10 @@ def test_rewards_are_zero_sum_from_the_ranks() -> None:
 def test_an_illegal_number_is_refused_and_the_seed_names_the_game() -> None:
     environment = raw_env("mountain-goats", 3)
     environment.reset(seed=4)
-    assert environment.state is not None
-    assert environment.state.observation(0) == GAMES["mountain-goats"].new_state(3, 4).observation(
-        0
-    )
+    assert environment.game_state is not None
+    assert environment.game_state.observation(0) == GAMES["mountain-goats"].new_state(
+        3, 4
+    ).observation(0)
     mask = environment.observe(environment.agent_selection)["action_mask"]
     with pytest.raises(IllegalAction):
         environment.step(int(np.flatnonzero(mask == 0)[0]))

@@ -69,7 +69,8 @@ class GoatArenaEnv(AECEnv):
             agent: spaces.Discrete(self.numbering.size) for agent in self.possible_agents
         }
         self._seeds = random.Random()
-        self.state: State | None = None
+        self.game_state: State | None = None
+        """The goatarena game being played (PettingZoo's own state() is another thing)."""
         self._observed: dict[str, dict[str, np.ndarray]] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -91,7 +92,7 @@ class GoatArenaEnv(AECEnv):
             game_seed = seed
         else:
             game_seed = self._seeds.getrandbits(63)
-        self.state = self.info.new_state(self.players, game_seed, self.game_options)
+        self.game_state = self.info.new_state(self.players, game_seed, self.game_options)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -99,7 +100,7 @@ class GoatArenaEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: dict[str, Any]() for agent in self.agents}
         self._observed = {}
-        self.agent_selection = self.possible_agents[self.state.to_act or 0]
+        self.agent_selection = self.possible_agents[self.game_state.to_act or 0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation vector and action mask now (computed once per step)."""
@@ -154,9 +155,9 @@ class GoatArenaEnv(AECEnv):
         """Nothing to release: the game is a plain Python object."""
 
     def _playing(self) -> State:
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("call reset() before using the environment")
-        return self.state
+        return self.game_state
 
 
 def raw_env(
