@@ -275,6 +275,16 @@ def test_a_folder_of_too_many_files_to_copy_is_refused_in_one_line(tmp_path, mon
     assert list(tmp_path.glob(COPIES_PREFIX + "*")) == []
 
 
+@ROOT_ONLY
+def test_a_named_pipe_in_a_copied_folder_holds_nothing_up(tmp_path):
+    """Copying would open the pipe and wait for a writer for ever (or refuse the copy)."""
+    folder = submission(tmp_path / "piped", 0o700)
+    os.mkfifo(folder / "pipe", 0o600)
+    result, log = play(tmp_path, hostile(folder, "@pipe"))
+    assert_honest_game(outcome_of(result))
+    assert "tried folders" in log and "BREACH" not in log, log
+
+
 # -- copies left behind ------------------------------------------------------------------------
 
 

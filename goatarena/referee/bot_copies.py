@@ -42,7 +42,7 @@ def with_copy(policy: SandboxPolicy, argv: Sequence[str], cwd: Path) -> SandboxP
     left_out = [os.path.realpath(path) for path in (*policy.hidden, *policy.hidden_where_possible)]
     try:
         copy = readable_folder(own, BOT_GID, left_out)
-    except PermissionError as error:
+    except OSError as error:
         raise BotError(error.strerror or str(error)) from None
     kept = tuple(pair for pair in policy.shown_as if pair[0] != own)
     return replace(policy, shown_as=(*kept, (own, copy)))

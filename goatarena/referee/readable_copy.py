@@ -87,12 +87,18 @@ def _readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
             f" {bound}, too many to copy: make it readable by all (chmod -R a+rX {folder})",
         )
     copy = os.path.join(_copy_root(), str(len(_copies)))
-    shutil.copytree(
-        folder,
-        copy,
-        symlinks=True,
-        ignore=lambda where, names: [n for n in names if os.path.join(where, n) in inside],
-    )
+    try:
+        shutil.copytree(
+            folder,
+            copy,
+            symlinks=True,  # a link stays a link: nothing it leads to is copied
+            ignore=lambda where, names: [n for n in names if _left_out(where, n, inside)],
+        )
+    except (shutil.Error, OSError) as error:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise PermissionError(
+            errno.EACCES, f"{folder} could not be copied for the bots' group ({error})"
+        ) from None
     for where, _folders, files in os.walk(copy):
         os.chmod(where, os.stat(where).st_mode | 0o555)
         for name in files:
@@ -101,6 +107,20 @@ def _readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
                 os.chmod(path, os.stat(path).st_mode | 0o444)
     _copies[key] = copy
     return copy
+
+
+def _left_out(where: str, name: str, inside: Sequence[str]) -> bool:
+    """Whether the entry ``name`` of ``where`` stays out of a copy: the runner's files, and
+    whatever is no file, folder or link (a named pipe would hold the copy up for ever, a
+    device could fill the disk)."""
+    path = os.path.join(where, name)
+    if path in inside:
+        return True
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return True
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
 
 
 def _state(folder: str) -> tuple[int, ...]:
