@@ -84,7 +84,7 @@ def _readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
         raise PermissionError(
             errno.EACCES,
             f"bots run in group {gid}, which cannot read all of {folder}, and it holds"
-            f" {bound}, too many to copy: make it readable by all (chmod -R a+rX {folder})",
+            f" {bound}, too large to copy: make it readable by all (chmod -R a+rX {folder})",
         )
     copy = os.path.join(_copy_root(), str(len(_copies)))
     try:
