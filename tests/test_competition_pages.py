@@ -82,6 +82,12 @@ def test_a_cross_site_form_post_is_refused(server):
         headers={"Origin": "https://evil.example"},
     )
     assert evil.status_code == 403 and "goatarena_session" not in evil.headers.get("set-cookie", "")
+    fetched = client.post(
+        "/competition/sign-in",
+        data={"csrf": token, "token": tokens["alice"]},
+        headers={"Sec-Fetch-Site": "cross-site", "Origin": "null"},
+    )
+    assert fetched.status_code == 403
 
 
 @pytest.mark.parametrize("csrf", [None, "", "forged"])

@@ -29,10 +29,11 @@ from goatarena.competition.entrants import upload_refusal
 from goatarena.competition.place import Place, default_db, load_competition
 from goatarena.competition.uploads import UploadLimits, UploadRefused, store_upload, unpack
 from goatarena.competition.validation import validate
-from goatarena.errors import GoatArenaError
+from goatarena.errors import GoatArenaError, user_error_in
 from goatarena.formats.competition import CompetitionSettings
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.ladder.edit import add_version
+from goatarena.formats.ladder.roster import version_number
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import SandboxPolicy
 from goatarena.store.competition import CompetitionStore, Entrant, open_competition_store
@@ -129,8 +130,11 @@ class Competition:
                 sandbox=self._policy(),
                 seed=number,
             )
-        except GoatArenaError as error:
-            said = f"no comparison: {error}"
+        except (GoatArenaError, BaseExceptionGroup) as error:
+            found = user_error_in(error)
+            if found is None:
+                raise
+            said = f"no comparison: {found}"
         await trio.to_thread.run_sync(self.store.set_comparison, number, said)
 
     async def process(self, number: int) -> None:
@@ -142,8 +146,11 @@ class Competition:
         assert entrant is not None
         try:
             await self._process(number, entrant, submission.language)
-        except GoatArenaError as error:
-            await self._set(number, "failed", reason=str(error))
+        except (GoatArenaError, BaseExceptionGroup) as error:
+            found = user_error_in(error)  # trio hands errors back in groups
+            if found is None:
+                raise
+            await self._set(number, "failed", reason=str(found))
 
     async def _process(self, number: int, entrant: Entrant, language: str) -> None:
         await self._set(number, "building", reason="")
@@ -201,9 +208,17 @@ class Competition:
             if named:
                 name = named[0]
             else:
+                # Numbered past every version the database knows too (a file edited by
+                # hand, or put back from a backup, may lack some).
+                known = await trio.to_thread.run_sync(self.store.versions_of, entrant.id)
+                least = max((version_number(version.name) for version in known), default=0) + 1
                 name, retired = await trio.to_thread.run_sync(
                     lambda: add_version(
-                        self.file, entrant.name, command, keep=self.settings.active_versions
+                        self.file,
+                        entrant.name,
+                        command,
+                        keep=self.settings.active_versions,
+                        least=least,
                     )
                 )
             await trio.to_thread.run_sync(self.store.add_version, name, entrant.id, number, command)

@@ -68,9 +68,15 @@ class CompetitionPages:
         return Viewer(entrant), found
 
     def _cross_site(self, request: Request) -> bool:
+        """Whether a form comes from another site's page: by the browser's
+        ``Sec-Fetch-Site``, else by ``Origin`` (``null`` under the site's no-referrer
+        policy says nothing; the CSRF token still has to match)."""
+        fetched = request.headers.get("sec-fetch-site")
+        if fetched is not None:
+            return fetched not in ("same-origin", "none")
         origin = request.headers.get("origin")
         if origin is None or origin == "null":
-            return origin == "null"
+            return False
         return origin.split("://", 1)[-1] != request.headers.get("host", "")
 
     async def _checked_form(self, request: Request, expected: str) -> Any:

@@ -205,17 +205,24 @@ def retire_bot(path: Path, name: str) -> str:
 
 
 def add_version(
-    path: Path, name: str, command: str, *, keep: int = 1, check: CommandCheck | None = None
+    path: Path,
+    name: str,
+    command: str,
+    *,
+    keep: int = 1,
+    least: int = 1,
+    check: CommandCheck | None = None,
 ) -> tuple[str, list[str]]:
     """Add the next version of an entrant's bot ``name`` (``name@1`` first, as a
-    competition numbers them) playing ``command``, retiring the oldest active versions
-    beyond ``keep``; the new version's name and the versions retired."""
+    competition numbers them, and never below ``name@least``) playing ``command``,
+    retiring the oldest active versions beyond ``keep``; the new version's name and the
+    versions retired."""
     config, text = _ladder(path)
     problem = bot_name_problem(name)
     if problem is not None or "@" in name:
         raise ConfigError(f"{problem or repr(name)}; nothing was added to {path}")
     versions = sorted((bot for bot in config.bots if base_name(bot) == name), key=version_number)
-    new = f"{name}@{version_number(versions[-1]) + 1 if versions else 1}"
+    new = f"{name}@{max(version_number(versions[-1]) + 1 if versions else 1, least)}"
     _check_text("the command", command)
     if check is not None:
         check(new, resolve_command(command, path.parent.absolute()))

@@ -1,0 +1,79 @@
+"""The entrants' pages in a real browser (Chromium driven by Playwright, as
+:mod:`tests.test_web_browser`): at 390 and 1600 px an entrant signs in with the form,
+uploads a Python kit's folder as an archive and sees it become their version, without a
+console error (a Content-Security-Policy violation is one). Screenshots go to
+``test-artifacts/competition/``."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from goatarena.competition.uploads import pack_folder
+from goatarena.referee.sandbox import probe
+from tests.test_competition_site import prepare
+from tests.test_web_browser import browser, open_page  # noqa: F401  (a fixture)
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "competition"
+KIT = Path(__file__).resolve().parent.parent / "goatarena" / "kits" / "python"
+
+
+@pytest.fixture(scope="module")
+def competition(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("browser")
+    tokens = prepare(folder)
+    file = folder / "class.toml"
+    file.write_text(
+        file.read_text().replace("upload_mib = 0.05", "upload_mib = 1\nvalidation_games = 1")
+    )
+    shutil.copytree(KIT, folder / "mybot")
+    (folder / "mybot.tar.gz").write_bytes(pack_folder(folder / "mybot"))
+    child = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
+        stderr=subprocess.PIPE, text=True, cwd=folder,
+    )  # fmt: skip
+    assert child.stderr is not None
+    found = re.search(r"http://[0-9.:]+", child.stderr.readline())
+    assert found
+    try:
+        yield found.group(0), tokens, folder
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+
+
+@pytest.mark.parametrize("width", [390, 1600])
+def test_an_entrant_signs_in_and_uploads_in_a_browser(browser, competition, width):  # noqa: F811
+    url, tokens, folder = competition
+    who, version = ("carol", "carol@1") if width == 390 else ("bob", "bob@2")
+    context, page, errors = open_page(browser, width)
+    try:
+        page.goto(f"{url}/competition")
+        page.fill("input[name=token]", tokens[who])
+        page.click("form[action='/competition/sign-in'] button")
+        page.wait_for_load_state()
+        assert page.locator(f"h2:text('{who}')").count() == 1, page.content()
+        page.set_input_files("input[name=archive]", str(folder / "mybot.tar.gz"))
+        page.select_option("select[name=language]", "python")
+        page.click("form[action='/competition/upload'] button")
+        for _ in range(120):
+            if page.locator(f"li:has-text('{version}')").count():
+                break
+            page.wait_for_timeout(500)
+            page.reload()
+        assert page.locator(f"li:has-text('{version}: active')").count() == 1, page.content()
+        assert "alice" not in page.inner_text("main")
+        # Readable on a phone: the page never scrolls sideways (the table scrolls alone).
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"entrant-{width}.png"), full_page=True)
+        assert errors == []
+    finally:
+        context.close()
