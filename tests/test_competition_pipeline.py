@@ -151,3 +151,16 @@ def test_the_comparison_reads_as_one_sentence():
     assert describe_comparison(even, 100) == (
         "a@3 is not stronger than a@2: +0 ± 0 Elo, H0 accepted after 100 games"
     )
+
+
+def test_the_organiser_closes_uploads_by_editing_the_file(tmp_path, competition):
+    from goatarena.competition.uploads import UploadRefused
+
+    erin = entrant(competition, "erin")
+    text = competition.file.read_text()
+    competition.file.write_text(
+        text.replace("[competition]", "[competition]\ncloses = 2000-01-01T00:00:00Z")
+    )
+    with pytest.raises(UploadRefused, match="uploads are closed"):
+        competition.submit(erin, "python", [pack_folder(bot_folder(tmp_path))])
+    assert competition.store.submissions_of(erin.id) == []

@@ -197,6 +197,22 @@ def test_an_upload_flood_stops_at_the_daily_limit(server):
     assert "2 submissions in 24 hours" in answers[2].json()["error"]
 
 
+def test_only_the_organiser_suspends_an_entrant(server):
+    url, tokens = server
+
+    def post(path: str, who: str) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {tokens[who]}"}
+        return httpx.post(url + path, headers=headers, timeout=30)
+
+    assert post("/api/entrants/bob/suspend", "alice").status_code == 404  # as if none
+    assert post("/api/entrants/nobody/suspend", "organiser").status_code == 404
+    assert post("/api/entrants/bob/suspend?reason=copied", "organiser").status_code == 200
+    refused = upload(server, "bob", tar_gz({"Makefile": b"all:\n"}))
+    assert refused.status_code == 422 and refused.json()["error"] == "bob is suspended: copied"
+    assert post("/api/entrants/bob/reinstate", "organiser").status_code == 200
+    assert "suspended" not in upload(server, "bob", b"not an archive").text
+
+
 def test_token_guessing_is_slowed_down_then_refused(server):
     # Last in this file: it pauses this client's address for a minute.
     url, tokens = server

@@ -56,14 +56,27 @@ class Competition:
         self._ladder_lock = trio.Lock()
         self.uploads = UploadLimits.of(settings)
         self.builds = BuildLimits.of(settings)
+        self._read_at = file.stat().st_mtime_ns
 
     def close(self) -> None:
         """Close the competition's database."""
         self.store.close()
 
     def reload(self) -> None:
-        """Read the ladder's file again (the organiser may change limits while it runs)."""
-        config, settings = load_competition(self.file)
+        """Read the ladder's file again if it changed: the organiser may change limits or
+        close uploads (``closes``) while the competition runs. A file that no longer reads
+        leaves the settings as they were."""
+        try:
+            changed = self.file.stat().st_mtime_ns
+        except OSError:
+            return
+        if changed == self._read_at:
+            return
+        try:
+            config, settings = load_competition(self.file)
+        except GoatArenaError:
+            return
+        self._read_at = changed
         self.config, self.settings = config, settings
         self.uploads = UploadLimits.of(settings)
         self.builds = BuildLimits.of(settings)
@@ -73,6 +86,7 @@ class Competition:
     def submit(self, entrant: Entrant, language: str, chunks: Iterable[bytes]) -> int:
         """Store ``entrant``'s upload whole and record it; its submission number.
         UploadRefused (one line) when a rule refuses it; nothing is kept then."""
+        self.reload()
         refusal = upload_refusal(self.store, self.settings, entrant, language)
         if refusal is not None:
             raise UploadRefused(refusal)

@@ -48,7 +48,7 @@ from goatarena.competition.access import (
 )
 from goatarena.competition.pipeline import Competition
 from goatarena.competition.uploads import UploadRefused
-from goatarena.errors import GoatArenaError
+from goatarena.errors import GoatArenaError, user_error_in
 from goatarena.interrupt import run_trio
 from goatarena.store.competition import Submission
 from goatarena.store.opening import open_store
@@ -57,7 +57,10 @@ from goatarena.web.app import SECURITY_HEADERS, Site
 from goatarena.web.competition_pages import CompetitionPages
 from goatarena.web.server import hypercorn_config
 
-OWN_PATHS = re.compile(r"^(/api/(submissions(/.*)?|games/[^/]+/logs/[^/]+|me)|/competition(/.*)?)$")
+OWN_PATHS = re.compile(
+    r"^(/api/(submissions(/.*)?|games/[^/]+/logs/[^/]+|me|entrants/[^/]+/[a-z]+)"
+    r"|/competition(/.*)?)$"
+)
 """The paths this module answers; every other goes to the site."""
 NOT_FOUND = "not found"
 """The one answer for what does not exist and for what the viewer may not see."""
@@ -122,6 +125,8 @@ class CompetitionSite:
             Route("/api/submissions/{number}/log", self.build_log, methods=["GET"]),
             Route("/api/games/{number}/logs/{seat}", self.bot_log, methods=["GET"]),
             Route("/api/me", self.me, methods=["GET"]),
+            Route("/api/entrants/{name}/suspend", self.suspend, methods=["POST"]),
+            Route("/api/entrants/{name}/reinstate", self.suspend, methods=["POST"]),
         ]
         self.pages = CompetitionPages(self)
         routes += self.pages.routes()
@@ -245,6 +250,12 @@ class CompetitionSite:
             return problem(404, NOT_FOUND)
         return PlainTextResponse(text, headers={"Cache-Control": "no-store"})
 
+    async def suspend(self, request: Request) -> Response:
+        """``POST /api/entrants/{name}/suspend?reason=`` and ``.../reinstate``: the
+        organiser's alone (404 for anyone else). A suspended entrant uploads nothing and is
+        signed out of the site."""
+        return await _suspend_answer(self, request)
+
     async def me(self, request: Request) -> Response:
         """``GET /api/me``: who the token signs in, and their versions."""
         viewer = await self._entrant(request)
@@ -254,6 +265,24 @@ class CompetitionSite:
         versions = await self._store(self.competition.store.versions_of, viewer.entrant.id)
         names = [version.name for version in versions]
         return json_response(Me(viewer.entrant.name, viewer.entrant.organiser, names))
+
+
+async def _suspend_answer(site: CompetitionSite, request: Request) -> Response:
+    viewer = await site._entrant(request)
+    if isinstance(viewer, Response):
+        return viewer
+    if not viewer.is_organiser:
+        return problem(404, NOT_FOUND)
+    store = site.competition.store
+    entrant = await site._store(store.entrant_named, request.path_params["name"])
+    if entrant is None:
+        return problem(404, NOT_FOUND)
+    reinstating = request.url.path.endswith("/reinstate")
+    reason = request.query_params.get("reason", "suspended by the organiser")[:200]
+    await site._store(store.set_suspended, entrant.id, None if reinstating else reason)
+    if not reinstating:
+        site.pages.sessions.close_all_of(entrant.id)
+    return json_response({"entrant": entrant.name, "suspended": not reinstating})
 
 
 async def _body(request: Request, cap: int) -> bytes:
@@ -287,11 +316,13 @@ async def serve_competition(
 
 
 async def _work(competition: Competition) -> None:
-    """The submissions' worker: a failure of one never stops the site."""
+    """The submissions' worker: a user's error in one never stops the site."""
     while True:
         try:
             await competition.work()
-        except GoatArenaError:
+        except (GoatArenaError, BaseExceptionGroup) as error:
+            if user_error_in(error) is None:
+                raise
             await trio.sleep(1)
 
 
