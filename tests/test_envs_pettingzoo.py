@@ -81,3 +81,22 @@ def test_an_illegal_number_is_refused_and_the_seed_names_the_game() -> None:
         environment.step(int(np.flatnonzero(mask == 0)[0]))
     with pytest.raises(Exception, match="option"):
         raw_env("goat-lords", 2, {"nonsense": 1})
+
+
+def test_the_wrapper_enforces_the_order_as_pettingzoos_does() -> None:
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    environment = env("mountain-goats", 2)
+    assert isinstance(environment, OrderEnforcingWrapper)
+    for name in ("agent_selection", "agents", "rewards", "terminations", "infos"):
+        with pytest.raises(AttributeError, match="before reset"):
+            getattr(environment, name)
+    with pytest.raises(AttributeError, match="before reset"):
+        environment.last()
+    environment.reset(seed=3)
+    inner = environment.unwrapped
+    assert environment.agent_selection == inner.agent_selection
+    assert environment.last()[1:] == inner.last()[1:]
+    assert environment.last()[0] is inner.observe(inner.agent_selection)
+    with pytest.raises(AttributeError, match="private"):
+        _ = environment._seat_of

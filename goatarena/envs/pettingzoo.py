@@ -176,5 +176,46 @@ def env(
     options: dict[str, Any] | None = None,
     render_mode: str | None = None,
 ) -> AECEnv:
-    """A PettingZoo AEC environment of ``game`` for ``players`` seats (see the module)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(game, players, options, render_mode))
+    """A PettingZoo AEC environment of ``game`` for ``players`` seats (see the module),
+    wrapped in PettingZoo's order-enforcing wrapper as PettingZoo's own ``env()`` do."""
+    return OrderEnforcing(raw_env(game, players, options, render_mode))
+
+
+def _read_after_reset(name: str) -> property:
+    """An attribute of the wrapped environment, refused before ``reset`` as PettingZoo's
+    wrapper refuses it."""
+
+    def read(self: OrderEnforcing) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    return property(read, doc=f"The environment's ``{name}`` (after ``reset``).")
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order-enforcing wrapper with the same checks, its hot path direct.
+
+    PettingZoo's wrapper finds every attribute of the environment through two
+    ``__getattr__`` calls; a step reads eight (the agent iterator, ``last``, ``step``),
+    which cost more than the engine's step. Here those attributes are properties that
+    read the environment at once, and ``last`` is the environment's own.
+    """
+
+    agent_selection = _read_after_reset("agent_selection")
+    agents = _read_after_reset("agents")
+    rewards = _read_after_reset("rewards")
+    terminations = _read_after_reset("terminations")
+    truncations = _read_after_reset("truncations")
+    infos = _read_after_reset("infos")
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self.env._cumulative_rewards
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The observation, reward, termination, truncation and info of the agent to act
+        (refused before ``reset``, like the attributes it reads)."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
