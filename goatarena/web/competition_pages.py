@@ -12,21 +12,40 @@ from __future__ import annotations
 
 import datetime
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from goatarena.competition.access import Viewer, submission_for, submissions_for
+from goatarena.competition.access import (
+    SignInGuard,
+    UploadGate,
+    Viewer,
+    submission_for,
+    submissions_for,
+)
 from goatarena.competition.entrants import add_entrant
+from goatarena.competition.pipeline import Competition
 from goatarena.competition.sessions import Session, Sessions, csrf_matches
 from goatarena.competition.uploads import UploadRefused
 from goatarena.errors import GoatArenaError
+from goatarena.web.app import Site
 
-if TYPE_CHECKING:
-    from goatarena.web.competition_routes import CompetitionSite
+
+class Serving(Protocol):
+    """What the pages use of the competition's site (:class:`~goatarena.web.
+    competition_routes.CompetitionSite`)."""
+
+    competition: Competition
+    guard: SignInGuard
+    gate: UploadGate
+    site: Site
+
+    async def on_store(self, work: Any, *args: Any) -> Any:
+        """``work(*args)`` on the competition's database, in a worker thread."""
+
 
 SESSION_COOKIE = "goatarena_session"
 FORM_COOKIE = "goatarena_form"
@@ -39,7 +58,7 @@ REGISTRATIONS_PER_ADDRESS = 5
 class CompetitionPages:
     """The entrants' pages of one competition site."""
 
-    def __init__(self, site: CompetitionSite) -> None:
+    def __init__(self, site: Serving) -> None:
         self.site = site
         self.sessions = Sessions()
         self._registrations: dict[str, int] = {}
@@ -62,7 +81,7 @@ class CompetitionPages:
         if found is None:
             return Viewer(None), None
         store = self.site.competition.store
-        entrant = await self.site._store(store.entrant, found.entrant)
+        entrant = await self.site.on_store(store.entrant, found.entrant)
         if entrant is None or entrant.suspended is not None:
             return Viewer(None), None
         return Viewer(entrant), found
@@ -113,8 +132,8 @@ class CompetitionPages:
         }
         if viewer.entrant is not None:
             store = self.site.competition.store
-            values["submissions"] = await self.site._store(submissions_for, store, viewer)
-            values["versions"] = await self.site._store(store.versions_of, viewer.entrant.id)
+            values["submissions"] = await self.site.on_store(submissions_for, store, viewer)
+            values["versions"] = await self.site.on_store(store.versions_of, viewer.entrant.id)
         response = self.site.site.pages.render("competition.html", **values)
         response.headers["Cache-Control"] = "no-store"
         if session is None:
@@ -129,7 +148,7 @@ class CompetitionPages:
         token = str(form.get("token") or "")
         client = request.client.host if request.client else ""
         store = self.site.competition.store
-        viewer = await self.site._store(self.site.guard.sign_in, store, client, token)
+        viewer = await self.site.on_store(self.site.guard.sign_in, store, client, token)
         if viewer is None or viewer.entrant is None:
             paused = self.site.guard.is_paused(client)
             said = (
@@ -169,7 +188,7 @@ class CompetitionPages:
                 return await self.page(request, message=refusal)
             try:
                 data = await archive.read(self.site.competition.uploads.upload_bytes + 1)
-                number = await self.site._store(
+                number = await self.site.on_store(
                     self.site.competition.submit, viewer.entrant, language, [data]
                 )
             finally:
@@ -194,7 +213,7 @@ class CompetitionPages:
         name = str(form.get("name") or "")
         try:
             store = self.site.competition.store
-            token = await self.site._store(lambda: add_entrant(store, name))
+            token = await self.site.on_store(lambda: add_entrant(store, name))
         except GoatArenaError as error:
             return await self.page(request, message=str(error))
         self._registrations[client] = self._registrations.get(client, 0) + 1
@@ -207,7 +226,7 @@ class CompetitionPages:
         found = None
         if text.isdigit() and len(text) <= 12:
             store = self.site.competition.store
-            found = await self.site._store(submission_for, store, viewer, int(text))
+            found = await self.site.on_store(submission_for, store, viewer, int(text))
         if found is None:
             return PlainTextResponse("not found", 404)
         return PlainTextResponse(found.build_log, headers={"Cache-Control": "no-store"})

@@ -145,7 +145,8 @@ class CompetitionSite:
 
         await self.starlette(scope, receive, send_with_headers)
 
-    async def _store(self, work: Any, *args: Any) -> Any:
+    async def on_store(self, work: Any, *args: Any) -> Any:
+        """``work(*args)`` in a worker thread, one at a time on the competition's database."""
         async with self._store_lock:
             return await trio.to_thread.run_sync(work, *args)
 
@@ -155,7 +156,7 @@ class CompetitionSite:
         if header and scheme.lower() != "bearer":
             return problem(401, "give the token as Authorization: Bearer TOKEN")
         client = request.client.host if request.client else ""
-        signed = await self._store(
+        signed = await self.on_store(
             self.guard.sign_in, self.competition.store, client, token.strip()
         )
         if signed is None:
@@ -187,7 +188,7 @@ class CompetitionSite:
             return problem(429, refusal)
         try:
             body = await _body(request, limits.upload_bytes)
-            number = await self._store(self.competition.submit, viewer.entrant, language, [body])
+            number = await self.on_store(self.competition.submit, viewer.entrant, language, [body])
         except UploadRefused as refused:
             status = 413 if "too large" in str(refused) else 422
             return problem(status, str(refused))
@@ -201,7 +202,7 @@ class CompetitionSite:
         viewer = await self._entrant(request)
         if isinstance(viewer, Response):
             return viewer
-        found = await self._store(submissions_for, self.competition.store, viewer)
+        found = await self.on_store(submissions_for, self.competition.store, viewer)
         return json_response([_answer(submission) for submission in found])
 
     async def _submission(self, request: Request) -> Submission | Response:
@@ -211,7 +212,7 @@ class CompetitionSite:
         text = request.path_params["number"]
         if not text.isdigit() or len(text) > 12:
             return problem(404, NOT_FOUND)
-        found = await self._store(submission_for, self.competition.store, viewer, int(text))
+        found = await self.on_store(submission_for, self.competition.store, viewer, int(text))
         return problem(404, NOT_FOUND) if found is None else found
 
     async def one_submission(self, request: Request) -> Response:
@@ -238,7 +239,7 @@ class CompetitionSite:
             _, stored = await self.site.api.game(int(number))
         except BadRequest:
             return problem(404, NOT_FOUND)
-        text = await self._store(
+        text = await self.on_store(
             bot_log_for,
             self.competition.store,
             viewer,
@@ -262,7 +263,7 @@ class CompetitionSite:
         if isinstance(viewer, Response):
             return viewer
         assert viewer.entrant is not None
-        versions = await self._store(self.competition.store.versions_of, viewer.entrant.id)
+        versions = await self.on_store(self.competition.store.versions_of, viewer.entrant.id)
         names = [version.name for version in versions]
         return json_response(Me(viewer.entrant.name, viewer.entrant.organiser, names))
 
@@ -274,12 +275,12 @@ async def _suspend_answer(site: CompetitionSite, request: Request) -> Response:
     if not viewer.is_organiser:
         return problem(404, NOT_FOUND)
     store = site.competition.store
-    entrant = await site._store(store.entrant_named, request.path_params["name"])
+    entrant = await site.on_store(store.entrant_named, request.path_params["name"])
     if entrant is None:
         return problem(404, NOT_FOUND)
     reinstating = request.url.path.endswith("/reinstate")
     reason = request.query_params.get("reason", "suspended by the organiser")[:200]
-    await site._store(store.set_suspended, entrant.id, None if reinstating else reason)
+    await site.on_store(store.set_suspended, entrant.id, None if reinstating else reason)
     if not reinstating:
         site.pages.sessions.close_all_of(entrant.id)
     return json_response({"entrant": entrant.name, "suspended": not reinstating})
