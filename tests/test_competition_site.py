@@ -228,3 +228,48 @@ def test_token_guessing_is_slowed_down_then_refused(server):
     assert codes == [401] * 9 + [429] * 3  # the tenth wrong token starts the pause
     # Even the right token waits now: guessing cannot go on between real sign-ins.
     assert get(server, "/api/submissions", "alice").status_code == 429
+
+
+def test_an_upload_trickling_in_is_cut_off(tmp_path, monkeypatch):
+    """A slow client cannot hold an upload's place: past its time it gets 408."""
+    import trio
+
+    from goatarena.competition.pipeline import Competition
+    from goatarena.web import competition_routes
+    from goatarena.web.app import Site
+
+    tokens = prepare(tmp_path)
+    monkeypatch.setattr(competition_routes, "UPLOAD_BASE_S", 0.5)
+    competition = Competition(tmp_path / "class.toml", tmp_path / "results" / "class.sqlite")
+    site = Site(tmp_path / "results" / "class.sqlite")
+    served = competition_routes.CompetitionSite(site, competition)
+
+    async def trickle() -> bytes:
+        async with trio.open_nursery() as nursery:
+            bound = await nursery.start(
+                competition_routes.serve_competition, served, "127.0.0.1", 0
+            )
+            port = int(bound[0].rsplit(":", 1)[1])
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+            head = (
+                "POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Length: 40000\r\n"
+                f"Authorization: Bearer {tokens['carol']}\r\n\r\n"
+            )
+            await stream.send_all(head.encode())
+            answer = b""
+            with trio.move_on_after(20):
+                for _ in range(400):
+                    with trio.move_on_after(0.05):
+                        answer += await stream.receive_some(4096)
+                    if answer:
+                        break
+                    await stream.send_all(b"\x1f")
+            nursery.cancel_scope.cancel()
+            return answer
+
+    try:
+        answer = trio.run(trickle)
+    finally:
+        site.close()
+        competition.close()
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]

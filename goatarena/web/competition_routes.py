@@ -62,6 +62,9 @@ OWN_PATHS = re.compile(
     r"|/competition(/.*)?)$"
 )
 """The paths this module answers; every other goes to the site."""
+UPLOAD_BASE_S = 30.0
+UPLOAD_SLOWEST_BYTES_S = 64 << 10
+"""The slowest an upload may arrive, beyond its first :data:`UPLOAD_BASE_S` seconds."""
 NOT_FOUND = "not found"
 """The one answer for what does not exist and for what the viewer may not see."""
 
@@ -187,7 +190,10 @@ class CompetitionSite:
         if refusal is not None:
             return problem(429, refusal)
         try:
-            body = await _body(request, limits.upload_bytes)
+            with trio.move_on_after(upload_seconds(limits.upload_bytes)) as timer:
+                body = await _body(request, limits.upload_bytes)
+            if timer.cancelled_caught:
+                return problem(408, "the upload arrived too slowly")
             number = await self.on_store(self.competition.submit, viewer.entrant, language, [body])
         except UploadRefused as refused:
             status = 413 if "too large" in str(refused) else 422
@@ -284,6 +290,12 @@ async def _suspend_answer(site: CompetitionSite, request: Request) -> Response:
     if not reinstating:
         site.pages.sessions.close_all_of(entrant.id)
     return json_response({"entrant": entrant.name, "suspended": not reinstating})
+
+
+def upload_seconds(upload_bytes: int) -> float:
+    """How long an upload may take to arrive: a trickle cannot hold an upload's place
+    (one per entrant, four in all) for ever."""
+    return UPLOAD_BASE_S + upload_bytes / UPLOAD_SLOWEST_BYTES_S
 
 
 async def _body(request: Request, cap: int) -> bytes:
