@@ -80,7 +80,7 @@ def train(games: int, *, seed: int = 0, rate: float = 0.02, players: int = 2) ->
         while not state.is_over:
             seat = state.to_act
             assert seat is not None
-            vector = vectors.encode(state.observation(seat))
+            vector = vectors.encode_state(state, seat)
             legal = actions.legal_numbers(state)  # in the order of legal_actions()
             chances = policy.probabilities(vector, legal)
             index = int(rng.choice(len(legal), p=chances))

@@ -192,7 +192,7 @@ class GoatArenaObserver:
 
     def set_from(self, state: GoatArenaState, player: int) -> None:
         """Fill :attr:`tensor` with ``player``'s observation vector of ``state``."""
-        self.tensor[:] = self.encoder.encode(state.goatarena_state.observation(player))
+        self.tensor[:] = self.encoder.encode_state(state.goatarena_state, player)
 
     def string_from(self, state: GoatArenaState, player: int) -> str:
         """``player``'s JSON observation of ``state``."""

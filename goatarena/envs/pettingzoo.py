@@ -112,7 +112,7 @@ class GoatArenaEnv(AECEnv):
                 mask = self.numbering.mask(state)
             else:
                 mask = np.zeros(self.numbering.size, dtype=np.int8)
-            vector = self.encoder.encode(state.observation(seat))
+            vector = self.encoder.encode_state(state, seat)
             observed = self._observed[agent] = {"observation": vector, "action_mask": mask}
         return observed
 

@@ -14,14 +14,16 @@ The size of a game's vector does not depend on the player count.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from goatarena.games import find_game
-from goatarena.games.base import Observation
+from goatarena.games.base import Observation, State
 
 Numbers = defaultdict[int, float]
 """A vector being filled: its numbers that are not 0, by place."""
@@ -74,6 +76,9 @@ class Encoder:
         self._build(self.layout)
         self.at = {each.name: each.start for each in self.layout.fields}
         """Where each field starts, by name."""
+        self.state_fill: Callable[[array, dict[str, int], Any, Seats, int], None] | None = None
+        """The game's fill straight from a state (:mod:`goatarena.envs.state_vectors`)."""
+        self._blank = array("f", bytes(4 * self.layout.size))
 
     @property
     def size(self) -> int:
@@ -102,6 +107,23 @@ class Encoder:
             out.values(), np.float32, count
         )
         return vector
+
+    def encode_state(self, state: State, seat: int) -> np.ndarray:
+        """The vector of ``state.observation(seat)``, equal to
+        ``encode(state.observation(seat))`` but read from the state's fields where the
+        game has a fill for that (every game has: :mod:`goatarena.envs.state_vectors`),
+        without making the JSON observation: several times faster."""
+        fill = self.state_fill
+        if fill is None:
+            return self.encode(state.observation(seat))
+        out = self._blank[:]
+        seats = Seats(seat, state.players)
+        out[seats.players - self.min_players] = 1.0
+        to_act = state.to_act
+        if to_act is not None:
+            out[self.layout.fields[1].start + seats.relative(to_act)] = 1.0
+        fill(out, self.at, state, seats, self.max_players)
+        return np.frombuffer(out, dtype=np.float32)
 
     def _player_count(self, observation: Observation) -> int:
         return len(observation["scores"])

@@ -10,6 +10,7 @@ from functools import cache
 
 import numpy as np
 
+from goatarena.envs.state_vectors import STATE_FILLS
 from goatarena.envs.vector_base import Encoder
 from goatarena.envs.vector_layouts import ENCODERS
 from goatarena.games import find_game
@@ -18,8 +19,11 @@ from goatarena.games.base import Observation
 
 @cache
 def encoder(game: str) -> Encoder:
-    """The encoder of ``game`` (made once per process)."""
-    return ENCODERS[find_game(game).name]()
+    """The encoder of ``game`` (made once per process), with its fill from the state."""
+    name = find_game(game).name
+    made = ENCODERS[name]()
+    made.state_fill = STATE_FILLS.get(name)
+    return made
 
 
 def encode(game: str, observation: Observation) -> np.ndarray:

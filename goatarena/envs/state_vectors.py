@@ -1,0 +1,318 @@
+"""Observation vectors read straight from a game's state: the fast path of
+:meth:`goatarena.envs.vector_base.Encoder.encode_state`.
+
+Each function here fills the same vector as the game's encoder fills from the JSON
+observation (:mod:`goatarena.envs.vector_layouts`, the reference), reading the fields
+that observation is made from instead of building it: no dicts, no card names, no lists
+made only to be read once. Each reads only what ``state.observation(seat)`` shows the
+seat (its own hand, what every seat knows); tests/test_envs_state_vectors.py checks, on
+many random states of every game, player count and seat, that the two vectors are equal.
+
+A vector is filled in an ``array('f')`` copied from a blank of its size (a C-level copy;
+setting an item costs a fraction of setting a NumPy element), then handed to NumPy
+without a copy.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from itertools import compress, repeat
+from operator import is_not
+from typing import Any
+
+from goatarena.envs.vector_base import Seats
+from goatarena.envs.vector_layouts import (
+    GNG_PHASES,
+    GNG_VALUES,
+    HDZ_CARD_NUMBERS,
+    HDZ_CARDS,
+    HDZ_CELL,
+    HDZ_PHASES,
+    HDZ_SIZE,
+    HDZ_TYPES,
+    LORD_KINDS,
+    GoatLordsEncoder,
+)
+from goatarena.games import goat_lords_tables as lords
+from goatarena.games import goat_n_goat_tables as gng
+from goatarena.games import herr_der_ziegen_tables as hdz
+from goatarena.games import mountain_goats as goats
+
+Out = array
+"""A vector being filled: ``float32`` numbers by place."""
+At = dict[str, int]
+"""Where each field of the layout starts, by name."""
+StateFill = Callable[[Out, At, Any, Seats, int], None]
+"""Fills a vector from (out, field starts, state, seats, the encoder's max players)."""
+
+
+def _counts(out: Out, start: int, counts: list[int], step: float) -> None:
+    """``counts[i] * step`` at ``start + i`` for every card kind ``i`` held."""
+    for index, count in enumerate(counts):
+        if count:
+            out[start + index] = count * step
+
+
+def _tally(out: Out, start: int, cards: Any, index: Any, step: float) -> None:
+    """Per card in ``cards`` (mapped through ``index``), its count times ``step``."""
+    counted: dict[int, int] = {}
+    for card in cards:
+        place = index[card]
+        counted[place] = counted.get(place, 0) + 1
+    for place, count in counted.items():
+        out[start + place] = count * step
+
+
+_SAME = range(1000)
+"""The index of cards that are numbers already: each number its own place."""
+
+
+# -- Mountain Goats -------------------------------------------------------------------------
+
+_MG_MOUNTAINS = len(goats.MOUNTAINS)
+
+
+def fill_mountain_goats(out: Out, at: At, state: Any, seats: Seats, _max: int) -> None:
+    """Mountain Goats (everything is public)."""
+    out[at["round"]] = state.round / goats.MAX_ROUNDS
+    dice = at["dice"] - 1
+    for die in state.dice:
+        out[dice + die] += 0.25  # quarters add up exactly in float32 too
+    steps, tokens, bonuses, scores = at["steps"], at["tokens"], at["bonuses"], at["scores"]
+    players = seats.players
+    for slot, seat in enumerate(seats.order()):
+        seat %= players
+        row = slot * _MG_MOUNTAINS
+        for column, step in enumerate(state.steps[seat]):
+            out[steps + row + column] = step / goats.HEIGHTS[column]
+        held = state.tokens[seat]
+        for column, count in enumerate(held):
+            out[tokens + row + column] = count / 12
+        won = sum(state.bonuses[seat])
+        out[bonuses + slot] = won / 42
+        out[scores + slot] = (sum(map(int.__mul__, held, goats.MOUNTAINS)) + won) / 100
+    supply = at["supply"]
+    for column, left in enumerate(state.supply):
+        out[supply + column] = left / 12
+    bonus_left = at["bonus_left"]
+    for place, bonus in enumerate(goats.BONUSES):
+        if bonus in state.bonus_left:
+            out[bonus_left + place] = 1.0
+    out[at["ending"]] = float(state.ending)
+
+
+# -- Goat Lords -----------------------------------------------------------------------------
+
+_LORD_CARDS = len(lords.CARD_IDS)
+_LORD_HERD = GoatLordsEncoder._HERD
+_LORD_KIND_OF = [LORD_KINDS[lords.KIND_IDS[card]] for card in range(_LORD_CARDS)]
+"""Per card, the place of the kind of a pile it is the first card of."""
+
+
+def fill_goat_lords(out: Out, at: At, state: Any, seats: Seats, max_players: int) -> None:
+    """Goat Lords: the seat's own hand and everything public."""
+    relative = seats.relative
+    out[at["round"]] = (state.round + 1) / 10
+    out[at["turn"] + relative(state.turn)] = 1.0
+    _counts(out, at["hand"], state.hands[seats.seat], 1 / 5)
+    values = lords.VALUES
+    hand_sizes, herd_values, totals = at["hand_sizes"], at["herd_values"], at["totals"]
+    players = seats.players
+    for slot, seat in enumerate(seats.order()):
+        seat %= players
+        out[hand_sizes + slot] = sum(state.hands[seat]) / 5
+        out[totals + slot] = state.totals[seat] / 1000
+        herd, start = state.herds[seat], at["herds"] + slot * _LORD_HERD
+        if not herd:
+            continue
+        value = 0
+        counted = [0] * _LORD_CARDS
+        for pile in herd:
+            for card in pile:
+                counted[card] += 1
+                value += values[card]
+        out[herd_values + slot] = value / 500
+        _counts(out, start, counted, 1 / 10)
+        out[start + _LORD_CARDS] = len(herd) / 10
+        top = herd[-1]
+        out[start + _LORD_CARDS + 1 + _LORD_KIND_OF[top[0]]] = 1.0
+        _tally(out, start + _LORD_CARDS + 1 + len(LORD_KINDS), top, _SAME, 1 / 10)
+    discard = state.discard
+    if discard:
+        out[at["discard_top"] + discard[-1]] = 1.0
+    piles = at["piles"]
+    out[piles] = len(discard) / 110
+    out[piles + 1] = len(state.draw) / 110
+    out[piles + 2] = float(state.recycled)
+    target = state.duel_target
+    if target >= 0:
+        out[at["duel"]] = 1.0
+        answering = target if len(state.duel_cards) % 2 else state.turn
+        duel_seats = at["duel_seats"]
+        out[duel_seats + relative(state.turn)] = 1.0
+        out[duel_seats + max_players + relative(target)] = 1.0
+        out[duel_seats + 2 * max_players + relative(answering)] = 1.0
+        out[at["duel_kind"] + _LORD_KIND_OF[state.herds[target][-1][0]]] = 1.0
+        _tally(out, at["duel_played"], state.duel_cards, _SAME, 1 / 5)
+    out[at["rounds_scored"]] = len(state.round_scores) / 10
+
+
+# -- Goat 'n' Goat --------------------------------------------------------------------------
+
+_GNG_CARDS = len(gng.CODES)
+_GNG_COLOURS = len(gng.COLOURS)
+
+
+def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> None:
+    """Goat 'n' Goat: the seat's own hand, what every seat knows of the others' hands
+    (the cards it saw them take), and everything public."""
+    out[at["turn"] + seats.relative(state.seat)] = 1.0
+    out[at["phase"] + GNG_PHASES[state._phase.value]] = 1.0
+    _tally(out, at["played"], state.played, gng.CODE_INDEX, 1 / 8)
+    out[at["take_count"]] = state.take_count / 5
+    _counts(out, at["hand"], state.hands[seats.seat], 1 / 8)
+    _tally(out, at["row"], state.row, _SAME, 1 / 6)
+    hand_sizes, known, flocks, held_at = (
+        at["hand_sizes"],
+        at["known_in_hands"],
+        at["flocks"],
+        at["mountains_held"],
+    )
+    penalty_sizes, scores = at["penalty_sizes"], at["scores"]
+    players = seats.players
+    for slot, seat in enumerate(seats.order()):
+        seat %= players
+        out[hand_sizes + slot] = sum(state.hands[seat]) / 8
+        _counts(out, known + slot * _GNG_CARDS, state.known[seat], 1 / 8)
+        points = 0
+        for place in range(_GNG_COLOURS):
+            start = flocks + (slot * _GNG_COLOURS + place) * 10
+            flock = state.flocks[seat][place]
+            if flock:
+                counted = [0] * 5
+                for number in flock:
+                    counted[number - 1] += 1
+                _counts(out, start, counted, 0.1)
+                out[start + 4 + flock[-1]] = 1.0
+            held = state.held[seat][place]
+            start = held_at + (slot * _GNG_COLOURS + place) * 2
+            out[start] = float(len(held))
+            out[start + 1] = sum(held) / 20
+            points += sum(held)
+        penalties = len(state.penalty_public[seat]) + len(state.penalty_hidden[seat])
+        out[penalty_sizes + slot] = penalties / 20
+        out[scores + slot] = (points - penalties) / 30
+    mountains = at["mountains"]
+    for place, values in enumerate(state.mountains):
+        for value in values:
+            out[mountains + place * len(GNG_VALUES) + value - GNG_VALUES[0]] += 1.0
+    draw = at["draw"]
+    out[draw] = len(state.draw) / 84
+    if state.reshuffled:
+        out[draw + 1] = 1.0
+        _tally(out, draw + 2, state.draw, _SAME, 1 / 10)
+    _tally(out, at["discard"], state.discard, _SAME, 1 / 10)
+    run_outs = at["run_outs"]
+    out[run_outs] = state.run_outs / 2
+    out[run_outs + 1] = gng.FINAL_RUN_OUT[players] / 2
+    out[run_outs + 2] = float(state.ending)
+
+
+# -- Herr der Ziegen ------------------------------------------------------------------------
+
+_HDZ_PHASES = {phase: HDZ_PHASES[name] for phase, name in hdz.PHASE_NAMES.items()}
+_HDZ_OFFSETS = {
+    size: tuple((row * HDZ_SIZE + column) * HDZ_CELL for row, column in hdz.CELL_PLACES[size])
+    for size in hdz.PASTURE_SIZES
+}
+"""Per pasture size, per cell, where its numbers start within the pasture field."""
+_HDZ_TRACK = 4 * HDZ_SIZE
+
+
+def _blank_pasture(size: int) -> array:
+    """The pasture field of a pasture of ``size`` with nothing on it: 1 (inside the
+    pasture) first in each of its cells."""
+    blank = array("f", bytes(4 * HDZ_SIZE * HDZ_SIZE * HDZ_CELL))
+    for offset in _HDZ_OFFSETS[size]:
+        blank[offset] = 1.0
+    return blank
+
+
+_HDZ_PASTURES = {size: _blank_pasture(size) for size in hdz.PASTURE_SIZES}
+
+
+def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players: int) -> None:
+    """Herr der Ziegen: the seat's own hand, the cards every seat knows in the others'
+    hands, and everything public."""
+    relative = seats.relative
+    size = state.size
+    out[at["active"] + relative(state.seat)] = 1.0
+    out[at["phase"] + _HDZ_PHASES[state.phase]] = 1.0
+    out[at["turn"]] = state.turn / 100
+    if state.played is not None:
+        out[at["played"] + HDZ_CARDS[state.played]] = 1.0
+    _tally(out, at["hand"], state.hands[seats.seat], HDZ_CARDS, 1 / 2)
+    pasture, offsets = at["pasture"], _HDZ_OFFSETS[size]
+    blank = _HDZ_PASTURES[size]
+    out[pasture : pasture + len(blank)] = blank
+    numbers = HDZ_CARD_NUMBERS
+    for cell, card in enumerate(state.cards):
+        if card is not None:
+            place = pasture + offsets[cell]
+            for within, number in numbers[card]:
+                out[place + within] = number
+    marks = state.marks
+    for cell in compress(range(len(marks)), map(is_not, marks, repeat(None))):
+        out[pasture + offsets[cell] + 6 + relative(marks[cell])] = 1.0
+    for seat, cell in enumerate(state.stalls):
+        out[pasture + offsets[cell] + 1 + relative(seat)] = 1.0
+    cards, sides = len(HDZ_CARDS), hdz.TRACK_SIDES[size]
+    hand_sizes, known, goat_at, facing = (
+        at["hand_sizes"],
+        at["known_hands"],
+        at["goats"],
+        at["facing"],
+    )
+    displays, markers = at["displays"], at["markers"]
+    scores, players = state.scores(), seats.players
+    for slot, seat in enumerate(seats.order()):
+        seat %= players
+        out[hand_sizes + slot] = len(state.hands[seat]) / 2
+        _tally(out, known + slot * cards, state.known[seat], HDZ_CARDS, 1 / 2)
+        position = state.goats[seat]
+        out[goat_at + slot * _HDZ_TRACK + position] = 1.0
+        line, index = sides[position]
+        start = facing + slot * (2 + HDZ_SIZE)
+        out[start + (line == "column")] = 1.0
+        out[start + 2 + index] = 1.0
+        _tally(out, displays + slot * cards, state.displays[seat], HDZ_CARDS, 1 / 4)
+        out[markers + slot] = state.markers[seat] / 10
+        out[at["scores"] + slot] = scores[seat] / 50
+    owners = at["owners"]
+    for kind, owner in state.owners.items():
+        out[owners + HDZ_TYPES[kind] * max_players + relative(owner)] = 1.0
+    fifth = at["fifth_cards"]
+    for card, winner in state.fifth.items():
+        out[fifth + HDZ_TYPES[hdz.CARD_TYPE[card]] * max_players + relative(winner)] = 1.0
+    closed = at["closed"]
+    for kind in state.closed:
+        out[closed + HDZ_TYPES[kind]] = 1.0
+    drive, cells = at["drive"], HDZ_SIZE * HDZ_SIZE
+    if state.pending is not None:
+        source, target = state.pending
+        out[drive] = 1.0
+        out[drive + 1 + offsets[source] // HDZ_CELL] = 1.0
+        out[drive + 1 + cells + offsets[target] // HDZ_CELL] = 1.0
+    out[drive + 1 + 2 * cells] = len(state.refused) / 10
+    out[at["draw_size"]] = len(state.draw) / 100
+    out[at["ended"]] = float(bool(state.end_reason))
+
+
+STATE_FILLS: dict[str, StateFill] = {
+    "goat-lords": fill_goat_lords,
+    "goat-n-goat": fill_goat_n_goat,
+    "herr-der-ziegen": fill_herr_der_ziegen,
+    "mountain-goats": fill_mountain_goats,
+}
+"""Every game's fill from the state, by game name."""
