@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/goatarena bench --swiss
 	$(BIN)/goatarena bench --ladder
 	$(BIN)/python benchmarks/calibration.py
+	$(BIN)/python benchmarks/competition.py
 	$(BIN)/python -m pip install --quiet -e '.[rl-bench]'
 	$(BIN)/python benchmarks/envs.py
 	$(BIN)/python benchmarks/web.py

@@ -1,0 +1,113 @@
+"""A competition taking submissions (``make bench`` runs it): ``goatarena serve FILE`` on a
+fresh competition of Mountain Goats, and the Python kit submitted with ``goatarena
+submit`` as an entrant would, on loopback only.
+
+1. Time from ``submit`` to an active version (uploaded, built in the sandbox,
+   validated), ``--trials`` times one after another. Goal: within 30 s.
+2. A burst: ``--entrants`` entrants at once, each submitting ``--each`` times in a row
+   (builds and validations run one at a time on the server): how long until every one
+   is active, and that none is lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parent.parent / "goatarena" / "kits" / "python"
+FILE = """\
+name = "bench"
+format = "ladder"
+[time]
+move_ms = 300
+[bots]
+random = "builtin:random"
+[competition]
+languages = ["python"]
+per_day = 1000
+active_versions = 1
+compare_games = 0
+[[games]]
+name = "mountain-goats"
+"""
+GOAL_S = 30.0
+
+
+def goatarena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "goatarena", *args],
+        cwd=folder, capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+
+
+def submit(folder: Path, url: str, token: str) -> tuple[float, str]:
+    began = time.perf_counter()
+    done = goatarena(folder, "submit", url, "mybot", "--token", token)
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
+    return time.perf_counter() - began, last if done.returncode == 0 else f"FAILED {last}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--entrants", type=int, default=4)
+    parser.add_argument("--each", type=int, default=2)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="goatarena-bench-competition-") as scratch:
+        folder = Path(scratch)
+        (folder / "bench.toml").write_text(FILE)
+        shutil.copytree(KIT, folder / "mybot")
+        names = ["first", *(f"entrant{n}" for n in range(options.entrants))]
+        tokens = {
+            name: goatarena(folder, "entrant", "add", "bench.toml", name).stdout.split()[-1]
+            for name in names
+        }
+        server = subprocess.Popen(
+            [sys.executable, "-m", "goatarena", "serve", "bench.toml", "--port", "0"],
+            cwd=folder, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            assert server.stderr is not None
+            found = re.search(r"http://[0-9.:]+", server.stderr.readline())
+            assert found, "the server did not start"
+            url = found.group(0)
+            times = []
+            for _ in range(options.trials):
+                seconds, outcome = submit(folder, url, tokens["first"])
+                times.append(seconds)
+                print(f"submit to active: {seconds:5.1f} s ({outcome})")
+            verdict = "met" if max(times) <= GOAL_S else "MISSED"
+            print(f"median {statistics.median(times):.1f} s, worst {max(times):.1f} s:"
+                  f" goal {GOAL_S:g} s {verdict}")  # fmt: skip
+
+            def entrant(name: str) -> list[tuple[float, str]]:
+                # One entrant's uploads follow each other (the server takes one at a time
+                # from each); the entrants' run at once.
+                return [submit(folder, url, tokens[name]) for _ in range(options.each)]
+
+            jobs = [name for name in names[1:] for _ in range(options.each)]
+            began = time.perf_counter()
+            with ThreadPoolExecutor(max_workers=options.entrants) as pool:
+                outcomes = [done for each in pool.map(entrant, names[1:]) for done in each]
+            whole = time.perf_counter() - began
+            failed = [outcome for _, outcome in outcomes if outcome.startswith("FAILED")]
+            print(f"burst: {len(jobs)} submissions from {options.entrants} entrants at once:"
+                  f" all done in {whole:.1f} s ({whole / len(jobs):.1f} s each),"
+                  f" {len(failed)} failed or lost")  # fmt: skip
+            for outcome in failed:
+                print(f"  {outcome}")
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
