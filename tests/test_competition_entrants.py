@@ -176,3 +176,14 @@ def test_a_version_1_competition_database_is_migrated_when_opened(tmp_path):
         store.close()
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
+
+
+def test_an_entrant_cannot_take_the_name_of_an_organisers_bot(tmp_path, monkeypatch):
+    # Named "random", their versions random@1, random@2 ... would follow and retire the
+    # reference bot "random".
+    file = competition_file(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name in ("random", "Random"):
+        result = CliRunner().invoke(main, ["entrant", "add", str(file), name])
+        assert result.exit_code != 0
+        assert "the name of one of the organiser's bots" in result.output

@@ -145,3 +145,5 @@ def test_open_registration_hands_out_a_token_that_signs_in(server):
     again = client.post("/competition/register", data={"csrf": csrf, "name": SCRIPT})
     assert "not allowed" in again.text or "ASCII" in again.text
     assert SCRIPT not in again.text
+    taken = client.post("/competition/register", data={"csrf": csrf, "name": "random"})
+    assert "organiser&#39;s bots" in taken.text and 'class="token"' not in taken.text

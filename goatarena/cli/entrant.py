@@ -11,6 +11,7 @@ from goatarena.cli._common import reports_errors
 from goatarena.competition.entrants import add_entrant
 from goatarena.competition.place import open_place
 from goatarena.errors import ConfigError
+from goatarena.formats.tournament_file import load_config
 
 _DB = click.option(
     "--db",
@@ -41,7 +42,8 @@ def add_command(file: Path, name: str, organiser: bool, db: Path | None) -> None
     """
     place, store = open_place(file, db)
     try:
-        token = add_entrant(store, name, organiser=organiser)
+        bots = load_config(file).bots
+        token = add_entrant(store, name, organiser=organiser, reserved=bots)
     finally:
         store.close()
     who = "organiser" if organiser else "entrant"

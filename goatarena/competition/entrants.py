@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import datetime
 import time
+from collections.abc import Iterable
 
 from goatarena.competition.tokens import hash_token, new_secret, token_entrant, token_matches
 from goatarena.errors import ConfigError
 from goatarena.formats.competition import CompetitionSettings
+from goatarena.formats.ladder.roster import base_name
 from goatarena.formats.tournament_file import BOT_NAME, MAX_BOT_NAME_CHARS
 from goatarena.store.competition import CompetitionStore, Entrant
 
@@ -24,11 +26,21 @@ def name_problem(name: str) -> str | None:
     )
 
 
-def add_entrant(store: CompetitionStore, name: str, *, organiser: bool = False) -> str:
-    """Add entrant ``name`` and return their token (shown once: only its hash is kept)."""
+def add_entrant(
+    store: CompetitionStore,
+    name: str,
+    *,
+    organiser: bool = False,
+    reserved: Iterable[str] = (),
+) -> str:
+    """Add entrant ``name`` and return their token (shown once: only its hash is kept).
+    ``reserved`` are the organiser's bots: an entrant named as one would number their
+    versions after it (and retire it)."""
     problem = name_problem(name)
     if problem is not None:
         raise ConfigError(f"{name!r}: {problem}")
+    if name.lower() in {base_name(bot).lower() for bot in reserved}:
+        raise ConfigError(f"{name!r} is the name of one of the organiser's bots: choose another")
     secret = new_secret()
     tokens: dict[int, str] = {}
 

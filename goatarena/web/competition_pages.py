@@ -213,7 +213,8 @@ class CompetitionPages:
         name = str(form.get("name") or "")
         try:
             store = self.site.competition.store
-            token = await self.site.on_store(lambda: add_entrant(store, name))
+            bots = list(self.site.competition.config.bots)
+            token = await self.site.on_store(lambda: add_entrant(store, name, reserved=bots))
         except GoatArenaError as error:
             return await self.page(request, message=str(error))
         self._registrations[client] = self._registrations.get(client, 0) + 1
