@@ -128,14 +128,16 @@ class GoatArenaEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self.numbering.apply(state, int(action))  # type: ignore[arg-type]
         self._observed = {}
-        self._clear_rewards()
-        if state.to_act is None:
+        to_act = state.to_act
+        if to_act is None:
             for seat, reward in enumerate(zero_sum_rewards(state.result())):
                 self.rewards[self.possible_agents[seat]] = reward
             self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
         else:
-            self.agent_selection = self.possible_agents[state.to_act]
-        self._accumulate_rewards()
+            # Rewards come only at the end: until then they are all 0 and stay so, with
+            # nothing to clear or add up.
+            self.agent_selection = self.possible_agents[to_act]
         if self.render_mode == "human":
             self.render()
 

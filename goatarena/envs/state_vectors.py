@@ -16,6 +16,7 @@ without a copy.
 from __future__ import annotations
 
 from array import array
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from itertools import compress, repeat
 from operator import is_not
@@ -48,20 +49,42 @@ StateFill = Callable[[Out, At, Any, Seats, int], None]
 
 
 def _counts(out: Out, start: int, counts: list[int], step: float) -> None:
-    """``counts[i] * step`` at ``start + i`` for every card kind ``i`` held."""
-    for index, count in enumerate(counts):
-        if count:
-            out[start + index] = count * step
+    """``counts[i] * step`` at ``start + i`` for every card kind ``i``.
+
+    The numbers of each distinct ``counts`` are made once and copied in whole (a
+    C-level copy; a hand takes few distinct values along a game)."""
+    made = _MADE[step]
+    key = tuple(counts)
+    numbers = made.get(key)
+    if numbers is None:
+        if len(made) >= _MADE_LIMIT:
+            made.clear()
+        numbers = made[key] = array("f", [count * step for count in counts])
+    out[start : start + len(numbers)] = numbers
+
+
+_MADE: defaultdict[float, dict[tuple[int, ...], array]] = defaultdict(dict)
+"""Per step, the numbers of each distinct count list met so far."""
+_MADE_LIMIT = 50_000
+"""Count lists kept per step before the cache starts again (a bound on memory)."""
 
 
 def _tally(out: Out, start: int, cards: Any, index: Any, step: float) -> None:
     """Per card in ``cards`` (mapped through ``index``), its count times ``step``."""
+    if len(cards) > _COUNT_IN_C:
+        for card, count in Counter(cards).items():
+            out[start + index[card]] = count * step
+        return
     counted: dict[int, int] = {}
     for card in cards:
         place = index[card]
         counted[place] = counted.get(place, 0) + 1
     for place, count in counted.items():
         out[start + place] = count * step
+
+
+_COUNT_IN_C = 6
+"""Past this many cards, Counter (which counts in C) beats a loop in Python."""
 
 
 _SAME = range(1000)
