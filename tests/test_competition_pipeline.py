@@ -164,3 +164,31 @@ def test_the_organiser_closes_uploads_by_editing_the_file(tmp_path, competition)
     with pytest.raises(UploadRefused, match="uploads are closed"):
         competition.submit(erin, "python", [pack_folder(bot_folder(tmp_path))])
     assert competition.store.submissions_of(erin.id) == []
+
+
+def test_a_submitted_bot_cannot_read_another_entrants_bot(tmp_path, competition):
+    alice = entrant(competition, "alice")
+    secret = "# alice's secret strategy 9c1e\n"
+    honest = bot_folder(tmp_path)
+    (honest / "main.py").write_text(secret + (KIT / "main.py").read_text())
+    first = competition.submit(alice, "python", [pack_folder(honest)])
+    trio.run(competition.process, first)
+    assert competition.store.submission(first).state == "active"  # type: ignore[union-attr]
+    mallory = entrant(competition, "mallory")
+    theirs = competition.place.build(first).absolute()
+    snoop = (
+        "import sys, pathlib, glob\n"
+        f"for path in ['../{first}/main.py', '{theirs}/main.py',"
+        f" *glob.glob('{theirs.parent}/*/main.py')]:\n"
+        "    try:\n"
+        "        print(path, pathlib.Path(path).read_text(), file=sys.stderr)\n"
+        "    except OSError as error:\n"
+        "        print(path, 'refused:', error, file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
+    number = competition.submit(mallory, "python", [pack_folder(bot_folder(tmp_path, snoop))])
+    trio.run(competition.process, number)
+    failed = competition.store.submission(number)
+    assert failed is not None and failed.state == "failed"
+    assert "refused:" in failed.build_log  # the bot ran and tried
+    assert "secret strategy" not in failed.build_log
