@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -139,3 +140,29 @@ def test_a_server_killed_mid_build_resumes_the_submission(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_run_serve_serves_the_competition_beside_the_ladder(tmp_path):
+    import httpx
+
+    (tmp_path / "class.toml").write_text(FILE)
+    token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "run", "class.toml", "--serve", "127.0.0.1:0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        assert run.stderr is not None
+        url = None
+        for _ in range(20):
+            found = re.search(r"a competition, serving at (http://[0-9.:]+)", run.stderr.readline())
+            if found:
+                url = found.group(1)
+                break
+        assert url is not None
+        me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        assert me.json() == {"name": "alice", "organiser": False, "versions": []}
+        assert httpx.get(f"{url}/competition", timeout=30).status_code == 200
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.wait(timeout=30)
