@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from goatarena.competition.entrants import add_entrant
+from goatarena.formats.tournament_file import load_config
 from goatarena.referee.records import MatchResult
 from goatarena.store.competition import open_competition_store
 from goatarena.store.opening import open_store
@@ -27,6 +28,8 @@ name = "class"
 format = "ladder"
 [bots]
 random = "builtin:random"
+"alice@1" = "/builds/1/bot"
+"bob@1" = "/builds/2/bot"
 [competition]
 languages = ["python"]
 per_day = 2
@@ -96,11 +99,20 @@ def server(tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
     line = child.stderr.readline()
     found = re.search(r"http://[0-9.:]+", line)
     assert found, line + child.stderr.read()
+    FOLDERS[found.group(0)] = folder
     try:
         yield found.group(0), tokens
     finally:
         child.terminate()
         child.wait(timeout=10)
+
+
+FOLDERS: dict[str, Path] = {}
+
+
+def server_file(server) -> Path:
+    """The competition file of a server the fixture started."""
+    return FOLDERS[server[0]] / "class.toml"
 
 
 def get(server, path: str, who: str | None) -> httpx.Response:
@@ -211,6 +223,22 @@ def test_only_the_organiser_suspends_an_entrant(server):
     assert refused.status_code == 422 and refused.json()["error"] == "bob is suspended: copied"
     assert post("/api/entrants/bob/reinstate", "organiser").status_code == 200
     assert "suspended" not in upload(server, "bob", b"not an archive").text
+
+
+def test_only_the_organiser_retires_a_version(server):
+    url, tokens = server
+
+    def retire(name: str, who: str) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {tokens[who]}"}
+        return httpx.post(f"{url}/api/versions/{name}/retire", headers=headers, timeout=30)
+
+    assert retire("bob@1", "alice").status_code == 404  # as if there were none
+    assert retire("bob@1", "bob").status_code == 404  # not even one's own
+    assert retire("random", "organiser").status_code == 404  # no entrant's version
+    assert retire("bob@1", "organiser").status_code == 200
+    assert load_config(server_file(server)).ladder.retired == ["bob@1"]
+    again = retire("bob@1", "organiser")
+    assert again.status_code == 409 and "retired already" in again.json()["error"]
 
 
 def test_token_guessing_is_slowed_down_then_refused(server):

@@ -32,7 +32,7 @@ from goatarena.competition.validation import validate
 from goatarena.errors import GoatArenaError, user_error_in
 from goatarena.formats.competition import CompetitionSettings
 from goatarena.formats.config import TournamentConfig
-from goatarena.formats.ladder.edit import add_version
+from goatarena.formats.ladder.edit import add_version, retire_bot
 from goatarena.formats.ladder.roster import version_number
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import SandboxPolicy
@@ -239,6 +239,14 @@ class Competition:
             for old in retired:
                 await trio.to_thread.run_sync(self.store.set_version_state, old, "retired")
         self._compare_in.send_nowait(number)
+
+    async def retire(self, name: str) -> str:
+        """Take version ``name`` out of play (the organiser's decision): retired in the
+        ladder's file and in the competition's list; what was done, in words."""
+        async with self._ladder_lock:
+            said = await trio.to_thread.run_sync(retire_bot, self.file, name)
+            await trio.to_thread.run_sync(self.store.set_version_state, name, "retired")
+        return said
 
     async def _set(self, number: int, state: str, **kept: str) -> None:
         await trio.to_thread.run_sync(lambda: self.store.set_state(number, state, **kept))

@@ -58,7 +58,7 @@ from goatarena.web.competition_pages import CompetitionPages
 from goatarena.web.server import hypercorn_config
 
 OWN_PATHS = re.compile(
-    r"^(/api/(submissions(/.*)?|games/[^/]+/logs/[^/]+|me|entrants/[^/]+/[a-z]+)"
+    r"^(/api/(submissions(/.*)?|games/[^/]+/logs/[^/]+|me|(entrants|versions)/[^/]+/[a-z]+)"
     r"|/competition(/.*)?)$"
 )
 """The paths this module answers; every other goes to the site."""
@@ -130,6 +130,7 @@ class CompetitionSite:
             Route("/api/me", self.me, methods=["GET"]),
             Route("/api/entrants/{name}/suspend", self.suspend, methods=["POST"]),
             Route("/api/entrants/{name}/reinstate", self.suspend, methods=["POST"]),
+            Route("/api/versions/{name}/retire", self.retire, methods=["POST"]),
         ]
         self.pages = CompetitionPages(self)
         routes += self.pages.routes()
@@ -262,6 +263,22 @@ class CompetitionSite:
         organiser's alone (404 for anyone else). A suspended entrant uploads nothing and is
         signed out of the site."""
         return await _suspend_answer(self, request)
+
+    async def retire(self, request: Request) -> Response:
+        """``POST /api/versions/{name}/retire``: the organiser takes a version out of
+        play (404 for anyone else, and for a version no entrant submitted)."""
+        viewer = await self._entrant(request)
+        if isinstance(viewer, Response):
+            return viewer
+        name = request.path_params["name"]
+        version = await self.on_store(self.competition.store.version, name)
+        if not viewer.is_organiser or version is None:
+            return problem(404, NOT_FOUND)
+        try:
+            said = await self.competition.retire(name)
+        except GoatArenaError as error:
+            return problem(409, str(error))
+        return json_response({"version": name, "retired": True, "said": said})
 
     async def me(self, request: Request) -> Response:
         """``GET /api/me``: who the token signs in, and their versions."""
