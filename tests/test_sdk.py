@@ -486,9 +486,10 @@ class Answer(Bot):
         (None, "with None, not an index"),
     ],
 )
-def test_play_local_refuses_an_answer_that_is_not_a_legal_index(answer, message):
+@pytest.mark.parametrize("game", ["mountain-goats", "goat-n-goat"])  # (hides nothing, hides)
+def test_play_local_refuses_an_answer_that_is_not_a_legal_index(answer, message, game):
     with pytest.raises(LocalPlayError, match=message):
-        play_local([Answer(answer), Answer(0)], "mountain-goats", seed=1)
+        play_local([Answer(answer), Answer(0)], game, seed=1)
 
 
 def test_play_local_needs_one_bot_object_per_seat_and_a_valid_player_count():

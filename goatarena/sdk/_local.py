@@ -54,7 +54,9 @@ def play_local(
     with anything but a legal index, and ValueError for a wrong player count or the same
     bot object in two seats (give each seat its own).
     """
+    from goatarena.errors import IllegalAction
     from goatarena.games import find_game  # the engines, only when playing locally
+    from goatarena.games.base import State
 
     if len({id(bot) for bot in bots}) != len(bots):
         raise ValueError("each seat needs its own bot object")
@@ -75,19 +77,20 @@ def play_local(
     # The hot loop of local self-play: names bound locally, one clock reading before and
     # one after each choice, and a request whose parts are made only when read.
     clock_now, refcount, make = time.monotonic, sys.getrefcount, LocalRequest.__new__
-    public_action, apply_index, legal_actions = (
-        state.public_action,
-        state.apply_index,
-        state.legal_actions,
-    )
+    to_act, apply_index, legal_actions = state._to_act, state.apply_index, state.legal_actions
+    # A game that hides nothing of an action (the State default) needs no public copy of
+    # it: the action apply_index returns is what every seat learns.
+    hides = type(state).public_action is not State.public_action
+    public_action = state.public_action
     # The fields every request of this game shares; each seat's request object is used
     # again while the bot keeps none (the refcount says so), with a fresh copy of these
     # once any of its parts was made.
     shared = {"game": game, "time_ms": move_ms, "players": names_sent, "_state": state}
     shared["_public"] = public
     fresh_size = len(shared) + 5  # and seat, decision, _since, _until, deadline
+    kept = unshared + 1  # (+1: the reference in requests)
     requests: list[LocalRequest | None] = [None] * len(bots)
-    while (seat := state.to_act) is not None:
+    while (seat := to_act()) is not None:
         request = requests[seat]
         if request is None or len(fields := request.__dict__) != fresh_size:
             if request is None:
@@ -96,21 +99,30 @@ def play_local(
         fields["seat"] = seat
         fields["decision"] = decision = len(public)  # one public action per decision
         fields["_since"] = seen[seat]
-        fields["_until"] = seen[seat] = len(public)
+        fields["_until"] = seen[seat] = decision
         started = clock_now()
         fields["deadline"] = started + seconds
         answer = bots[seat].choose(request)
         elapsed = clock_now() - started
         if elapsed > slowest[seat]:
             slowest[seat] = elapsed
-        if refcount(request) > unshared + 1:  # (+1: the reference in requests)
+        if refcount(request) > kept:
             request.seal()  # the bot kept it: complete it before the state moves on
             requests[seat] = None
-        actions = legal_actions()
-        if type(answer) is not int or not 0 <= answer < len(actions):
-            answer = _legal_index(answer, len(actions), names[seat], decision)
-        public.append((seat, public_action(seat, actions[answer])))
-        apply_index(answer)
+        if type(answer) is not int:
+            answer = _legal_index(answer, len(legal_actions()), names[seat], decision)
+        if hides:
+            actions = legal_actions()
+            if not 0 <= answer < len(actions):
+                _legal_index(answer, len(actions), names[seat], decision)
+            public.append((seat, public_action(seat, actions[answer])))
+            apply_index(answer)
+            continue
+        try:
+            public.append((seat, apply_index(answer)))
+        except IllegalAction:  # (an index out of range: the state is unchanged)
+            _legal_index(answer, len(legal_actions()), names[seat], decision)
+            raise
     result = state.result()
     for number, bot in enumerate(bots):
         bot.end(GameEnd(list(result.scores), list(result.ranks), number))
