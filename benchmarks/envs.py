@@ -106,11 +106,16 @@ def play_local_ratio(game: str, seconds: float) -> float:
     """play_local's time over the raw engine's for the same random games played to their
     result (seeded generator, random indices, ``result()``): the median over
     back-to-back pairs of runs (100 games each way), so that the machine's load at one
-    moment weighs on both sides of a pair."""
+    moment weighs on both sides of a pair.
+
+    The two random bots are made once and play every game, as in a self-play loop (each
+    is reseeded from the game's seed at its start); making a RandomBot, its generator
+    seeded from the system, costs about as much as a short game's decisions."""
     from goatarena.bots.random_bot import RandomBot
     from goatarena.sdk import play_local
 
     info = GAMES[game]
+    bots = [RandomBot(), RandomBot()]
     games, ratios = 100, []
     stop = time.perf_counter() + seconds
     while time.perf_counter() < stop or len(ratios) < 3:
@@ -122,7 +127,7 @@ def play_local_ratio(game: str, seconds: float) -> float:
             state.result()  # who won: what play_local (and any self-play) ends with
         middle = time.perf_counter()
         for seed in range(games):
-            play_local([RandomBot(), RandomBot()], game, seed=seed)
+            play_local(bots, game, seed=seed)
         ratios.append((time.perf_counter() - middle) / (middle - started))
     return statistics.median(ratios)
 

@@ -90,6 +90,7 @@ def play_local(
     fresh_size = len(shared) + 5  # and seat, decision, _since, _until, deadline
     kept = unshared + 1  # (+1: the reference in requests)
     requests: list[LocalRequest | None] = [None] * len(bots)
+    choosers = [bot.choose for bot in bots]
     while (seat := to_act()) is not None:
         request = requests[seat]
         if request is None or len(fields := request.__dict__) != fresh_size:
@@ -102,7 +103,7 @@ def play_local(
         fields["_until"] = seen[seat] = decision
         started = clock_now()
         fields["deadline"] = started + seconds
-        answer = bots[seat].choose(request)
+        answer = choosers[seat](request)
         elapsed = clock_now() - started
         if elapsed > slowest[seat]:
             slowest[seat] = elapsed
