@@ -69,7 +69,9 @@ def test_an_entrant_signs_in_and_uploads_in_a_browser(browser, competition, widt
             page.wait_for_timeout(500)
             page.reload()
         assert page.locator(f"li:has-text('{version}: active')").count() == 1, page.content()
-        assert "alice" not in page.inner_text("main")
+        # Nothing of another entrant's: no version, no submission (opponents are public).
+        assert page.locator("li:has-text('alice')").count() == 0
+        assert page.locator("table.submissions:has-text('alice')").count() == 0
         # Readable on a phone: the page never scrolls sideways (the table scrolls alone).
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -66,7 +66,8 @@ def signed_in(server, who: str) -> tuple[httpx.Client, str]:
 def test_an_entrant_signs_in_and_sees_their_own_page(server):
     client, page = signed_in(server, "alice")
     assert "<h2>alice</h2>" in page
-    assert "alice@1" in page and "bob@1" not in page
+    assert "alice@1</a>: active" in page
+    assert "bob@1</a>" not in page  # bob's versions are his (his name as an opponent is public)
     assert client.get("/competition/submissions/1/log").status_code == 200
     assert client.get("/competition/submissions/2/log").status_code == 404  # bob's
     assert client.get("/competition/submissions/999/log").status_code == 404
@@ -147,3 +148,17 @@ def test_open_registration_hands_out_a_token_that_signs_in(server):
     assert SCRIPT not in again.text
     taken = client.post("/competition/register", data={"csrf": csrf, "name": "random"})
     assert "organiser&#39;s bots" in taken.text and 'class="token"' not in taken.text
+
+
+def test_an_entrants_page_lists_their_games_with_their_own_stderr(server):
+    client, page = signed_in(server, "alice")
+    assert 'href="/competition/games/1/logs/0"' in page
+    log = client.get("/competition/games/1/logs/0")
+    assert log.status_code == 200 and "alice@1's thoughts" in log.text
+    assert log.headers["content-type"].startswith("text/plain")
+    assert client.get("/competition/games/1/logs/1").status_code == 404  # bob's seat
+    bob, _ = signed_in(server, "bob")
+    assert "bob@1's thoughts" in bob.get("/competition/games/1/logs/1").text
+    assert bob.get("/competition/games/1/logs/0").status_code == 404
+    anonymous = httpx.get(server[0] + "/competition/games/1/logs/0", timeout=30)
+    assert anonymous.status_code == 404

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import secrets
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from starlette.datastructures import UploadFile
@@ -23,6 +24,7 @@ from goatarena.competition.access import (
     SignInGuard,
     UploadGate,
     Viewer,
+    bot_log_for,
     submission_for,
     submissions_for,
 )
@@ -31,7 +33,23 @@ from goatarena.competition.pipeline import Competition
 from goatarena.competition.sessions import Session, Sessions, csrf_matches
 from goatarena.competition.uploads import UploadRefused
 from goatarena.errors import GoatArenaError
+from goatarena.web.api import BadRequest
 from goatarena.web.app import Site
+
+RECENT = 20
+"""How many of an entrant's newest games their page lists."""
+
+
+@dataclass(frozen=True)
+class RecentGame:
+    """One of an entrant's games on their page: which version sat where, and how it went."""
+
+    number: int
+    game: str
+    version: str
+    seat: int
+    rank: int
+    opponents: str
 
 
 class Serving(Protocol):
@@ -72,6 +90,7 @@ class CompetitionPages:
             Route("/competition/upload", self.upload, methods=["POST"]),
             Route("/competition/register", self.register, methods=["POST"]),
             Route("/competition/submissions/{number}/log", self.log, methods=["GET"]),
+            Route("/competition/games/{number}/logs/{seat}", self.bot_log, methods=["GET"]),
         ]
 
     # Who is signed in
@@ -133,7 +152,9 @@ class CompetitionPages:
         if viewer.entrant is not None:
             store = self.site.competition.store
             values["submissions"] = await self.site.on_store(submissions_for, store, viewer)
-            values["versions"] = await self.site.on_store(store.versions_of, viewer.entrant.id)
+            versions = await self.site.on_store(store.versions_of, viewer.entrant.id)
+            values["versions"] = versions
+            values["recent"] = await self._recent_games([version.name for version in versions])
         response = self.site.site.pages.render("competition.html", **values)
         response.headers["Cache-Control"] = "no-store"
         if session is None:
@@ -219,6 +240,47 @@ class CompetitionPages:
             return await self.page(request, message=str(error))
         self._registrations[client] = self._registrations.get(client, 0) + 1
         return await self.page(request, message=f"registered {name}", token_shown=token)
+
+    async def _recent_games(self, names: list[str]) -> list[RecentGame]:
+        """The newest games of the entrant's versions, with the seat each played."""
+        index = self.site.site.follower.index
+        with index.lock:
+            numbers = sorted(
+                {number for name in names for number in index.by_bot.get(name, [])[-RECENT:]}
+            )[-RECENT:]
+        found = []
+        for number in reversed(numbers):
+            try:
+                answer, _ = await self.site.site.api.game(number)
+            except BadRequest:
+                continue
+            seats = answer.game.seats
+            for seat, result in enumerate(seats):
+                if result.bot in names:
+                    others = ", ".join(other.bot for other in seats if other is not result)
+                    found.append(RecentGame(number, answer.game.game, result.bot, seat,
+                                            result.rank, others))  # fmt: skip
+        return found
+
+    async def bot_log(self, request: Request) -> Response:
+        """``GET /competition/games/{number}/logs/{seat}``: the seat's stderr in that game,
+        as text, for the seat's owner (or the organiser) alone."""
+        viewer, _ = await self._session(request)
+        number, seat = request.path_params["number"], request.path_params["seat"]
+        if viewer.entrant is None or not (number.isdigit() and seat.isdigit()):
+            return PlainTextResponse("not found", 404)
+        if len(number) > 12 or len(seat) > 3:
+            return PlainTextResponse("not found", 404)
+        try:
+            _, stored = await self.site.site.api.game(int(number))
+        except BadRequest:
+            return PlainTextResponse("not found", 404)
+        game = (stored.key, list(stored.result.players))
+        store, logs = self.site.competition.store, self.site.competition.place.logs
+        text = await self.site.on_store(bot_log_for, store, viewer, game, int(seat), logs)
+        if text is None:
+            return PlainTextResponse("not found", 404)
+        return PlainTextResponse(text, headers={"Cache-Control": "no-store"})
 
     async def log(self, request: Request) -> Response:
         """``GET /competition/submissions/{number}/log``: as text, the owner's alone."""
