@@ -55,7 +55,7 @@ from goatarena.store.opening import open_store
 from goatarena.web.api import BadRequest, json_response, problem
 from goatarena.web.app import SECURITY_HEADERS, Site
 from goatarena.web.competition_pages import CompetitionPages
-from goatarena.web.server import hypercorn_config
+from goatarena.web.server import SITE_NICENESS, hypercorn_config
 
 OWN_PATHS = re.compile(
     r"^(/api/(submissions(/.*)?|games/[^/]+/logs/[^/]+|me|(entrants|versions)/[^/]+/[a-z]+)"
@@ -391,6 +391,10 @@ def competition_child(file: Path, db: Path, host: str, port: int) -> Iterator[No
     command = [sys.executable, "-m", "goatarena", "serve", str(file), "--db", str(db),
                "--host", host, "--port", str(port)]  # fmt: skip
     child = subprocess.Popen(command, start_new_session=True)  # noqa: S603
+    with contextlib.suppress(OSError):
+        # Below the run's referees for the CPU: the site, and the builds, validations and
+        # comparisons it starts (they inherit it), never take a bot's time.
+        os.setpriority(os.PRIO_PROCESS, child.pid, SITE_NICENESS)
     try:
         yield
     finally:
