@@ -192,3 +192,23 @@ def test_a_submitted_bot_cannot_read_another_entrants_bot(tmp_path, competition)
     assert failed is not None and failed.state == "failed"
     assert "refused:" in failed.build_log  # the bot ran and tried
     assert "secret strategy" not in failed.build_log
+
+
+def test_an_upload_cut_short_by_a_stop_leaves_nothing_that_is_taken_for_one(tmp_path):
+    file = tmp_path / "class.toml"
+    file.write_text(FILE)
+    first = Competition(file, tmp_path / "results" / "class.sqlite")
+    uploads = first.place.folder / "uploads"
+    uploads.mkdir(parents=True)
+    (uploads / ".1.part").write_bytes(b"half an upload")  # killed while it arrived
+    (uploads / "1.zip").write_bytes(b"stored, never recorded")  # killed before its row
+    first.close()
+    again = Competition(file, tmp_path / "results" / "class.sqlite")
+    try:
+        assert not (uploads / ".1.part").exists()
+        frank = entrant(again, "frank")
+        number = again.submit(frank, "python", [pack_folder(bot_folder(tmp_path))])
+        assert number == 1
+        assert sorted(path.name for path in uploads.iterdir()) == ["1.tar.gz"]
+    finally:
+        again.close()

@@ -11,7 +11,6 @@ validation cut short is done again from the stored archive).
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -57,6 +56,8 @@ class Competition:
         self.uploads = UploadLimits.of(settings)
         self.builds = BuildLimits.of(settings)
         self._read_at = file.stat().st_mtime_ns
+        for left in (self.place.folder / "uploads").glob(".*.part"):
+            left.unlink()  # an upload cut short by a stop: never acknowledged
 
     def close(self) -> None:
         """Close the competition's database."""
@@ -85,18 +86,22 @@ class Competition:
 
     def submit(self, entrant: Entrant, language: str, chunks: Iterable[bytes]) -> int:
         """Store ``entrant``'s upload whole and record it; its submission number.
-        UploadRefused (one line) when a rule refuses it; nothing is kept then."""
+        UploadRefused (one line) when a rule refuses it; nothing is kept then. One call at
+        a time (the site holds a lock around it)."""
         self.reload()
         refusal = upload_refusal(self.store, self.settings, entrant, language)
         if refusal is not None:
             raise UploadRefused(refusal)
         number = self.store.next_submission_number()
-        # Stored under a name of its own until recorded: two uploads at once never share
-        # a file, and an archive no row names is only an orphan, never a wrong build.
-        stem = f"{number}-{entrant.id}-{time.time_ns()}"
-        archive, size = store_upload(chunks, self.place.folder / "uploads", stem, self.uploads)
+        # Stored under the number its row will get (callers take uploads one at a time):
+        # a stop between the two leaves an archive no row names, which the next upload
+        # replaces, never a row without its archive.
+        uploads = self.place.folder / "uploads"
+        for other in uploads.glob(f"{number}.*"):
+            other.unlink()
+        _, size = store_upload(chunks, uploads, str(number), self.uploads)
         recorded = self.store.add_submission(entrant.id, language, size)
-        archive.rename(self.place.upload(recorded, archive.name.split(".", 1)[1]))
+        assert recorded == number, "uploads are taken one at a time"
         return recorded
 
     def queued(self, number: int) -> None:
