@@ -132,6 +132,46 @@ def play_local_ratio(game: str, seconds: float) -> float:
     return statistics.median(ratios)
 
 
+def step_costs(game: str, decisions: int = 3000, rounds: int = 3) -> dict[str, float]:
+    """Microseconds per decision of what a PettingZoo step computes, each timed alone on
+    the states of random two-player games (best of ``rounds``, fresh states each round,
+    their legal actions made before the clock starts): the mask, the observation vector
+    read from the state, and for comparison the JSON observation and its vector."""
+    from goatarena.envs import numbering
+    from goatarena.envs.vectors import encoder
+
+    info, actions, vectors = GAMES[game], numbering(game), encoder(game)
+    best: dict[str, float] = {}
+    for round_ in range(rounds):
+        states, rng, seed = [], random.Random(round_), round_ * 1000
+        while len(states) < decisions:
+            state = info.new_state(2, seed)
+            while not state.is_over:
+                states.append(state.clone(random.Random(seed)))
+                state.apply_index(rng.randrange(len(state.legal_actions())))
+            seed += 1
+        for each in states:
+            each.legal_actions()
+        timings = {
+            "mask": lambda each: actions.mask(each),
+            "vector": lambda each: vectors.encode_state(each, each.to_act),
+            "JSON observation": lambda each: each.observation(each.to_act),
+        }
+        observations = [each.observation(each.to_act) for each in states]
+        for name, work in timings.items():
+            started = time.perf_counter()
+            for each in states:
+                work(each)
+            spent = (time.perf_counter() - started) / len(states) * 1e6
+            best[name] = min(best.get(name, spent), spent)
+        started = time.perf_counter()
+        for observation in observations:
+            vectors.encode(observation)
+        spent = (time.perf_counter() - started) / len(states) * 1e6
+        best["its vector"] = min(best.get("its vector", spent), spent)
+    return best
+
+
 def optional(module: str) -> bool:
     """Whether ``module`` imports (the optional libraries of a comparison)."""
     try:
@@ -211,6 +251,33 @@ def main() -> None:
     if not rlcard:
         table.append(["PettingZoo RLCard games", "not measured: pip install 'goatarena[rl-bench]'"])
     print(tabulate(table, headers=["reference", "steps/s"]))
+    print()
+    rows = []
+    for game in GAMES:
+        costs = step_costs(game)
+        engine, zoo = 1e6 / rates[f"{game} engine"], 1e6 / rates[f"{game} pettingzoo"]
+        rest = zoo - engine - costs["mask"] - costs["vector"]
+        rows.append(
+            [
+                game,
+                f"{zoo:.1f}",
+                f"{engine:.1f}",
+                f"{costs['mask']:.1f}",
+                f"{costs['vector']:.1f}",
+                f"{rest:.1f}",
+                f"{costs['JSON observation']:.1f} + {costs['its vector']:.1f}",
+            ]
+        )
+    headers = [
+        "µs per step",
+        "PettingZoo step",
+        "engine",
+        "mask",
+        "vector",
+        "the rest",
+        "(JSON observation + its vector)",
+    ]
+    print(tabulate(rows, headers=headers))
 
 
 if __name__ == "__main__":

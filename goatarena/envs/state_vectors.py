@@ -10,7 +10,10 @@ many random states of every game, player count and seat, that the two vectors ar
 
 A vector is filled in an ``array('f')`` copied from a blank of its size (a C-level copy;
 setting an item costs a fraction of setting a NumPy element), then handed to NumPy
-without a copy.
+without a copy. Parts that change slowly along a game (a hand's counts, a pile, a
+flock, Herr der Ziegen's pasture) are made once per distinct content and copied in whole
+after that: bounded caches keyed by the content itself, so a hit is exactly what the
+part would be made again.
 """
 
 from __future__ import annotations
@@ -69,22 +72,24 @@ _MADE_LIMIT = 50_000
 """Count lists kept per step before the cache starts again (a bound on memory)."""
 
 
-def _tally(out: Out, start: int, cards: Any, index: Any, step: float) -> None:
-    """Per card in ``cards`` (mapped through ``index``), its count times ``step``."""
-    if len(cards) > _COUNT_IN_C:
+def _tally(out: Out, start: int, cards: Any, index: Any, step: float, size: int) -> None:
+    """Per card in ``cards`` (mapped through ``index``), its count times ``step``, over
+    the ``size`` numbers from ``start``: made once per distinct pile, then copied."""
+    made = _TALLIES[id(index), step, size]
+    key = tuple(cards)
+    numbers = made.get(key)
+    if numbers is None:
+        if len(made) >= _MADE_LIMIT:
+            made.clear()
+        numbers = array("f", bytes(4 * size))
         for card, count in Counter(cards).items():
-            out[start + index[card]] = count * step
-        return
-    counted: dict[int, int] = {}
-    for card in cards:
-        place = index[card]
-        counted[place] = counted.get(place, 0) + 1
-    for place, count in counted.items():
-        out[start + place] = count * step
+            numbers[index[card]] = count * step
+        made[key] = numbers  # (only once complete: another thread may read it at once)
+    out[start : start + size] = numbers
 
 
-_COUNT_IN_C = 6
-"""Past this many cards, Counter (which counts in C) beats a loop in Python."""
+_TALLIES: defaultdict[tuple[int, float, int], dict[tuple[Any, ...], array]] = defaultdict(dict)
+"""Per index, step and size, the numbers of each distinct pile met so far."""
 
 
 _SAME = range(1000)
@@ -160,7 +165,7 @@ def fill_goat_lords(out: Out, at: At, state: Any, seats: Seats, max_players: int
         out[start + _LORD_CARDS] = len(herd) / 10
         top = herd[-1]
         out[start + _LORD_CARDS + 1 + _LORD_KIND_OF[top[0]]] = 1.0
-        _tally(out, start + _LORD_CARDS + 1 + len(LORD_KINDS), top, _SAME, 1 / 10)
+        _tally(out, start + _LORD_CARDS + 1 + len(LORD_KINDS), top, _SAME, 1 / 10, _LORD_CARDS)
     discard = state.discard
     if discard:
         out[at["discard_top"] + discard[-1]] = 1.0
@@ -177,7 +182,7 @@ def fill_goat_lords(out: Out, at: At, state: Any, seats: Seats, max_players: int
         out[duel_seats + max_players + relative(target)] = 1.0
         out[duel_seats + 2 * max_players + relative(answering)] = 1.0
         out[at["duel_kind"] + _LORD_KIND_OF[state.herds[target][-1][0]]] = 1.0
-        _tally(out, at["duel_played"], state.duel_cards, _SAME, 1 / 5)
+        _tally(out, at["duel_played"], state.duel_cards, _SAME, 1 / 5, _LORD_CARDS)
     out[at["rounds_scored"]] = len(state.round_scores) / 10
 
 
@@ -187,15 +192,34 @@ _GNG_CARDS = len(gng.CODES)
 _GNG_COLOURS = len(gng.COLOURS)
 
 
+def _flock_numbers(flock: list[int]) -> array:
+    """A flock's ten numbers: per number 1-5 its cards / 10, the top number one-hot."""
+    key = tuple(flock)
+    numbers = _FLOCKS.get(key)
+    if numbers is None:
+        if len(_FLOCKS) >= _MADE_LIMIT:
+            _FLOCKS.clear()
+        counted = Counter(flock)
+        numbers = array("f", [counted[number] * 0.1 for number in range(1, 6)])
+        numbers.extend([0.0] * 5)
+        numbers[4 + flock[-1]] = 1.0
+        _FLOCKS[key] = numbers
+    return numbers
+
+
+_FLOCKS: dict[tuple[int, ...], array] = {}
+"""The numbers of each distinct flock met so far."""
+
+
 def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> None:
     """Goat 'n' Goat: the seat's own hand, what every seat knows of the others' hands
     (the cards it saw them take), and everything public."""
     out[at["turn"] + seats.relative(state.seat)] = 1.0
     out[at["phase"] + GNG_PHASES[state._phase.value]] = 1.0
-    _tally(out, at["played"], state.played, gng.CODE_INDEX, 1 / 8)
+    _tally(out, at["played"], state.played, gng.CODE_INDEX, 1 / 8, _GNG_CARDS)
     out[at["take_count"]] = state.take_count / 5
     _counts(out, at["hand"], state.hands[seats.seat], 1 / 8)
-    _tally(out, at["row"], state.row, _SAME, 1 / 6)
+    _tally(out, at["row"], state.row, _SAME, 1 / 6, _GNG_CARDS)
     hand_sizes, known, flocks, held_at = (
         at["hand_sizes"],
         at["known_in_hands"],
@@ -213,11 +237,7 @@ def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> N
             start = flocks + (slot * _GNG_COLOURS + place) * 10
             flock = state.flocks[seat][place]
             if flock:
-                counted = [0] * 5
-                for number in flock:
-                    counted[number - 1] += 1
-                _counts(out, start, counted, 0.1)
-                out[start + 4 + flock[-1]] = 1.0
+                out[start : start + 10] = _flock_numbers(flock)
             held = state.held[seat][place]
             start = held_at + (slot * _GNG_COLOURS + place) * 2
             out[start] = float(len(held))
@@ -228,14 +248,15 @@ def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> N
         out[scores + slot] = (points - penalties) / 30
     mountains = at["mountains"]
     for place, values in enumerate(state.mountains):
+        start = mountains + place * len(GNG_VALUES) - GNG_VALUES[0]
         for value in values:
-            out[mountains + place * len(GNG_VALUES) + value - GNG_VALUES[0]] += 1.0
+            out[start + value] += 1.0
     draw = at["draw"]
     out[draw] = len(state.draw) / 84
     if state.reshuffled:
         out[draw + 1] = 1.0
-        _tally(out, draw + 2, state.draw, _SAME, 1 / 10)
-    _tally(out, at["discard"], state.discard, _SAME, 1 / 10)
+        _tally(out, draw + 2, state.draw, _SAME, 1 / 10, _GNG_CARDS)
+    _tally(out, at["discard"], state.discard, _SAME, 1 / 10, _GNG_CARDS)
     run_outs = at["run_outs"]
     out[run_outs] = state.run_outs / 2
     out[run_outs + 1] = gng.FINAL_RUN_OUT[players] / 2
@@ -265,32 +286,50 @@ def _blank_pasture(size: int) -> array:
 _HDZ_PASTURES = {size: _blank_pasture(size) for size in hdz.PASTURE_SIZES}
 
 
+def _pasture_numbers(size: int, cards: list[str | None]) -> array:
+    """The pasture field with its cards (no marks, no stalls): made once per distinct
+    pasture (a pasture changes on a play or a drive, not on every decision), then copied."""
+    key = (size, *cards)
+    numbers = _LAID.get(key)
+    if numbers is None:
+        if len(_LAID) >= _LAID_LIMIT:
+            _LAID.clear()
+        numbers = _HDZ_PASTURES[size][:]
+        offsets = _HDZ_OFFSETS[size]
+        for cell, card in enumerate(cards):
+            if card is not None:
+                for within, number in HDZ_CARD_NUMBERS[card]:
+                    numbers[offsets[cell] + within] = number
+        _LAID[key] = numbers
+    return numbers
+
+
+_LAID: dict[tuple[Any, ...], array] = {}
+"""The pasture field of each distinct pasture met so far."""
+_LAID_LIMIT = 2_000
+"""Pastures kept (12 KB each) before the cache starts again."""
+
+
 def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players: int) -> None:
     """Herr der Ziegen: the seat's own hand, the cards every seat knows in the others'
     hands, and everything public."""
     relative = seats.relative
-    size = state.size
+    size, cards = state.size, len(HDZ_CARDS)
     out[at["active"] + relative(state.seat)] = 1.0
     out[at["phase"] + _HDZ_PHASES[state.phase]] = 1.0
     out[at["turn"]] = state.turn / 100
     if state.played is not None:
         out[at["played"] + HDZ_CARDS[state.played]] = 1.0
-    _tally(out, at["hand"], state.hands[seats.seat], HDZ_CARDS, 1 / 2)
+    _tally(out, at["hand"], state.hands[seats.seat], HDZ_CARDS, 1 / 2, cards)
     pasture, offsets = at["pasture"], _HDZ_OFFSETS[size]
-    blank = _HDZ_PASTURES[size]
-    out[pasture : pasture + len(blank)] = blank
-    numbers = HDZ_CARD_NUMBERS
-    for cell, card in enumerate(state.cards):
-        if card is not None:
-            place = pasture + offsets[cell]
-            for within, number in numbers[card]:
-                out[place + within] = number
+    cards_laid = _pasture_numbers(size, state.cards)
+    out[pasture : pasture + len(cards_laid)] = cards_laid
     marks = state.marks
     for cell in compress(range(len(marks)), map(is_not, marks, repeat(None))):
         out[pasture + offsets[cell] + 6 + relative(marks[cell])] = 1.0
     for seat, cell in enumerate(state.stalls):
         out[pasture + offsets[cell] + 1 + relative(seat)] = 1.0
-    cards, sides = len(HDZ_CARDS), hdz.TRACK_SIDES[size]
+    sides = hdz.TRACK_SIDES[size]
     hand_sizes, known, goat_at, facing = (
         at["hand_sizes"],
         at["known_hands"],
@@ -302,14 +341,14 @@ def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players
     for slot, seat in enumerate(seats.order()):
         seat %= players
         out[hand_sizes + slot] = len(state.hands[seat]) / 2
-        _tally(out, known + slot * cards, state.known[seat], HDZ_CARDS, 1 / 2)
+        _tally(out, known + slot * cards, state.known[seat], HDZ_CARDS, 1 / 2, cards)
         position = state.goats[seat]
         out[goat_at + slot * _HDZ_TRACK + position] = 1.0
         line, index = sides[position]
         start = facing + slot * (2 + HDZ_SIZE)
         out[start + (line == "column")] = 1.0
         out[start + 2 + index] = 1.0
-        _tally(out, displays + slot * cards, state.displays[seat], HDZ_CARDS, 1 / 4)
+        _tally(out, displays + slot * cards, state.displays[seat], HDZ_CARDS, 1 / 4, cards)
         out[markers + slot] = state.markers[seat] / 10
         out[at["scores"] + slot] = scores[seat] / 50
     owners = at["owners"]
