@@ -211,6 +211,25 @@ _FLOCKS: dict[tuple[int, ...], array] = {}
 """The numbers of each distinct flock met so far."""
 
 
+def _mountain_numbers(mountains: list[list[int]]) -> array:
+    """The face-up mountains: per colour, per value 3-9, how many show it."""
+    key = tuple(map(tuple, mountains))
+    numbers = _MOUNTAINS.get(key)
+    if numbers is None:
+        if len(_MOUNTAINS) >= _MADE_LIMIT:
+            _MOUNTAINS.clear()
+        numbers = array("f", bytes(4 * _GNG_COLOURS * len(GNG_VALUES)))
+        for place, values in enumerate(mountains):
+            for value in values:
+                numbers[place * len(GNG_VALUES) + value - GNG_VALUES[0]] += 1.0
+        _MOUNTAINS[key] = numbers
+    return numbers
+
+
+_MOUNTAINS: dict[tuple[tuple[int, ...], ...], array] = {}
+"""The numbers of each distinct set of face-up mountains met so far."""
+
+
 def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> None:
     """Goat 'n' Goat: the seat's own hand, what every seat knows of the others' hands
     (the cards it saw them take), and everything public."""
@@ -247,10 +266,8 @@ def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> N
         out[penalty_sizes + slot] = penalties / 20
         out[scores + slot] = (points - penalties) / 30
     mountains = at["mountains"]
-    for place, values in enumerate(state.mountains):
-        start = mountains + place * len(GNG_VALUES) - GNG_VALUES[0]
-        for value in values:
-            out[start + value] += 1.0
+    face_up = _mountain_numbers(state.mountains)
+    out[mountains : mountains + len(face_up)] = face_up
     draw = at["draw"]
     out[draw] = len(state.draw) / 84
     if state.reshuffled:
