@@ -163,3 +163,28 @@ def test_goatarena_build_builds_a_folder_locally_and_gives_it_back(tmp_path):
     failed = CliRunner().invoke(main, ["build", str(folder)])
     assert failed.exit_code == 1
     assert "compiling" in failed.output and "the build failed (exit status 2)" in failed.output
+
+
+def test_a_build_that_fills_its_folder_is_stopped(tmp_path):
+    small = BuildLimits(
+        seconds=30, memory_bytes=512 << 20, processes=64, file_bytes=4 << 20,
+        log_bytes=4096, disk_bytes=2 << 20, disk_entries=1000,
+    )  # fmt: skip
+    fill = (
+        "all:\n\tfor n in 1 2 3 4 5 6 7 8; do head -c 1048576 /dev/zero > f$$n; sleep 0.4; done\n"
+    )
+    result, folder = build(tmp_path, fill, small)
+    assert not result.ok
+    assert "wrote more than 2 MiB to its folder" in result.reason
+    assert not (folder / "f8").exists()
+
+
+def test_a_build_that_makes_too_many_files_is_stopped(tmp_path):
+    small = BuildLimits(
+        seconds=30, memory_bytes=512 << 20, processes=64, file_bytes=4 << 20,
+        log_bytes=4096, disk_bytes=64 << 20, disk_entries=1000,
+    )  # fmt: skip
+    result, _ = build(tmp_path, "all:\n\tmkdir d; cd d; seq 5000 | xargs touch; sleep 20\n", small)
+    assert not result.ok
+    assert "made more than 1000 files" in result.reason
+    assert result.seconds < 15

@@ -10,6 +10,7 @@ submissions never changes its own. Its last line on stdout is the outcome as JSO
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -23,6 +24,7 @@ from goatarena.referee.sandbox import SandboxPolicy
 
 CUT_NOTE = b"\n[the build log is cut here: it reached its cap]\n"
 ORPHAN_POLL_S = 0.5
+DISK_POLL_S = 0.5
 
 
 class BuildSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -40,6 +42,8 @@ class BuildSettings(msgspec.Struct, frozen=True, kw_only=True):
     sandbox: str = "bwrap"
     parent: int = 0
     """The process that started the build (0: whichever is its parent when it starts)."""
+    disk_bytes: int = 1 << 30
+    disk_entries: int = 100_000
 
 
 class BuildOutcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,11 +98,12 @@ async def run_build(settings: BuildSettings) -> BuildOutcome:
     reason = ""
     try:
         await process.stdin.aclose()
-        orphaned: list[bool] = []
+        stopped: list[str] = []
         with trio.move_on_after(settings.seconds) as timer:
             async with trio.open_nursery() as watching:
                 parent = settings.parent or os.getppid()
-                watching.start_soon(_orphaned, parent, watching.cancel_scope, orphaned)
+                watching.start_soon(_orphaned, parent, watching.cancel_scope, stopped)
+                watching.start_soon(_disk, folder, settings, watching.cancel_scope, stopped)
                 async with trio.open_nursery() as copying:
                     for stream in (process.stdout, process.stderr):
                         copying.start_soon(_copy, stream, log)
@@ -106,8 +111,8 @@ async def run_build(settings: BuildSettings) -> BuildOutcome:
                 watching.cancel_scope.cancel()  # built: the output is all in the log
         if timer.cancelled_caught:
             reason = f"the build took longer than {settings.seconds:g} s and was stopped"
-        elif orphaned:
-            reason = "the server that started the build has gone"
+        elif stopped:
+            reason = stopped[0]
     finally:
         confinement.kill_all()
         code = await process.wait()
@@ -124,13 +129,45 @@ async def run_build(settings: BuildSettings) -> BuildOutcome:
     return BuildOutcome(status=status, reason=reason, seconds=time.monotonic() - started)
 
 
-async def _orphaned(parent: int, scope: trio.CancelScope, found: list[bool]) -> None:
+async def _orphaned(parent: int, scope: trio.CancelScope, why: list[str]) -> None:
     """Stop the build when the server that started it is gone (killed, say): a server
     started again builds the submission anew, and two builds must never share its folder."""
     while os.getppid() == parent:
         await trio.sleep(ORPHAN_POLL_S)
-    found.append(True)
+    why.append("the server that started the build has gone")
     scope.cancel()
+
+
+async def _disk(
+    folder: Path, settings: BuildSettings, scope: trio.CancelScope, why: list[str]
+) -> None:
+    """Stop the build once its folder holds more than ``disk_bytes`` or ``disk_entries``
+    (each file is capped by ``RLIMIT_FSIZE`` too, and ``/tmp`` by its size)."""
+    while True:
+        await trio.sleep(DISK_POLL_S)
+        size, entries = await trio.to_thread.run_sync(_usage, folder, settings.disk_entries)
+        if size > settings.disk_bytes:
+            mib = settings.disk_bytes / (1 << 20)
+            why.append(f"the build wrote more than {mib:g} MiB to its folder and was stopped")
+        elif entries > settings.disk_entries:
+            why.append(f"the build made more than {settings.disk_entries} files and was stopped")
+        else:
+            continue
+        scope.cancel()
+        return
+
+
+def _usage(folder: Path, most_entries: int) -> tuple[int, int]:
+    """The bytes and entries under ``folder`` (counting stops past ``most_entries``)."""
+    size = entries = 0
+    for root, folders, files in os.walk(folder):
+        entries += len(folders) + len(files)
+        for name in files:
+            with contextlib.suppress(OSError):
+                size += os.lstat(os.path.join(root, name)).st_blocks * 512
+        if entries > most_entries:
+            break
+    return size, entries
 
 
 async def _copy(stream: trio.abc.ReceiveStream, log: _CappedLog) -> None:

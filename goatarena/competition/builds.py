@@ -35,13 +35,16 @@ interpreter goatarena runs on, which has the SDK (as ``goatarena new-bot`` does)
 
 @dataclass(frozen=True)
 class BuildLimits:
-    """A build's limits: seconds, memory, processes, the largest file, the log."""
+    """A build's limits: seconds, memory, processes, the largest file, the log, and what
+    its folder may hold in all (bytes and entries)."""
 
     seconds: float
     memory_bytes: int
     processes: int
     file_bytes: int
     log_bytes: int
+    disk_bytes: int = 1 << 30
+    disk_entries: int = 100_000
 
     @classmethod
     def of(cls, settings: CompetitionSettings) -> BuildLimits:
@@ -52,6 +55,8 @@ class BuildLimits:
             processes=settings.build_processes,
             file_bytes=settings.build_file_mib << 20,
             log_bytes=settings.build_log_kib << 10,
+            disk_bytes=settings.build_disk_mib << 20,
+            disk_entries=settings.build_files,
         )
 
 
@@ -133,6 +138,8 @@ async def build_folder(
         hidden_where_possible=list(hidden_where_possible),
         sandbox=sandbox,
         parent=os.getpid(),
+        disk_bytes=limits.disk_bytes,
+        disk_entries=limits.disk_entries,
     )
     child = await trio.run_process(
         [sys.executable, "-m", "goatarena.competition.build_child", msgspec.json.encode(settings)],

@@ -34,7 +34,8 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
     ``upload_mib`` caps an upload's size, ``unpacked_mib`` and ``files`` what it unpacks
     to and ``ratio`` its compression ratio. A build has ``build_s`` seconds,
     ``build_memory_mib`` of memory and ``build_processes`` processes, and may write files
-    of up to ``build_file_mib``; its log keeps ``build_log_kib``. An entrant may submit
+    of up to ``build_file_mib`` each, ``build_disk_mib`` and ``build_files`` in all in its
+    folder; its log keeps ``build_log_kib``. An entrant may submit
     ``per_day`` times a day and keeps ``active_versions`` versions in the ladder (older
     ones are retired). ``validation_games`` are played per game and seat count before a
     version joins, against itself and ``reference`` (a bot of ``[bots]``; unset: the
@@ -54,6 +55,8 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
     build_memory_mib: int = 2048
     build_processes: int = 256
     build_file_mib: int = 512
+    build_disk_mib: int = 2048
+    build_files: int = 100_000
     build_log_kib: int = 256
     per_day: int = 20
     active_versions: int = 1
@@ -78,7 +81,14 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
                 raise ValueError(f"competition.{key}: must be above 0")
         if self.compare_games < 0:
             raise ValueError("competition.compare_games: must be at least 0")
-        for key in ("files", "build_memory_mib", "build_processes", "build_file_mib"):
+        for key in (
+            "files",
+            "build_memory_mib",
+            "build_processes",
+            "build_file_mib",
+            "build_disk_mib",
+            "build_files",
+        ):
             if getattr(self, key) < 1:
                 raise ValueError(f"competition.{key}: must be at least 1")
         for key in ("per_day", "active_versions", "validation_games", "build_log_kib"):
