@@ -23,7 +23,13 @@ _DB = click.option(
 
 @main.group("entrant")
 def entrant_group() -> None:
-    """A competition's entrants (a ladder file with a [competition] section)."""
+    """A competition's entrants (a ladder file with a [competition] section): add one
+    (their token is printed once), suspend or reinstate one.
+
+    \b
+    Example:
+        goatarena entrant add class.toml alice
+    """
 
 
 @entrant_group.command("add")
@@ -59,7 +65,12 @@ def add_command(file: Path, name: str, organiser: bool, db: Path | None) -> None
 @_DB
 @reports_errors
 def suspend_command(file: Path, name: str, reason: str, reinstate: bool, db: Path | None) -> None:
-    """Suspend entrant NAME (no more uploads), or reinstate them with --reinstate."""
+    """Suspend entrant NAME (no more uploads), or reinstate them with --reinstate.
+
+    \b
+    Example:
+        goatarena entrant suspend class.toml alice --reason "copied code"
+    """
     _, store = open_place(file, db)
     try:
         entrant = store.entrant_named(name)
