@@ -21,26 +21,17 @@ from __future__ import annotations
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from itertools import compress, repeat
-from operator import is_not
 from typing import Any
 
 from goatarena.envs.vector_base import Seats
 from goatarena.envs.vector_layouts import (
     GNG_PHASES,
     GNG_VALUES,
-    HDZ_CARD_NUMBERS,
-    HDZ_CARDS,
-    HDZ_CELL,
-    HDZ_PHASES,
-    HDZ_SIZE,
-    HDZ_TYPES,
     LORD_KINDS,
     GoatLordsEncoder,
 )
 from goatarena.games import goat_lords_tables as lords
 from goatarena.games import goat_n_goat_tables as gng
-from goatarena.games import herr_der_ziegen_tables as hdz
 from goatarena.games import mountain_goats as goats
 
 Out = array
@@ -72,7 +63,7 @@ _MADE_LIMIT = 50_000
 """Count lists kept per step before the cache starts again (a bound on memory)."""
 
 
-def _tally(out: Out, start: int, cards: Any, index: Any, step: float, size: int) -> None:
+def tally(out: Out, start: int, cards: Any, index: Any, step: float, size: int) -> None:
     """Per card in ``cards`` (mapped through ``index``), its count times ``step``, over
     the ``size`` numbers from ``start``: made once per distinct pile, then copied."""
     made = _TALLIES[id(index), step, size]
@@ -165,7 +156,7 @@ def fill_goat_lords(out: Out, at: At, state: Any, seats: Seats, max_players: int
         out[start + _LORD_CARDS] = len(herd) / 10
         top = herd[-1]
         out[start + _LORD_CARDS + 1 + _LORD_KIND_OF[top[0]]] = 1.0
-        _tally(out, start + _LORD_CARDS + 1 + len(LORD_KINDS), top, _SAME, 1 / 10, _LORD_CARDS)
+        tally(out, start + _LORD_CARDS + 1 + len(LORD_KINDS), top, _SAME, 1 / 10, _LORD_CARDS)
     discard = state.discard
     if discard:
         out[at["discard_top"] + discard[-1]] = 1.0
@@ -182,7 +173,7 @@ def fill_goat_lords(out: Out, at: At, state: Any, seats: Seats, max_players: int
         out[duel_seats + max_players + relative(target)] = 1.0
         out[duel_seats + 2 * max_players + relative(answering)] = 1.0
         out[at["duel_kind"] + _LORD_KIND_OF[state.herds[target][-1][0]]] = 1.0
-        _tally(out, at["duel_played"], state.duel_cards, _SAME, 1 / 5, _LORD_CARDS)
+        tally(out, at["duel_played"], state.duel_cards, _SAME, 1 / 5, _LORD_CARDS)
     out[at["rounds_scored"]] = len(state.round_scores) / 10
 
 
@@ -235,10 +226,10 @@ def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> N
     (the cards it saw them take), and everything public."""
     out[at["turn"] + seats.relative(state.seat)] = 1.0
     out[at["phase"] + GNG_PHASES[state._phase.value]] = 1.0
-    _tally(out, at["played"], state.played, gng.CODE_INDEX, 1 / 8, _GNG_CARDS)
+    tally(out, at["played"], state.played, gng.CODE_INDEX, 1 / 8, _GNG_CARDS)
     out[at["take_count"]] = state.take_count / 5
     _counts(out, at["hand"], state.hands[seats.seat], 1 / 8)
-    _tally(out, at["row"], state.row, _SAME, 1 / 6, _GNG_CARDS)
+    tally(out, at["row"], state.row, _SAME, 1 / 6, _GNG_CARDS)
     hand_sizes, known, flocks, held_at = (
         at["hand_sizes"],
         at["known_in_hands"],
@@ -272,126 +263,18 @@ def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> N
     out[draw] = len(state.draw) / 84
     if state.reshuffled:
         out[draw + 1] = 1.0
-        _tally(out, draw + 2, state.draw, _SAME, 1 / 10, _GNG_CARDS)
-    _tally(out, at["discard"], state.discard, _SAME, 1 / 10, _GNG_CARDS)
+        tally(out, draw + 2, state.draw, _SAME, 1 / 10, _GNG_CARDS)
+    tally(out, at["discard"], state.discard, _SAME, 1 / 10, _GNG_CARDS)
     run_outs = at["run_outs"]
     out[run_outs] = state.run_outs / 2
     out[run_outs + 1] = gng.FINAL_RUN_OUT[players] / 2
     out[run_outs + 2] = float(state.ending)
 
 
-# -- Herr der Ziegen ------------------------------------------------------------------------
-
-_HDZ_PHASES = {phase: HDZ_PHASES[name] for phase, name in hdz.PHASE_NAMES.items()}
-_HDZ_OFFSETS = {
-    size: tuple((row * HDZ_SIZE + column) * HDZ_CELL for row, column in hdz.CELL_PLACES[size])
-    for size in hdz.PASTURE_SIZES
-}
-"""Per pasture size, per cell, where its numbers start within the pasture field."""
-_HDZ_TRACK = 4 * HDZ_SIZE
-
-
-def _blank_pasture(size: int) -> array:
-    """The pasture field of a pasture of ``size`` with nothing on it: 1 (inside the
-    pasture) first in each of its cells."""
-    blank = array("f", bytes(4 * HDZ_SIZE * HDZ_SIZE * HDZ_CELL))
-    for offset in _HDZ_OFFSETS[size]:
-        blank[offset] = 1.0
-    return blank
-
-
-_HDZ_PASTURES = {size: _blank_pasture(size) for size in hdz.PASTURE_SIZES}
-
-
-def _pasture_numbers(size: int, cards: list[str | None]) -> array:
-    """The pasture field with its cards (no marks, no stalls): made once per distinct
-    pasture (a pasture changes on a play or a drive, not on every decision), then copied."""
-    key = (size, *cards)
-    numbers = _LAID.get(key)
-    if numbers is None:
-        if len(_LAID) >= _LAID_LIMIT:
-            _LAID.clear()
-        numbers = _HDZ_PASTURES[size][:]
-        offsets = _HDZ_OFFSETS[size]
-        for cell, card in enumerate(cards):
-            if card is not None:
-                for within, number in HDZ_CARD_NUMBERS[card]:
-                    numbers[offsets[cell] + within] = number
-        _LAID[key] = numbers
-    return numbers
-
-
-_LAID: dict[tuple[Any, ...], array] = {}
-"""The pasture field of each distinct pasture met so far."""
-_LAID_LIMIT = 2_000
-"""Pastures kept (12 KB each) before the cache starts again."""
-
-
-def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players: int) -> None:
-    """Herr der Ziegen: the seat's own hand, the cards every seat knows in the others'
-    hands, and everything public."""
-    relative = seats.relative
-    size, cards = state.size, len(HDZ_CARDS)
-    out[at["active"] + relative(state.seat)] = 1.0
-    out[at["phase"] + _HDZ_PHASES[state.phase]] = 1.0
-    out[at["turn"]] = state.turn / 100
-    if state.played is not None:
-        out[at["played"] + HDZ_CARDS[state.played]] = 1.0
-    _tally(out, at["hand"], state.hands[seats.seat], HDZ_CARDS, 1 / 2, cards)
-    pasture, offsets = at["pasture"], _HDZ_OFFSETS[size]
-    cards_laid = _pasture_numbers(size, state.cards)
-    out[pasture : pasture + len(cards_laid)] = cards_laid
-    marks = state.marks
-    for cell in compress(range(len(marks)), map(is_not, marks, repeat(None))):
-        out[pasture + offsets[cell] + 6 + relative(marks[cell])] = 1.0
-    for seat, cell in enumerate(state.stalls):
-        out[pasture + offsets[cell] + 1 + relative(seat)] = 1.0
-    sides = hdz.TRACK_SIDES[size]
-    hand_sizes, known, goat_at, facing = (
-        at["hand_sizes"],
-        at["known_hands"],
-        at["goats"],
-        at["facing"],
-    )
-    displays, markers = at["displays"], at["markers"]
-    scores, players = state.scores(), seats.players
-    for slot, seat in enumerate(seats.order()):
-        seat %= players
-        out[hand_sizes + slot] = len(state.hands[seat]) / 2
-        _tally(out, known + slot * cards, state.known[seat], HDZ_CARDS, 1 / 2, cards)
-        position = state.goats[seat]
-        out[goat_at + slot * _HDZ_TRACK + position] = 1.0
-        line, index = sides[position]
-        start = facing + slot * (2 + HDZ_SIZE)
-        out[start + (line == "column")] = 1.0
-        out[start + 2 + index] = 1.0
-        _tally(out, displays + slot * cards, state.displays[seat], HDZ_CARDS, 1 / 4, cards)
-        out[markers + slot] = state.markers[seat] / 10
-        out[at["scores"] + slot] = scores[seat] / 50
-    owners = at["owners"]
-    for kind, owner in state.owners.items():
-        out[owners + HDZ_TYPES[kind] * max_players + relative(owner)] = 1.0
-    fifth = at["fifth_cards"]
-    for card, winner in state.fifth.items():
-        out[fifth + HDZ_TYPES[hdz.CARD_TYPE[card]] * max_players + relative(winner)] = 1.0
-    closed = at["closed"]
-    for kind in state.closed:
-        out[closed + HDZ_TYPES[kind]] = 1.0
-    drive, cells = at["drive"], HDZ_SIZE * HDZ_SIZE
-    if state.pending is not None:
-        source, target = state.pending
-        out[drive] = 1.0
-        out[drive + 1 + offsets[source] // HDZ_CELL] = 1.0
-        out[drive + 1 + cells + offsets[target] // HDZ_CELL] = 1.0
-    out[drive + 1 + 2 * cells] = len(state.refused) / 10
-    out[at["draw_size"]] = len(state.draw) / 100
-    out[at["ended"]] = float(bool(state.end_reason))
-
-
-STATE_FILLS: dict[str, StateFill] = {
+FILLS: dict[str, StateFill] = {
     "goat-lords": fill_goat_lords,
     "goat-n-goat": fill_goat_n_goat,
-    "herr-der-ziegen": fill_herr_der_ziegen,
     "mountain-goats": fill_mountain_goats,
 }
-"""Every game's fill from the state, by game name."""
+"""The fills of this module by game name (Herr der Ziegen's is in
+:mod:`goatarena.envs.state_vectors_herr_der_ziegen`)."""

@@ -10,11 +10,17 @@ from functools import cache
 
 import numpy as np
 
-from goatarena.envs.state_vectors import STATE_FILLS
+from goatarena.envs import state_vectors, state_vectors_herr_der_ziegen
 from goatarena.envs.vector_base import Encoder
 from goatarena.envs.vector_layouts import ENCODERS
 from goatarena.games import find_game
 from goatarena.games.base import Observation
+
+STATE_FILLS: dict[str, state_vectors.StateFill] = {
+    **state_vectors.FILLS,
+    "herr-der-ziegen": state_vectors_herr_der_ziegen.fill_herr_der_ziegen,
+}
+"""Every game's fill of its vector straight from the state, by game name."""
 
 
 @cache
