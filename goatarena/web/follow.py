@@ -24,6 +24,7 @@ import msgspec
 import trio
 
 from goatarena.errors import StoreError
+from goatarena.formats.sprt_course import SprtCourseKeeper
 from goatarena.report.facts import parse_config
 from goatarena.store.browsing import (
     newest_number,
@@ -43,7 +44,6 @@ from goatarena.web.answers import (
     encode,
 )
 from goatarena.web.index import GameIndex
-from goatarena.web.sprt import SprtCourseKeeper
 
 T = TypeVar("T")
 
