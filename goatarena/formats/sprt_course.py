@@ -1,6 +1,6 @@
-"""A gauntlet's SPRT course, kept as the site reads the games in finishing order: the
-log-likelihood ratio after each completed pair of the challenger's games against the
-baseline, drawn by the report's chart (:func:`goatarena.report.charts.sprt_plot`)."""
+"""A gauntlet's SPRT course, kept as the site or the report reads the games in finishing
+order: the log-likelihood ratio after each completed pair of the challenger's games
+against the baseline, drawn by the report's chart (:func:`goatarena.report.charts.sprt_plot`)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,18 @@ class SprtCourseKeeper:
         self.pair = sorted((challenger, baseline))
         self.tally = SprtTally(settings, challenger, baseline)
         self.points: list[tuple[int, float]] = []
+
+    @classmethod
+    def of_json(cls, config_json: str | None) -> SprtCourseKeeper | None:
+        """The keeper of a store whose stored tournament file (JSON) has an ``[sprt]``
+        table, else None."""
+        if not config_json:
+            return None
+        try:
+            config = msgspec.json.decode(config_json)
+        except msgspec.DecodeError:
+            return None  # written by another version: no test to show
+        return cls.of(config) if isinstance(config, dict) else None
 
     @classmethod
     def of(cls, config: dict[str, Any]) -> SprtCourseKeeper | None:
