@@ -29,6 +29,12 @@ _HDZ_OFFSETS = {
 }
 """Per pasture size, per cell, where its numbers start within the pasture field."""
 _HDZ_TRACK = 4 * HDZ_SIZE
+_SLOTS = {
+    players: [Seats(seat, players).relative_slots() for seat in range(players)]
+    for players in hdz.SETUP
+}
+"""Per player count and observing seat, each seat's relative slot (Seats.relative, as a
+look-up rather than a call: a vector needs a dozen)."""
 
 
 def _blank_pasture(size: int) -> array:
@@ -88,9 +94,9 @@ _LAID_LIMIT = 2_000
 def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players: int) -> None:
     """Herr der Ziegen: the seat's own hand, the cards every seat knows in the others'
     hands, and everything public."""
-    relative = seats.relative
+    slots = _SLOTS[seats.players][seats.seat]  # a seat's slot, by seat
     size, cards = state.size, len(HDZ_CARDS)
-    out[at["active"] + relative(state.seat)] = 1.0
+    out[at["active"] + slots[state.seat]] = 1.0
     out[at["phase"] + _HDZ_PHASES[state.phase]] = 1.0
     out[at["turn"]] = state.turn / 100
     if state.played is not None:
@@ -101,9 +107,9 @@ def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players
     out[pasture : pasture + len(cards_laid)] = cards_laid
     marks = state.marks
     for cell in compress(range(len(marks)), map(is_not, marks, repeat(None))):
-        out[pasture + offsets[cell] + 6 + relative(marks[cell])] = 1.0
+        out[pasture + offsets[cell] + 6 + slots[marks[cell]]] = 1.0
     for seat, cell in enumerate(state.stalls):
-        out[pasture + offsets[cell] + 1 + relative(seat)] = 1.0
+        out[pasture + offsets[cell] + 1 + slots[seat]] = 1.0
     sides = hdz.TRACK_SIDES[size]
     hand_sizes, known, goat_at, facing = (
         at["hand_sizes"],
@@ -111,7 +117,7 @@ def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players
         at["goats"],
         at["facing"],
     )
-    displays, markers = at["displays"], at["markers"]
+    displays, markers, score_at = at["displays"], at["markers"], at["scores"]
     scores, players = state.scores(), seats.players
     for slot, seat in enumerate(seats.order()):
         seat %= players
@@ -125,13 +131,13 @@ def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players
         out[start + 2 + index] = 1.0
         tally(out, displays + slot * cards, state.displays[seat], HDZ_CARDS, 1 / 4, cards)
         out[markers + slot] = state.markers[seat] / 10
-        out[at["scores"] + slot] = scores[seat] / 50
+        out[score_at + slot] = scores[seat] / 50
     owners = at["owners"]
     for kind, owner in state.owners.items():
-        out[owners + HDZ_TYPES[kind] * max_players + relative(owner)] = 1.0
+        out[owners + HDZ_TYPES[kind] * max_players + slots[owner]] = 1.0
     fifth = at["fifth_cards"]
     for card, winner in state.fifth.items():
-        out[fifth + HDZ_TYPES[hdz.CARD_TYPE[card]] * max_players + relative(winner)] = 1.0
+        out[fifth + HDZ_TYPES[hdz.CARD_TYPE[card]] * max_players + slots[winner]] = 1.0
     closed = at["closed"]
     for kind in state.closed:
         out[closed + HDZ_TYPES[kind]] = 1.0

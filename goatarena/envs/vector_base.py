@@ -142,6 +142,10 @@ class Seats:
         """``other``'s slot: 0 for the observer, 1 for the seat after it, ..."""
         return (other - self.seat) % self.players
 
+    def relative_slots(self) -> tuple[int, ...]:
+        """Every seat's slot, by seat: ``relative`` of each."""
+        return tuple(map(self.relative, range(self.players)))
+
     def order(self) -> range:
         """Slot by slot, the absolute seats: ``[seat, seat + 1, ...]`` modulo players."""
         return range(self.seat, self.seat + self.players)
