@@ -63,11 +63,16 @@ def _wait(condition, timeout_s: float, what: str) -> None:
 class Cluster:
     """A scheduler and two workers; ``folder`` is where the tests put bots and results."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, scratch: Path) -> None:
         self.folder = folder
+        self.scratch = scratch
         self.address = f"tcp://127.0.0.1:{_free_port()}"
         self.processes: list[subprocess.Popen[bytes]] = []
-        env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1")
+        # The workers' temporary folder is the test's: the copies of bots' folders that
+        # they make (for a root runner) must all be gone once they have stopped.
+        env = dict(
+            os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1", TMPDIR=str(self.scratch)
+        )
         port = self.address.rsplit(":", 1)[1]
         self._start(
             [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
@@ -130,7 +135,7 @@ class Cluster:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory) -> Iterator[Cluster]:
     folder = tmp_path_factory.mktemp("cluster")
-    running = Cluster(folder)
+    running = Cluster(folder, tmp_path_factory.mktemp("cluster-tmp"))
     try:
         yield running
     finally:
@@ -138,6 +143,7 @@ def cluster(tmp_path_factory) -> Iterator[Cluster]:
         # Nothing of the cluster or of its bots may outlive it.
         _wait(lambda: not live_processes_mentioning(str(folder)), 10, "the bots to exit")
         assert not [p for p in running.processes if p.poll() is None]
+        assert not list(running.scratch.glob("goatarena-bot-copies-*"))
 
 
 def _bot(folder: Path, name: str, code: str | None = None) -> str:

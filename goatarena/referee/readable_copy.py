@@ -86,13 +86,17 @@ def _readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
             f"bots run in group {gid}, which cannot read all of {folder}, and it holds"
             f" {bound}, too large to copy: make it readable by all (chmod -R a+rX {folder})",
         )
-    copy = os.path.join(_copy_root(), str(len(_copies)))
+    root = _copy_root()
+    copy = os.path.join(root, str(len(_copies)))
+    # The copies themselves too: a bot folder that holds the temporary folder would
+    # otherwise be copied into itself.
+    out = (*inside, os.path.realpath(root))
     try:
         shutil.copytree(
             folder,
             copy,
             symlinks=True,  # a link stays a link: nothing it leads to is copied
-            ignore=lambda where, names: [n for n in names if _left_out(where, n, inside)],
+            ignore=lambda where, names: [n for n in names if _left_out(where, n, out)],
         )
     except (shutil.Error, OSError) as error:
         shutil.rmtree(copy, ignore_errors=True)

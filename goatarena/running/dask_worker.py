@@ -2,10 +2,10 @@
 
 Dask's ``dask worker`` command (its signal handling, nanny and options) runs here as it
 is, and once it has returned — every game stopped, every bot reaped, the worker process
-joined — this process exits without the interpreter's teardown of the modules Dask
-loads, which takes a good part of a second of CPU (several seconds on a loaded
-machine) while the machine's supervisor waits for the worker to go. The exit status is
-the command's.
+joined, and the copies of bots' folders its worker processes left removed — this process
+exits without the interpreter's teardown of the modules Dask loads, which takes a good
+part of a second of CPU (several seconds on a loaded machine) while the machine's
+supervisor waits for the worker to go. The exit status is the command's.
 """
 
 from __future__ import annotations
@@ -44,5 +44,16 @@ def exit_at_once(status: int) -> None:
     os._exit(status)
 
 
+def main() -> None:
+    """Run the worker command; once it has returned, remove the copies of bots' folders
+    that its worker processes left (one killed, say: a closing worker removes its own),
+    and end."""
+    status = run(sys.argv[1:])
+    from goatarena.referee.readable_copy import sweep_copies
+
+    sweep_copies()
+    exit_at_once(status)
+
+
 if __name__ == "__main__":
-    exit_at_once(run(sys.argv[1:]))
+    main()
