@@ -135,19 +135,26 @@ pub fn run(bot: &mut dyn Bot) -> io::Result<()> {
 
 /// A copy of stdout for the answers alone (not inherited by child processes), with
 /// stdout itself then pointed at stderr; None where that cannot be done.
+///
+/// Written for Rust 1.63 (Debian's rustc, which a competition's build uses) as well as
+/// newer ones: descriptor 1 is borrowed as a `File` that is never dropped, and
+/// `try_clone` makes the copy (close-on-exec, so child processes do not inherit it).
 fn private_stdout() -> Option<std::fs::File> {
-    use std::os::fd::BorrowedFd;
+    use std::mem::ManuallyDrop;
+    use std::os::unix::io::FromRawFd;
     extern "C" {
         fn dup2(fd: i32, to: i32) -> i32;
     }
     io::stdout().flush().ok()?;
-    // SAFETY: descriptor 1 is open for as long as the process runs.
-    let answers = unsafe { BorrowedFd::borrow_raw(1) }.try_clone_to_owned().ok()?;
+    // SAFETY: descriptor 1 is open for as long as the process runs, and ManuallyDrop
+    // keeps this File from ever closing it.
+    let stdout = ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
+    let answers = stdout.try_clone().ok()?;
     // SAFETY: dup2 only replaces descriptor 1, which nothing here owns.
     if unsafe { dup2(2, 1) } < 0 {
         return None;
     }
-    Some(std::fs::File::from(answers))
+    Some(answers)
 }
 
 #[cfg(test)]
