@@ -30,6 +30,8 @@ def test_a_folder_edited_in_place_is_copied_again(tmp_path: Path) -> None:
     (folder / "helper.py").write_text("")  # a new file
     third = readable_copy.readable_folder(str(folder), BOT_GID, [])
     assert third not in (first, second) and os.path.exists(Path(third) / "helper.py")
+    readable_copy.remove_copies()
+    assert not any(os.path.exists(copy) for copy in (first, second, third))
 
 
 def test_a_folder_holding_the_temporary_folder_is_not_copied_into_itself(tmp_path, monkeypatch):
