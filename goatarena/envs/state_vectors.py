@@ -183,23 +183,28 @@ _GNG_CARDS = len(gng.CODES)
 _GNG_COLOURS = len(gng.COLOURS)
 
 
-def _flock_numbers(flock: list[int]) -> array:
-    """A flock's ten numbers: per number 1-5 its cards / 10, the top number one-hot."""
-    key = tuple(flock)
-    numbers = _FLOCKS.get(key)
-    if numbers is None:
-        if len(_FLOCKS) >= _MADE_LIMIT:
-            _FLOCKS.clear()
-        counted = Counter(flock)
-        numbers = array("f", [counted[number] * 0.1 for number in range(1, 6)])
-        numbers.extend([0.0] * 5)
-        numbers[4 + flock[-1]] = 1.0
-        _FLOCKS[key] = numbers
-    return numbers
+def _seat_numbers(flocks: list[list[int]], held: list[list[int]]) -> tuple[array, array, int]:
+    """A seat's flocks (per colour ten numbers: per number 1-5 its cards / 10, the top
+    number one-hot), its mountains held (per colour: how many, their values / 20) and the
+    points of those mountains; made once per distinct seat and copied."""
+    key = (*map(tuple, flocks), *map(tuple, held))
+    made = _SEATS.get(key)
+    if made is None:
+        if len(_SEATS) >= _MADE_LIMIT:
+            _SEATS.clear()
+        flock_numbers = array("f", bytes(4 * 10 * _GNG_COLOURS))
+        for place, flock in enumerate(flocks):
+            for number, count in Counter(flock).items():
+                flock_numbers[place * 10 + number - 1] = count * 0.1
+            if flock:
+                flock_numbers[place * 10 + 4 + flock[-1]] = 1.0
+        held_numbers = array("f", [n for values in held for n in (len(values), sum(values) / 20)])
+        made = _SEATS[key] = (flock_numbers, held_numbers, sum(map(sum, held)))
+    return made
 
 
-_FLOCKS: dict[tuple[int, ...], array] = {}
-"""The numbers of each distinct flock met so far."""
+_SEATS: dict[tuple[tuple[int, ...], ...], tuple[array, array, int]] = {}
+"""The numbers of each distinct seat's flocks and mountains met so far."""
 
 
 def _mountain_numbers(mountains: list[list[int]]) -> array:
@@ -242,17 +247,11 @@ def fill_goat_n_goat(out: Out, at: At, state: Any, seats: Seats, _max: int) -> N
         seat %= players
         out[hand_sizes + slot] = sum(state.hands[seat]) / 8
         _counts(out, known + slot * _GNG_CARDS, state.known[seat], 1 / 8)
-        points = 0
-        for place in range(_GNG_COLOURS):
-            start = flocks + (slot * _GNG_COLOURS + place) * 10
-            flock = state.flocks[seat][place]
-            if flock:
-                out[start : start + 10] = _flock_numbers(flock)
-            held = state.held[seat][place]
-            start = held_at + (slot * _GNG_COLOURS + place) * 2
-            out[start] = float(len(held))
-            out[start + 1] = sum(held) / 20
-            points += sum(held)
+        flock_numbers, held_numbers, points = _seat_numbers(state.flocks[seat], state.held[seat])
+        start = flocks + slot * len(flock_numbers)
+        out[start : start + len(flock_numbers)] = flock_numbers
+        start = held_at + slot * len(held_numbers)
+        out[start : start + len(held_numbers)] = held_numbers
         penalties = len(state.penalty_public[seat]) + len(state.penalty_hidden[seat])
         out[penalty_sizes + slot] = penalties / 20
         out[scores + slot] = (points - penalties) / 30
