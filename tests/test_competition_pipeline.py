@@ -212,3 +212,31 @@ def test_an_upload_cut_short_by_a_stop_leaves_nothing_that_is_taken_for_one(tmp_
         assert sorted(path.name for path in uploads.iterdir()) == ["1.tar.gz"]
     finally:
         again.close()
+
+
+def test_ladder_retire_on_the_command_line_is_followed_by_the_competitions_list(
+    tmp_path, competition
+):
+    """The ladder's file is the truth of what plays: ``goatarena ladder retire`` alone
+    (not through the competition) retires the version in the competition's list too, and
+    a version put back in play by hand is active again."""
+    from click.testing import CliRunner
+
+    from goatarena.cli import main
+    from goatarena.formats.ladder.edit import add_version
+
+    ann = entrant(competition, "ann")
+    submission = competition.store.add_submission(ann.id, "python", 1)
+    name, _ = add_version(competition.file, "ann", "builtin:random")
+    competition.store.add_version(name, ann.id, submission, "builtin:random")
+    before = competition.file.read_text()
+
+    done = CliRunner().invoke(main, ["ladder", "retire", str(competition.file), name])
+    assert done.exit_code == 0, done.output
+    competition.reload()
+    assert competition.store.version(name).state == "retired"
+    assert competition.store.versions_of(ann.id)[0].state == "retired"
+
+    competition.file.write_text(before + "\n")  # put back by hand: in play again
+    competition.reload()
+    assert competition.store.version(name).state == "active"

@@ -75,6 +75,8 @@ def upload_refusal(
         return f"{entrant.name} is suspended: {entrant.suspended}"
     if settings.closed(datetime.datetime.fromtimestamp(now, datetime.UTC)):
         return "uploads are closed"
+    if store.uploads_closed() is not None:
+        return f"uploads are closed: {store.uploads_closed()}"
     if language not in settings.languages:
         return f"language {language!r} is not taken here (taken: {', '.join(settings.languages)})"
     made = store.submitted_since(entrant.id, now - DAY_S)

@@ -58,6 +58,7 @@ class Competition:
         self._read_at = file.stat().st_mtime_ns
         for left in (self.place.folder / "uploads").glob(".*.part"):
             left.unlink()  # an upload cut short by a stop: never acknowledged
+        self.follow_ladder()
 
     def close(self) -> None:
         """Close the competition's database."""
@@ -81,6 +82,21 @@ class Competition:
         self.config, self.settings = config, settings
         self.uploads = UploadLimits.of(settings)
         self.builds = BuildLimits.of(settings)
+        self.follow_ladder()
+
+    def follow_ladder(self) -> None:
+        """Make the competition's list of versions say what the ladder's file says: the
+        file is the truth of what plays, so a version retired there (``goatarena ladder
+        retire``, or by hand) is retired here, and one put back is active again. A
+        version the file no longer names at all is retired."""
+        playing = set(self.config.bots) - set(self.config.ladder.retired)
+        changed = {}
+        for version in self.store.versions():
+            state = "active" if version.name in playing else "retired"
+            if version.state != state:
+                changed[version.name] = state
+        if changed:
+            self.store.set_versions_states(changed)
 
     # Taking an upload (called from a worker thread: it writes a file and the database)
 

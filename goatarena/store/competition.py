@@ -173,6 +173,14 @@ class CompetitionStore:
             ).fetchone()
         return None if row is None else _entrant(row)
 
+    def entrants(self) -> list[Entrant]:
+        """Every entrant, the organisers too, in the order they were added."""
+        with self._errors():
+            rows = self._db.execute(
+                "SELECT id, name, token_hash, organiser, suspended FROM entrants ORDER BY id"
+            ).fetchall()
+        return [_entrant(row) for row in rows]
+
     def set_suspended(self, number: int, reason: str | None) -> None:
         """Suspend entrant ``number`` with ``reason``, or reinstate them (None)."""
         with self._errors("suspending an entrant"), self._db:
@@ -293,6 +301,36 @@ class CompetitionStore:
         with self._errors():
             row = self._db.execute(f"{_VERSION} WHERE name = ?", (name,)).fetchone()
         return None if row is None else Version(**dict(zip(_VERSION_FIELDS, row)))
+
+    def versions(self) -> list[Version]:
+        """Every entrant's versions, oldest first."""
+        with self._errors():
+            rows = self._db.execute(f"{_VERSION} ORDER BY created_at, name").fetchall()
+        return [Version(**dict(zip(_VERSION_FIELDS, row))) for row in rows]
+
+    def set_versions_states(self, states: dict[str, str]) -> None:
+        """Set the state of each version named in ``states``, in one transaction."""
+        with self._errors("updating versions"), self._db:
+            self._db.executemany(
+                "UPDATE versions SET state = ? WHERE name = ?",
+                [(state, name) for name, state in states.items()],
+            )
+
+    def uploads_closed(self) -> str | None:
+        """Why the organiser closed uploads (from the site), or None while they are open."""
+        with self._errors():
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'closed'").fetchone()
+        return None if row is None else str(row[0])
+
+    def set_uploads_closed(self, reason: str | None) -> None:
+        """Close uploads, saying why, or open them again (None)."""
+        with self._errors("closing uploads"), self._db:
+            if reason is None:
+                self._db.execute("DELETE FROM meta WHERE key = 'closed'")
+            else:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('closed', ?)", (reason,)
+                )
 
     def versions_of(self, entrant: int) -> list[Version]:
         """Entrant ``entrant``'s versions, oldest first."""

@@ -150,6 +150,7 @@ class CompetitionPages:
             "closed": settings.closes is not None and settings.closed(_now()),
         }
         if viewer.entrant is not None:
+            await self.site.on_store(self.site.competition.reload)  # the ladder's retirements
             store = self.site.competition.store
             values["submissions"] = await self.site.on_store(submissions_for, store, viewer)
             versions = await self.site.on_store(store.versions_of, viewer.entrant.id)

@@ -134,6 +134,7 @@ class CompetitionSite:
         ]
         self.pages = CompetitionPages(self)
         routes += self.pages.routes()
+        site.pages.links.append(("/competition", "competition"))  # in every page's nav
         self.starlette = Starlette(routes=routes)
 
     async def app(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -286,6 +287,7 @@ class CompetitionSite:
         if isinstance(viewer, Response):
             return viewer
         assert viewer.entrant is not None
+        await self.on_store(self.competition.reload)  # the ladder's file says what plays
         versions = await self.on_store(self.competition.store.versions_of, viewer.entrant.id)
         names = [version.name for version in versions]
         return json_response(Me(viewer.entrant.name, viewer.entrant.organiser, names))
