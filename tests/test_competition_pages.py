@@ -73,6 +73,13 @@ def test_an_entrant_signs_in_and_sees_their_own_page(server):
     assert client.get("/competition/submissions/999/log").status_code == 404
 
 
+def test_every_page_links_to_the_competition_in_its_nav(server):
+    url, _ = server
+    for path in ("/", "/games", "/competition", "/no-such-page"):
+        nav = httpx.get(url + path, timeout=30).text.split("<nav>", 1)[1].split("</nav>", 1)[0]
+        assert '<a href="/competition">competition</a>' in nav, path
+
+
 def test_a_cross_site_form_post_is_refused(server):
     url, tokens = server
     client = httpx.Client(base_url=url, timeout=30)

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote
 
 import httpx
 import jsonschema
@@ -354,6 +355,62 @@ def test_a_gauntlets_sprt_course_and_a_ladders_reasons_are_shown(tmp_path) -> No
     finally:
         child.send_signal(signal.SIGINT)
         child.wait(timeout=10)
+
+
+def make_ladder_store(db: Path) -> None:
+    """A ladder's store: alpha replaced by alpha@2, bravo suspended, a hostile bot
+    disqualified, charlie retired in the file, and six deals with why each was chosen."""
+    store = open_store(db)
+    bots = ["alpha", "alpha@2", "bravo", "charlie", HOSTILE]
+    config = {"name": "lad", "format": "ladder", "bots": {name: "x" for name in bots},
+              "ladder": {"retired": ["alpha", "charlie"]}}  # fmt: skip
+    store.claim(tournament="lad", fingerprint="lad", config_json=json.dumps(config))
+    for deal in range(6):
+        seating = [["alpha", "bravo"], ["alpha@2", "bravo"]][deal % 2]
+        store.add_ladder_choice(f"mountain-goats/d{deal}", "closest", f"close in Elo <{deal}>")
+        store.add_game(
+            f"mountain-goats/d{deal}/r0", 0, game_result("mountain-goats", deal, seating)
+        )
+    store.disqualify("bravo", "suspended: 9 of its last 10 games had a violation")
+    store.disqualify(HOSTILE, HOSTILE_DETAIL)
+    store.close()
+
+
+def test_a_ladders_page_shows_each_bots_state_and_why_each_game_was_chosen(tmp_path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    make_ladder_store(db)
+    child, address = start_server(db)
+    try:
+        with httpx.Client(base_url=address, timeout=10) as client:
+            wait_for_standings(client)
+            assert '<a href="/ladder">ladder</a>' in client.get("/").text
+            page = client.get("/ladder").text
+            rows = re.findall(r'<tr class="(\w+)"><td><a href="/bots/([^"]+)"', page)
+            states = {unquote(name): state for state, name in rows}
+            assert states == {"alpha@2": "active", "bravo": "suspended", HOSTILE: "disqualified",
+                              "alpha": "retired", "charlie": "retired"}  # fmt: skip
+            assert "replaced by its newer version alpha@2" in page
+            assert "retired in the ladder&#39;s file" in page
+            assert "9 of its last 10 games had a violation" in page
+            assert "1 active, 1 suspended, 1 disqualified, 2 retired" in page
+            assert "<script>" not in page and "<img" not in page
+            assert "&lt;/script&gt;&lt;img src=x" in page  # the hostile reason, as text
+            choices = page.split('id="ladder-choices"', 1)[1]
+            assert choices.index('href="/games/6"') < choices.index('href="/games/1"')
+            assert "close in Elo &lt;5&gt;" in choices and "close in Elo &lt;0&gt;" in choices
+            store = open_store(db)  # the running ladder suspends alpha@2: shown at once
+            store.disqualify("alpha@2", "suspended: crashed")
+            store.close()
+            assert "0 active, 2 suspended" in client.get("/ladder").text
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=10)
+
+
+def test_only_a_ladder_has_a_ladder_page(served) -> None:
+    client, _ = served
+    assert client.get("/ladder").status_code == 404
+    assert '<a href="/ladder">' not in client.get("/").text
 
 
 @pytest.mark.slow

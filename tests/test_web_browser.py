@@ -14,7 +14,7 @@ import pytest
 
 from goatarena.store.opening import open_store
 from tests.test_report_browser import FLAGS, chromium
-from tests.test_web import HOSTILE, game_result, make_store, start_server
+from tests.test_web import HOSTILE, game_result, make_ladder_store, make_store, start_server
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "web"
 
@@ -91,6 +91,37 @@ def test_every_page_shows_without_errors(browser, site, width) -> None:
         assert (
             page.evaluate("document.querySelectorAll('script:not([src]):not([type])').length") == 0
         )
+    finally:
+        context.close()
+    assert errors == [], errors
+
+
+@pytest.fixture(scope="module")
+def ladder_site(tmp_path_factory):
+    db = tmp_path_factory.mktemp("ladder") / "ladder.sqlite"
+    make_ladder_store(db)
+    child, address = start_server(db)
+    try:
+        yield address
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [390, 1600])
+def test_a_ladders_page_shows_without_errors(browser, ladder_site, width) -> None:
+    context, page, errors = open_page(browser, width)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        page.goto(ladder_site + "/")
+        page.click("nav a[href='/ladder']")
+        page.wait_for_selector("#ladder-choices")
+        assert page.locator("table.ladder tbody tr").count() == 5
+        assert page.locator("table.choices tbody tr").count() == 6
+        assert page.locator("tr.suspended").inner_text().startswith("bravo")
+        assert fits(page), f"the ladder's page is wider than {width} px"
+        page.screenshot(path=str(ARTIFACTS / f"ladder-{width}.png"), full_page=width > 400)
     finally:
         context.close()
     assert errors == [], errors

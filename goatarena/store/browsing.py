@@ -77,6 +77,25 @@ def ladder_choice(store: Reading, deal: str) -> tuple[str, str] | None:
     return None if row is None else (str(row[0]), str(row[1]))
 
 
+def ladder_choices_of(store: Reading, deals: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """Why a ladder chose each of ``deals`` (its rule and reason), for those it chose."""
+    with store._errors():
+        found = store._db.execute(
+            "SELECT name FROM sqlite_master WHERE name = 'ladder_choices'"
+        ).fetchone()
+    if found is None:
+        return {}
+    chosen: dict[str, tuple[str, str]] = {}
+    unique = sorted(set(deals))
+    for start in range(0, len(unique), BATCH):  # SQLite caps a query's parameters
+        chunk = tuple(unique[start : start + BATCH])
+        marks = ", ".join("?" * len(chunk))
+        query = f"SELECT deal, rule, reason FROM ladder_choices WHERE deal IN ({marks})"
+        for deal, rule, reason in store._rows(query, chunk):
+            chosen[str(deal)] = (str(rule), str(reason))
+    return chosen
+
+
 def newest_number(store: Reading) -> int:
     """The number of the last game stored (0 when there is none)."""
     with store._errors():

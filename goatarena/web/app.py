@@ -113,6 +113,7 @@ class Site:
             Route("/bots/{name}", pages.bot),
             Route("/head-to-head", pages.head_to_head),
             Route("/sprt", pages.sprt),
+            Route("/ladder", pages.ladder),
             Route("/static/{name}", self.static),
             Route("/api/standings", api.standings_route),
             Route("/api/games", api.games_route),

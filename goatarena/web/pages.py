@@ -21,9 +21,12 @@ from goatarena.report.html import BAR_WIDTH, bot_colours
 from goatarena.report.replays import encode_replay
 from goatarena.web.api import Api, BadRequest, encode, games_query, number_in
 from goatarena.web.index import MEETINGS, POINTS, Filters
+from goatarena.web.ladder import is_ladder, read_ladder_state
 
 KEEP_REPLAYS = 256
 """Games' packed replays kept (a stored game never changes)."""
+LADDER_GAMES = 50
+"""How many of the latest games the ladder's page shows with why each was chosen."""
 HEAD_TO_HEAD_BOTS = 40
 """The most bots the head-to-head table shows (the top of the overall standings)."""
 
@@ -35,6 +38,7 @@ def environment() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # package files never change while serving: no stat per page
     )
     env.filters["json"] = lambda value: Markup(encode(value).decode())  # noqa: S704
     env.filters["title"] = lambda game: GAMES[game].title.split(" (")[0] if game in GAMES else game
@@ -67,6 +71,11 @@ class Pages:
         self.env = environment()
         self._replays: OrderedDict[int, str | None] = OrderedDict()
         self._tables_html: dict[tuple[int, str | None], Markup] = {}
+        self.links: list[tuple[str, str]] = []
+        """Links the nav shows after the site's own (a path and its label): the ladder's
+        page for a ladder; a competition's site adds its own."""
+        if is_ladder(api.follower.config):
+            self.links.append(("/ladder", "ladder"))
 
     def render(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         """A page from its template, with what every page shows."""
@@ -76,6 +85,7 @@ class Pages:
             stored=follower.index.newest,
             loaded=follower.loaded,
             games=sorted(GAMES),
+            links=self.links,
             **values,
         )
         return HTMLResponse(page, status_code=status)
@@ -203,6 +213,15 @@ class Pages:
         with self.api.follower.index.lock:
             course = keeper.course()
         return self.render("sprt.html", course=course, plot=Markup(sprt_plot(course)))  # noqa: S704
+
+    async def ladder(self, request: Request) -> Response:
+        """``/ladder``: a ladder's bots with where each stands and why, and why each of
+        the latest games was chosen."""
+        numbers = list(reversed(self.api.follower.index.numbers(Filters())[-LADDER_GAMES:]))
+        state = await self.api.readers.run(lambda store: read_ladder_state(store, numbers))
+        if state is None:
+            raise BadRequest(404, "this tournament is not a ladder")
+        return self.render("ladder.html", state=state)
 
     def error(self, status: int, message: str) -> HTMLResponse:
         """An error page of one line."""
