@@ -80,9 +80,11 @@ class Cluster:
             env,
             "scheduler",
         )
+        self.logs = folder / "worker-logs"  # every tournament's bot logs, in the bots' folder
         for number in range(2):
             self._start(
-                [sys.executable, "-m", "goatarena", "worker", self.address, "--slots", "2"],
+                [sys.executable, "-m", "goatarena", "worker", self.address, "--slots", "2"]
+                + ["--log-dir", str(self.logs)],
                 env,
                 f"worker{number}",
             )
@@ -298,6 +300,34 @@ def test_a_worker_without_a_bots_program_refuses_and_the_driver_says_so(cluster,
     assert lines[-1].startswith("goatarena: error: the referee on ")
     assert "cannot run bot 'js': 'no-such-runtime-here' is not found there" in lines[-1]
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_bot_reads_nothing_of_its_workers_log_folder(cluster, tmp_path, sandbox):
+    """The workers keep every tournament's bot logs in their --log-dir, here inside the
+    bots' folder: the sandbox hides it, though the driver's sandboxes do not know of it."""
+    snooper = cluster.folder / "snooper.py"
+    shutil.copy(ROOT / "tests" / "bots" / "hostile_folders.py", snooper)
+    # An earlier tournament whose bots write to stderr (they only play): logs to read.
+    earlier = {name: f"{sys.executable} {snooper} {name}" for name in ("e0", "e1")}
+    first = _tournament(tmp_path, earlier, "earlier")
+    bots = {
+        "snooper": f"{sys.executable} {snooper} {sandbox} @worker-logs",
+        "r0": _bot(cluster.folder, "random-s"),
+    }
+    config = _tournament(tmp_path, bots, f"snoop-{sandbox}")
+    for file in (first, config):
+        where = ("--db", str(tmp_path / f"{file.stem}.sqlite"), "--cluster", cluster.address)
+        result = _run(str(file), *where, "--sandbox", sandbox)
+        assert result.returncode == 0, result.stderr
+    [log, *_] = sorted(cluster.logs.glob(f"snoop-{sandbox}-*/snooper.log"))
+    text = log.read_text()
+    assert "tried folders" in text, text
+    breaches = [line for line in text.splitlines() if line.startswith("BREACH")]
+    if sandbox == "none":  # the attack is real: it reads the earlier tournament's logs
+        assert any("/earlier-" in line for line in breaches), text
+    else:
+        assert breaches == [], breaches
 
 
 def _parent(pid: int) -> int:

@@ -2,7 +2,8 @@
 tests/bots/hostile_folders.py: a submission whose command names a link to the system (so
 that every other bot would have it masked), links to a root-owned folder, to another
 bot's folder or to the results (so that a root runner would copy them readable for it),
-a folder of too many files to copy, and copies left behind in /tmp.
+a folder of too many files to copy, and copies left behind in /tmp (a worker's log
+folder: tests/test_cluster.py).
 
 Every game is played through the command line, as an organiser would; a test checks that
 the attack was made and failed, and that the honest seats lost nothing. Where only the
@@ -233,29 +234,6 @@ def test_links_out_of_a_copied_folder_show_nothing_of_root_another_bot_or_the_re
     ]:
         result, _ = play(tmp_path, hostile(folder, word))
         assert_refused(result, f"'{word}'", f"leads to {target}")
-
-
-@ROOT_ONLY
-def test_a_worker_hides_its_log_folder_from_the_bots(tmp_path):
-    """A Dask worker keeps every tournament's bot logs under its ``--log-dir``; a job's
-    sandboxes, made by the driver, do not know of it: the worker's host adds it."""
-    import trio
-
-    from goatarena.referee.sandbox import SandboxPolicy
-    from goatarena.running.host import JobHost
-
-    logs = tmp_path / "worker-logs"
-    (logs / "other-tournament").mkdir(parents=True)
-
-    async def hiding() -> dict[str, SandboxPolicy]:
-        async with trio.open_nursery() as nursery:
-            host = JobHost(nursery, log_dir=logs)
-            job = type("Job", (), {"sandboxes": {"a": SandboxPolicy()}})()
-            made = host._hiding(job)  # type: ignore[arg-type]
-            nursery.cancel_scope.cancel()
-            return made
-
-    assert str(logs) in trio.run(hiding)["a"].hidden
 
 
 # -- a folder of too many files ----------------------------------------------------------------

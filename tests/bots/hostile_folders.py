@@ -7,7 +7,7 @@ another bot's folder (``peek -> ../bob``) or to the results (``res -> ../results
 as words of its command so that they would count as its own; or a folder of many files
 that costs every start a copy. At its first decision it reads every path it is given
 (``@PATH`` is relative to its own folder and no word of its command; a plain word is one),
-a file whole and a folder's files one level deep, and writes ``BREACH read <path>`` on
+a file whole and a folder's files two levels deep, and writes ``BREACH read <path>`` on
 stderr for each it could read, then ``tried folders``. ``linger`` makes it sleep at its
 first decision (for a runner to be killed while it plays). Otherwise it plays the first
 legal action, echoing the decision number.
@@ -42,12 +42,11 @@ def reach_out():
         path = os.path.join(own, word[1:]) if word.startswith("@") else word
         path = os.path.normpath(path)
         if os.path.isdir(path):
-            try:
-                names = os.listdir(path)
-            except OSError:
-                continue
-            for name in names[:50]:
-                read(os.path.join(path, name))
+            for where, folders, files in os.walk(path):
+                for name in files[:50]:
+                    read(os.path.join(where, name))
+                if where.count(os.sep) - path.count(os.sep) >= 1:
+                    folders.clear()  # two levels: a worker's log folder, its tournaments'
         else:
             read(path)
     say("tried folders")
