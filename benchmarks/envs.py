@@ -28,6 +28,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from tabulate import tabulate
@@ -132,44 +133,56 @@ def play_local_ratio(game: str, seconds: float) -> float:
     return statistics.median(ratios)
 
 
-def step_costs(game: str, decisions: int = 3000, rounds: int = 3) -> dict[str, float]:
-    """Microseconds per decision of what a PettingZoo step computes, each timed alone on
-    the states of random two-player games (best of ``rounds``, fresh states each round,
-    their legal actions made before the clock starts): the mask, the observation vector
-    read from the state, and for comparison the JSON observation and its vector."""
+PARTS = ("mask", "vector", "JSON observation", "its vector")
+"""What a PettingZoo step computes besides the engine's step, each timed alone: the mask,
+the vector read from the state, and for comparison the JSON route (the observation, then
+the vector made from it)."""
+
+
+def part_rate(game: str, part: str, decisions: int = 1500) -> Measure:
+    """Per second, how many of ``part`` (see :data:`PARTS`) one core makes, over the
+    states of random two-player games: fresh states for each pass (so that no cache holds
+    a state already seen), their legal actions made before the clock starts."""
     from goatarena.envs import numbering
     from goatarena.envs.vectors import encoder
 
     info, actions, vectors = GAMES[game], numbering(game), encoder(game)
-    best: dict[str, float] = {}
-    for round_ in range(rounds):
-        states, rng, seed = [], random.Random(round_), round_ * 1000
-        while len(states) < decisions:
-            state = info.new_state(2, seed)
-            while not state.is_over:
-                states.append(state.clone(random.Random(seed)))
-                state.apply_index(rng.randrange(len(state.legal_actions())))
-            seed += 1
-        for each in states:
-            each.legal_actions()
-        timings = {
-            "mask": lambda each: actions.mask(each),
-            "vector": lambda each: vectors.encode_state(each, each.to_act),
-            "JSON observation": lambda each: each.observation(each.to_act),
-        }
-        observations = [each.observation(each.to_act) for each in states]
-        for name, work in timings.items():
-            started = time.perf_counter()
+    works: dict[str, Callable[[Any], object]] = {
+        "mask": actions.mask,
+        "vector": lambda state: vectors.encode_state(state, state.to_act),
+        "JSON observation": lambda state: state.observation(state.to_act),
+        "its vector": vectors.encode,
+    }
+    work = works[part]
+
+    def measure(seconds: float) -> float:
+        done, spent, seed = 0, 0.0, 0
+        stop = time.perf_counter() + seconds
+        rng = random.Random(0)
+        while time.perf_counter() < stop:
+            states: list[Any] = []
+            while len(states) < decisions:
+                state = info.new_state(2, seed)
+                while not state.is_over:
+                    state.legal_actions()
+                    states.append(state.clone(random.Random(seed)))
+                    state.apply_index(rng.randrange(len(state.legal_actions())))
+                seed += 1
             for each in states:
+                each.legal_actions()
+            inputs: list[Any] = (
+                [each.observation(each.to_act) for each in states]
+                if part == "its vector"
+                else states
+            )
+            started = time.perf_counter()
+            for each in inputs:
                 work(each)
-            spent = (time.perf_counter() - started) / len(states) * 1e6
-            best[name] = min(best.get(name, spent), spent)
-        started = time.perf_counter()
-        for observation in observations:
-            vectors.encode(observation)
-        spent = (time.perf_counter() - started) / len(states) * 1e6
-        best["its vector"] = min(best.get("its vector", spent), spent)
-    return best
+            spent += time.perf_counter() - started
+            done += len(inputs)
+        return done / spent
+
+    return measure
 
 
 def optional(module: str) -> bool:
@@ -181,7 +194,7 @@ def optional(module: str) -> bool:
     return True
 
 
-def best_rates(measures: dict[str, Measure], seconds: float, rounds: int = 3) -> dict[str, float]:
+def best_rates(measures: dict[str, Measure], seconds: float, rounds: int = 5) -> dict[str, float]:
     """Each measure's best rate over ``rounds`` rounds of ``seconds / rounds`` each, taken in
     turn, so that a busy spell of the machine slows every contender, not one."""
     best = dict.fromkeys(measures, 0.0)
@@ -207,6 +220,8 @@ def main() -> None:
         measures[f"{game} openspiel"] = openspiel_rate(
             lambda game=game: openspiel.load_game(game, 2, seed=0)
         )
+        for part in PARTS:
+            measures[f"{game} {part}"] = part_rate(game, part)
     references = ["OpenSpiel gin_rummy (C++)"]
     measures[references[0]] = openspiel_rate(lambda: pyspiel.load_game("gin_rummy"))
     if optional("rlcard") and optional("pygame"):
@@ -254,7 +269,7 @@ def main() -> None:
     print()
     rows = []
     for game in GAMES:
-        costs = step_costs(game)
+        costs = {part: 1e6 / rates[f"{game} {part}"] for part in PARTS}
         engine, zoo = 1e6 / rates[f"{game} engine"], 1e6 / rates[f"{game} pettingzoo"]
         rest = zoo - engine - costs["mask"] - costs["vector"]
         rows.append(

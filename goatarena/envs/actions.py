@@ -22,8 +22,13 @@ from goatarena.games.base import Action, State
 _encode = msgspec.json.encode
 
 _CACHE_LIMIT = 200_000
-"""Cached action objects and legal lists before the caches start again (a bound on memory
-for games that build new action objects)."""
+"""Cached action objects before the cache starts again (a bound on memory for games that
+build new action objects)."""
+_LIST_CACHE_LIMIT = 1_024
+"""Cached legal lists before that cache starts again. Most games make a new list for each
+state, which the cache serves only while that state is current (its mask, then the
+action played); kept by the hundred thousand, those dead lists would cost memory and
+every full garbage collection. Mountain Goats' shared lists number 126."""
 
 
 class ActionNumbering:
@@ -87,7 +92,7 @@ class ActionNumbering:
         for action in legal:
             met = known(id(action))
             numbers.append(met[1] if met is not None and met[0] is action else number(action))
-        if len(self._by_list) >= _CACHE_LIMIT:
+        if len(self._by_list) >= _LIST_CACHE_LIMIT:
             self._by_list.clear()
         self._by_list[id(legal)] = (legal, numbers)
         return numbers
