@@ -79,3 +79,38 @@ def test_an_entrant_signs_in_and_uploads_in_a_browser(browser, competition, widt
         assert errors == []
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1600])
+def test_the_organiser_suspends_and_retires_in_a_browser(browser, competition, width):  # noqa: F811
+    """The organiser signs in, opens their page from their own, suspends and reinstates
+    an entrant, retires a version and puts it back: each with the page's form."""
+    url, tokens, _ = competition
+    context, page, errors = open_page(browser, width)
+    try:
+        page.goto(f"{url}/competition")
+        page.fill("input[name=token]", tokens["organiser"])
+        page.click("form[action='/competition/sign-in'] button")
+        page.wait_for_load_state()
+        page.click("a[href='/competition/organiser']")
+        page.wait_for_load_state()
+        assert page.locator("h2:text('The organiser')").count() == 1, page.content()
+        page.fill("input[aria-label='reason to suspend alice']", "late homework")
+        page.click("button:text('suspend alice')")
+        page.wait_for_load_state()
+        assert page.locator("td:has-text('suspended: late homework')").count() == 1
+        page.click("button:text('reinstate alice')")
+        page.wait_for_load_state()
+        page.click("button:text('retire alice@1')")
+        page.wait_for_load_state()
+        assert page.locator("td > div:has-text('alice@1: retired')").count() == 1, page.content()
+        page.click("button:text('reinstate alice@1')")
+        page.wait_for_load_state()
+        assert page.locator("td > div:has-text('alice@1: active')").count() == 1, page.content()
+        assert page.locator("td:has-text('suspended')").count() == 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"organiser-{width}.png"), full_page=True)
+        assert errors == []
+    finally:
+        context.close()

@@ -31,7 +31,7 @@ from goatarena.competition.validation import validate
 from goatarena.errors import GoatArenaError, user_error_in
 from goatarena.formats.competition import CompetitionSettings
 from goatarena.formats.config import TournamentConfig
-from goatarena.formats.ladder.edit import add_version, retire_bot
+from goatarena.formats.ladder.edit import add_version, reinstate_bot, retire_bot
 from goatarena.formats.ladder.roster import version_number
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import SandboxPolicy
@@ -267,6 +267,14 @@ class Competition:
         async with self._ladder_lock:
             said = await trio.to_thread.run_sync(retire_bot, self.file, name)
             await trio.to_thread.run_sync(self.store.set_version_state, name, "retired")
+        return said
+
+    async def reinstate(self, name: str) -> str:
+        """Put retired version ``name`` back in play (the organiser's decision), in the
+        ladder's file and in the competition's list; what was done, in words."""
+        async with self._ladder_lock:
+            said = await trio.to_thread.run_sync(reinstate_bot, self.file, name)
+            await trio.to_thread.run_sync(self.store.set_version_state, name, "active")
         return said
 
     async def _set(self, number: int, state: str, **kept: str) -> None:

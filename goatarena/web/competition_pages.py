@@ -149,6 +149,8 @@ class CompetitionPages:
             "upload_mib": f"{settings.upload_mib:g}",
             "closed": settings.closes is not None and settings.closed(_now()),
         }
+        store = self.site.competition.store
+        values["closed"] = values["closed"] or await self.site.on_store(store.uploads_closed)
         if viewer.entrant is not None:
             await self.site.on_store(self.site.competition.reload)  # the ladder's retirements
             store = self.site.competition.store

@@ -54,6 +54,7 @@ from goatarena.store.competition import Submission
 from goatarena.store.opening import open_store
 from goatarena.web.api import BadRequest, json_response, problem
 from goatarena.web.app import SECURITY_HEADERS, Site
+from goatarena.web.competition_organiser import OrganiserPage
 from goatarena.web.competition_pages import CompetitionPages
 from goatarena.web.server import SITE_NICENESS, hypercorn_config
 
@@ -134,6 +135,7 @@ class CompetitionSite:
         ]
         self.pages = CompetitionPages(self)
         routes += self.pages.routes()
+        routes += OrganiserPage(self, self.pages).routes()
         site.pages.links.append(("/competition", "competition"))  # in every page's nav
         self.starlette = Starlette(routes=routes)
 

@@ -204,6 +204,18 @@ def retire_bot(path: Path, name: str) -> str:
     return f"retired {version} in {path}"
 
 
+def reinstate_bot(path: Path, name: str) -> str:
+    """Put retired version ``name`` back in play (the reverse of :func:`retire_bot`)."""
+    config, text = _ladder(path)
+    if name not in config.bots:
+        raise ConfigError(f"no bot {name!r} in the ladder")
+    if name not in config.ladder.retired:
+        raise ConfigError(f"{name} is playing already")
+    retired = [bot for bot in config.ladder.retired if bot != name]
+    _write_checked(path, _with_retired(text, retired), dict(config.bots), retired)
+    return f"put {name} back in play in {path}"
+
+
 def add_version(
     path: Path,
     name: str,
