@@ -12,6 +12,7 @@ while (:class:`SignInGuard`), and an entrant uploads one archive at a time
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -112,6 +113,27 @@ def game_part(log: str, key: str) -> str:
         if keeping:
             kept.append(line)
     return "".join(kept)
+
+
+def client_address(peer: str, forwarded_for: str | None, trusted_proxy: str | None) -> str:
+    """The address a request comes from: its peer's, or, when the peer is
+    ``trusted_proxy``, the client the proxy names last in ``X-Forwarded-For`` (the
+    entries before it are the client's own word and could be anything). An entry that
+    is no IP address is not taken."""
+    if trusted_proxy is None or forwarded_for is None or not _same_address(peer, trusted_proxy):
+        return peer
+    named = forwarded_for.split(",")[-1].strip()
+    try:
+        return str(ipaddress.ip_address(named))
+    except ValueError:
+        return peer
+
+
+def _same_address(one: str, other: str) -> bool:
+    try:
+        return ipaddress.ip_address(one) == ipaddress.ip_address(other)
+    except ValueError:
+        return False
 
 
 class SignInGuard:

@@ -8,6 +8,7 @@ Only the ladder format takes this section.
 from __future__ import annotations
 
 import datetime
+import ipaddress
 from typing import Literal
 
 import msgspec
@@ -41,7 +42,9 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
     version joins, against itself and ``reference`` (a bot of ``[bots]``; unset: the
     first). A new version then plays up to ``compare_games`` paired games against the
     entrant's previous one, for its owner (0: none). After ``closes`` (an offset
-    date-time) uploads are refused.
+    date-time) uploads are refused. ``trusted_proxy`` is the address of the reverse proxy
+    in front of the site: from it alone, ``X-Forwarded-For`` names the client (the pause
+    after wrong tokens then applies to each client, not to the proxy's address).
     """
 
     registration: Literal["invite", "open"] = "invite"
@@ -64,6 +67,7 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
     compare_games: int = 100
     reference: str | None = None
     closes: datetime.datetime | None = None
+    trusted_proxy: str | None = None
 
     def check(self, bots: dict[str, str]) -> None:
         """Refuse settings that cannot work, naming the key (raises ValueError)."""
@@ -94,6 +98,13 @@ class CompetitionSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
         for key in ("per_day", "active_versions", "validation_games", "build_log_kib"):
             if getattr(self, key) < 1:
                 raise ValueError(f"competition.{key}: must be at least 1")
+        if self.trusted_proxy is not None:
+            try:
+                ipaddress.ip_address(self.trusted_proxy)
+            except ValueError:
+                raise ValueError(
+                    f"competition.trusted_proxy: {self.trusted_proxy!r} is not an IP address"
+                ) from None
         if self.reference is not None and self.reference not in bots:
             raise ValueError(f"competition.reference: no bot {self.reference!r} in [bots]")
         if not bots and self.reference is None:

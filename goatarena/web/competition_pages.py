@@ -64,6 +64,9 @@ class Serving(Protocol):
     async def on_store(self, work: Any, *args: Any) -> Any:
         """``work(*args)`` on the competition's database, in a worker thread."""
 
+    def client(self, request: Request) -> str:
+        """The address a request comes from (behind the trusted proxy: the client's)."""
+
 
 SESSION_COOKIE = "goatarena_session"
 FORM_COOKIE = "goatarena_form"
@@ -170,7 +173,7 @@ class CompetitionPages:
         if form is None:
             return PlainTextResponse("this form is out of date or from another site", 403)
         token = str(form.get("token") or "")
-        client = request.client.host if request.client else ""
+        client = self.site.client(request)
         store = self.site.competition.store
         viewer = await self.site.on_store(self.site.guard.sign_in, store, client, token)
         if viewer is None or viewer.entrant is None:
@@ -231,7 +234,7 @@ class CompetitionPages:
         form = await self._checked_form(request, request.cookies.get(FORM_COOKIE, ""))
         if form is None:
             return PlainTextResponse("this form is out of date or from another site", 403)
-        client = request.client.host if request.client else ""
+        client = self.site.client(request)
         if self._registrations.get(client, 0) >= REGISTRATIONS_PER_ADDRESS:
             return await self.page(request, message="too many registrations from this address")
         name = str(form.get("name") or "")

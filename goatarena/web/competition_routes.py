@@ -43,6 +43,7 @@ from goatarena.competition.access import (
     UploadGate,
     Viewer,
     bot_log_for,
+    client_address,
     submission_for,
     submissions_for,
 )
@@ -157,12 +158,19 @@ class CompetitionSite:
         async with self._store_lock:
             return await trio.to_thread.run_sync(work, *args)
 
+    def client(self, request: Request) -> str:
+        """The address a request comes from: the peer's, or the client's that the
+        competition's ``trusted_proxy`` names in ``X-Forwarded-For``."""
+        peer = request.client.host if request.client else ""
+        forwarded = request.headers.get("x-forwarded-for")
+        return client_address(peer, forwarded, self.competition.settings.trusted_proxy)
+
     async def _viewer(self, request: Request) -> Viewer | Response:
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if header and scheme.lower() != "bearer":
             return problem(401, "give the token as Authorization: Bearer TOKEN")
-        client = request.client.host if request.client else ""
+        client = self.client(request)
         signed = await self.on_store(
             self.guard.sign_in, self.competition.store, client, token.strip()
         )
