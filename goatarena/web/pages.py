@@ -71,6 +71,7 @@ class Pages:
         self.env = environment()
         self._replays: OrderedDict[int, str | None] = OrderedDict()
         self._tables_html: dict[tuple[int, str | None], Markup] = {}
+        self._options: dict[str | None, tuple[list[str], Markup]] = {}
         self.links: list[tuple[str, str]] = []
         """Links the nav shows after the site's own (a path and its label): the ladder's
         page for a ladder; a competition's site adds its own."""
@@ -146,8 +147,25 @@ class Pages:
         query = {"bot": filters.bot or "", "game": filters.game or "",
                  "violation": "1" if filters.violation else ""}  # fmt: skip
         last_page = max(0, (found.total - 1) // limit)
-        return self.render("games.html", page=found, filters=filters, bots=bots, query=query,
-                           limit=limit, last_page=last_page)  # fmt: skip
+        return self.render("games.html", page=found, filters=filters, query=query,
+                           bot_options=self._bot_options(bots, filters.bot), limit=limit,
+                           last_page=last_page)  # fmt: skip
+
+    def _bot_options(self, bots: list[str], chosen: str | None) -> Markup:
+        """The games filter's bot choices, drawn once for each list of bots and choice
+        (a page with hundreds of bots otherwise escapes every name on every visit)."""
+        found = self._options.get(chosen)
+        if found is None or found[0] != bots:
+            html = Markup("").join(
+                Markup('<option value="{0}"{1}>{0}</option>').format(
+                    bot, Markup(" selected") if bot == chosen else ""
+                )
+                for bot in bots
+            )
+            if len(self._options) > 64:
+                self._options.clear()
+            found = self._options[chosen] = (bots, html)
+        return found[1]
 
     async def game(self, request: Request) -> Response:
         """``/games/{number}``: the result, the violations and the replay viewer."""
