@@ -557,5 +557,8 @@ def test_a_request_kept_past_its_answer_still_shows_its_own_decision():
             assert request.observation == state.observation(state.to_act)
             assert request.actions == state.legal_actions()
             assert len(request.history) == decision
+            assert request.action_count == len(state.legal_actions())
         state.apply(action)
     assert len(kept) > 10
+    request = next(iter(kept.values()))
+    assert dataclasses.replace(request, actions=[1, 2]).action_count == 2

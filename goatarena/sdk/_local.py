@@ -87,7 +87,7 @@ def play_local(
     # once any of its parts was made.
     shared = {"game": game, "time_ms": move_ms, "players": names_sent, "_state": state}
     shared["_public"] = public
-    fresh_size = len(shared) + 5  # and seat, decision, _since, _until, deadline
+    fresh_size = len(shared) + 6  # and seat, decision, _since, _until, deadline, action_count
     kept = unshared + 1  # (+1: the reference in requests)
     requests: list[LocalRequest | None] = [None] * len(bots)
     choosers = [bot.choose for bot in bots]
@@ -101,6 +101,7 @@ def play_local(
         fields["decision"] = decision = len(public)  # one public action per decision
         fields["_since"] = seen[seat]
         fields["_until"] = seen[seat] = decision
+        fields["action_count"] = len(legal_actions())  # (a field: a random bot reads it)
         started = clock_now()
         fields["deadline"] = started + seconds
         answer = choosers[seat](request)

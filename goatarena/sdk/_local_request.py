@@ -30,6 +30,17 @@ def as_sent(value: Any) -> Any:
     return _decode_any.decode(_encode(value))
 
 
+class _CountOfActions:
+    """``len(request.actions)``, for a request whose count play_local did not set (one
+    made by ``dataclasses.replace``); a value in the request's own fields comes first, as
+    this descriptor defines no ``__set__``."""
+
+    def __get__(self, request: Request | None, owner: type | None = None) -> Any:
+        if request is None:
+            return self
+        return len(request.actions)
+
+
 class LocalRequest(Request):
     """A :class:`Request` whose observation, actions, events and history are made from
     the game when first read. :func:`goatarena.sdk.play_local` builds them (setting
@@ -74,12 +85,9 @@ class LocalRequest(Request):
     def actions(self, value: list[Any]) -> None:
         self._actions = value
 
-    @property
-    def action_count(self) -> int:
-        """The number of legal actions, without copying them."""
-        if self._actions is None:
-            return len(self._state.legal_actions())
-        return len(self._actions)
+    action_count = _CountOfActions()
+    """The number of legal actions: set by play_local for each decision (a plain field,
+    the cheapest read), else the length of :attr:`actions`."""
 
     @property
     def events(self) -> list[Event]:
