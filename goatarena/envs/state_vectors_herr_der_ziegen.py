@@ -87,8 +87,9 @@ _LAID: dict[tuple[Any, ...], array] = {}
 """The pasture field of each distinct pasture met so far."""
 _LAST: dict[int, tuple[tuple[str | None, ...], array]] = {}
 """Per pasture size, the pasture made last, with its cards."""
-_LAID_LIMIT = 2_000
-"""Pastures kept (6 KB each: 12 MB at most) before the cache starts again."""
+_LAID_LIMIT = 500
+"""Pastures kept (6 KB each: 3 MB at most; a two-player game makes about forty) before the
+cache starts again."""
 
 
 def fill_herr_der_ziegen(out: Out, at: At, state: Any, seats: Seats, max_players: int) -> None:
