@@ -59,8 +59,9 @@ def _counts(out: Out, start: int, counts: list[int], step: float) -> None:
 
 _MADE: defaultdict[float, dict[tuple[int, ...], array]] = defaultdict(dict)
 """Per step, the numbers of each distinct count list met so far."""
-_MADE_LIMIT = 50_000
-"""Count lists kept per step before the cache starts again (a bound on memory)."""
+_MADE_LIMIT = 10_000
+"""Entries each cache of this module keeps before it starts again: a bound on memory (a
+few hundred bytes an entry, a few MB a cache), well above what one game meets."""
 
 
 def tally(out: Out, start: int, cards: Any, index: Any, step: float, size: int) -> None:
