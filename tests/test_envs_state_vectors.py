@@ -62,3 +62,18 @@ def test_each_vector_is_an_array_of_its_own() -> None:
     first[:] = 7.0
     assert not np.shares_memory(first, second) and (second != 7.0).any()
     assert np.array_equal(second, vectors.encode(state.observation(0)))
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_vectors_stay_right_while_their_caches_start_again(game: str, monkeypatch) -> None:
+    """Bounds of a few entries: the caches empty again and again along the games."""
+    from goatarena.envs import state_vectors, state_vectors_herr_der_ziegen
+
+    monkeypatch.setattr(state_vectors, "_MADE_LIMIT", 3)
+    monkeypatch.setattr(state_vectors_herr_der_ziegen, "_LAID_LIMIT", 2)
+    vectors = encoder(game)
+    for state in random_states(game, games=1):
+        seat = state.to_act if state.to_act is not None else 0
+        assert np.array_equal(
+            vectors.encode_state(state, seat), vectors.encode(state.observation(seat))
+        )
