@@ -6,13 +6,22 @@ as a browser would ask, on loopback only.
 2. p95 of ``/api/standings``, a games page at the deepest offset, a game's page and a
    bot's page, each asked ``--requests`` times one after another.
 3. A stored game's delay until its event reaches an open event stream.
-4. A bounded load test: ``--streams`` clients holding the event stream and ``--fetchers``
-   clients fetching pages (``--per-client`` each), all at once: errors, p95, and the
-   server's peak memory. Nothing but 127.0.0.1 is ever contacted.
+4. A bounded load test, the site at the priority ``goatarena serve`` runs at:
+   ``--streams`` clients holding the event stream and ``--fetchers`` clients fetching
+   ``--per-client`` pages each, every client on its own keep-alive connection, in
+   :data:`LOAD_PROCESSES` processes of their own (:mod:`benchmarks.web_load`), each
+   fetch timed from its request's first byte to its answer's last. Twice: browsing
+   (each client arrives at a random moment and pauses ``--pause`` s on average before
+   each page) and flat out (no pause: 100 clients in a closed loop queue at the site,
+   so their latency is 100 / the site's throughput). Errors, p50, p95, throughput, the
+   CPU of the server and of the clients, and the server's peak memory. Nothing but
+   127.0.0.1 is ever contacted.
 5. The referee's clock beside it: how late a silent bot is cut off (p99 overshoot of
-   its deadline, :func:`goatarena.bench.clocks.deadline_overshoots`) with the site
-   idle, then during the load test. The site runs niced as ``run --serve`` runs it, and
-   so does the load generator (in a real event the clients are elsewhere).
+   its deadline, :func:`goatarena.bench.clocks.deadline_overshoots`, a referee in a
+   process of its own at the usual priority) with the site idle and under the browsing
+   load, in ``--clock-rounds`` rounds that alternate which comes first; the medians,
+   the spread and the difference. The site runs niced as ``run --serve`` runs it, and
+   so do the load's clients (in a real event the clients are elsewhere).
 """
 
 from __future__ import annotations
@@ -21,7 +30,6 @@ import argparse
 import contextlib
 import json
 import os
-import random
 import re
 import signal
 import statistics
@@ -30,9 +38,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
-import trio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -136,58 +144,119 @@ def event_delay(address: str, db: Path) -> float:
     return float("nan")
 
 
-async def load(address: str, streams: int, fetchers: int, per_client: int,
-               paths: list[str]) -> tuple[int, list[float]]:  # fmt: skip
-    """The load test: errors and every fetch's time."""
+LOAD_PROCESSES = 4
+"""How many processes share the load generator's clients (:mod:`benchmarks.web_load`)."""
+
+
+class Load:
+    """The load generator, :data:`LOAD_PROCESSES` processes of :mod:`benchmarks.web_load`
+    sharing the streams and the fetching clients, started with every stream open."""
+
+    def __init__(self, address: str, streams: int, fetchers: int, per_client: int,
+                 pause: float, paths: list[str], niceness: int = 0) -> None:  # fmt: skip
+        host, port = address.removeprefix("http://").rsplit(":", 1)
+        self.workers = []
+        for number in range(LOAD_PROCESSES):
+            share = [total // LOAD_PROCESSES + (number < total % LOAD_PROCESSES)
+                     for total in (streams, fetchers)]  # fmt: skip
+            command = [sys.executable, str(ROOT / "benchmarks" / "web_load.py"),
+                       "--host", host, "--port", port, "--streams", str(share[0]),
+                       "--fetchers", str(share[1]), "--per-client", str(per_client),
+                       "--pause", str(pause), "--seed", str(number),
+                       "--paths", json.dumps(paths)]  # fmt: skip
+            self.workers.append(subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                preexec_fn=(lambda: os.nice(niceness)) if niceness else None))  # fmt: skip
+        for worker in self.workers:
+            assert worker.stdout is not None
+            if worker.stdout.readline().strip() != "ready":
+                raise SystemExit("a load generator did not start")
+
+    def go(self) -> None:
+        """Start fetching."""
+        for worker in self.workers:
+            assert worker.stdin is not None
+            worker.stdin.write("go\n")
+            worker.stdin.flush()
+
+    def finish(self, *, stop: bool = False) -> dict[str, Any]:
+        """Wait for the fetches (or stop them with ``stop``); the findings of them all."""
+        found: dict[str, Any] = {"errors": [], "times": [], "cpu": 0.0, "wall": 0.0, "streams": 0}
+        for worker in self.workers:
+            assert worker.stdin is not None
+            if stop:
+                worker.stdin.write("stop\n")
+                worker.stdin.flush()
+            out, _ = worker.communicate(timeout=600)
+            part = json.loads(out.splitlines()[-1])
+            found["errors"] += part["errors"]
+            found["times"] += part["times"]
+            found["cpu"] += part["cpu"]
+            found["wall"] = max(found["wall"], part["wall"])
+            found["streams"] += part["streams"]
+        return found
+
+
+def load_line(found: dict[str, Any], server_cpu: float) -> str:
+    """One line of a load test's findings."""
+    times = found["times"]
+    kinds = sorted(set(found["errors"]))[:3]
+    return (f"{len(found['errors'])} errors{' (' + '; '.join(kinds) + ')' if kinds else ''},"
+            f" {found['streams']} streams open, {len(times)} fetches in {found['wall']:.1f} s"
+            f" ({len(times) / max(found['wall'], 1e-9):.0f}/s),"
+            f" p50 {statistics.median(times) * 1e3:.0f} ms,"
+            f" p95 {p95(times) * 1e3:.0f} ms; CPU: the server {server_cpu:.1f} s,"
+            f" the clients {found['cpu']:.1f} s; load average"
+            f" {os.getloadavg()[0]:.1f}")  # fmt: skip
+
+
+def spread(values: list[float]) -> str:
+    """A median with the smallest and largest value."""
+    return f"{statistics.median(values):.2f} ms ({min(values):.2f}-{max(values):.2f})"
+
+
+def load_test(pid: int, address: str, paths: list[str], args: argparse.Namespace) -> None:
+    """The load test, at the priority ``goatarena serve`` runs at: the clients browsing
+    (a pause of ``--pause`` s on average between a client's pages), then flat out."""
+    for name, pause in (("browsing", args.pause), ("flat out", 0.0)):
+        generator = Load(address, args.streams, args.fetchers, args.per_client, pause, paths)
+        cpu = cpu_seconds(pid)
+        generator.go()
+        found = generator.finish()
+        print(f"load, {name}: {args.streams} streams + {args.fetchers} clients x"
+              f" {args.per_client}: {load_line(found, cpu_seconds(pid) - cpu)}")  # fmt: skip
+    print(f"server peak {peak_mb(pid):.0f} MB   goal {GOALS['load']}")
+
+
+def clock_test(pid: int, address: str, paths: list[str], args: argparse.Namespace) -> None:
+    """The referee's clock with the site idle and under the browsing load, in turns
+    (idle first in even rounds, loaded first in odd ones); the site and its clients
+    niced as ``run --serve`` nices the site, the referee at the usual priority."""
+    with contextlib.suppress(OSError):  # as run --serve starts it
+        os.setpriority(os.PRIO_PROCESS, pid, SITE_NICENESS)
+    idle: list[float] = []
+    loaded: list[float] = []
+    rates: list[float] = []
     errors = 0
-    times: list[float] = []
-    seen: list[str] = []
-    limits = httpx.Limits(max_connections=streams + fetchers + 10)
-    async with httpx.AsyncClient(base_url=address, timeout=30, limits=limits) as client:
-        done = trio.Event()
-
-        async def hold() -> None:
-            nonlocal errors
-            try:
-                async with client.stream("GET", "/api/events") as stream:
-                    if stream.status_code != 200:
-                        errors += 1
-                        return
-                    with trio.move_on_after(60):
-                        async for _ in stream.aiter_lines():
-                            if done.is_set():
-                                return
-            except httpx.HTTPError as error:
-                errors += 1
-                seen.append(f"stream: {error!r}")
-
-        async def fetch(seed: int) -> None:
-            nonlocal errors
-            chooser = random.Random(seed)
-            for _ in range(per_client):
-                began = time.perf_counter()
-                try:
-                    answer = await client.get(chooser.choice(paths))
-                    if answer.status_code != 200:
-                        errors += 1
-                        seen.append(f"{answer.status_code} {answer.text[:80]}")
-                except httpx.HTTPError as error:
-                    errors += 1
-                    seen.append(repr(error))
-                times.append(time.perf_counter() - began)
-
-        async with trio.open_nursery() as nursery:
-            for _ in range(streams):
-                nursery.start_soon(hold)
-            await trio.sleep(1.0)
-            async with trio.open_nursery() as fetching:
-                for seed in range(fetchers):
-                    fetching.start_soon(fetch, seed)
-            done.set()
-            nursery.cancel_scope.cancel()
-    for kind in sorted(set(seen))[:5]:
-        print(f"  error: {kind}")
-    return errors, times
+    for round_number in range(args.clock_rounds):
+        for under_load in (False, True) if round_number % 2 == 0 else (True, False):
+            generator = None
+            if under_load:
+                generator = Load(address, args.streams, args.fetchers, 10**6, args.pause,
+                                 paths, niceness=SITE_NICENESS)  # fmt: skip
+                generator.go()
+            clock = p99_ms(overshoots(args.clock_samples))
+            if generator is not None:
+                found = generator.finish(stop=True)
+                rates.append(len(found["times"]) / max(found["wall"], 1e-9))
+                errors += len(found["errors"])
+            (loaded if under_load else idle).append(clock)
+    print(f"referee clock, p99 overshoot over {args.clock_rounds} rounds of"
+          f" {args.clock_samples} cut-offs: site idle {spread(idle)}, under the browsing load"
+          f" {spread(loaded)} ({statistics.median(rates):.0f} fetches/s, {errors} errors);"
+          f" median difference {statistics.median(loaded) - statistics.median(idle):+.2f} ms,"
+          f" idle runs spread over {max(idle) - min(idle):.2f} ms"
+          f"   goal {GOALS['clock']}")  # fmt: skip
 
 
 def main() -> None:
@@ -198,13 +267,16 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=100)
     parser.add_argument("--fetchers", type=int, default=100)
     parser.add_argument("--per-client", type=int, default=10)
+    parser.add_argument("--pause", type=float, default=1.0,
+                        help="a browsing client's mean pause between pages, s")  # fmt: skip
     parser.add_argument("--clock-samples", type=int, default=100)
+    parser.add_argument("--clock-rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="a small store: the suite's size")
     args = parser.parse_args()
     if args.quick:
         args.games, args.bots, args.requests = 2_000, 16, 40
         args.streams = args.fetchers = 20
-        args.clock_samples = 20
+        args.clock_samples, args.clock_rounds = 20, 1
     with tempfile.TemporaryDirectory(prefix="goatarena-web-") as folder:
         db = Path(folder) / "web.sqlite"
         began = time.perf_counter()
@@ -240,26 +312,10 @@ def main() -> None:
                           f"{p95(times) * 1e3:9.1f}   {GOALS[name]}")  # fmt: skip
             delay = event_delay(address, db)
             print(f"event delay: {delay:.2f} s   goal {GOALS['event delay']}")
-            with contextlib.suppress(OSError):  # as run --serve starts it
-                os.setpriority(os.PRIO_PROCESS, child.pid, SITE_NICENESS)
-            idle_clock = p99_ms(overshoots(args.clock_samples))
             paths = ["/", "/api/standings", f"/games?page={deep}", f"/bots/{bot}",
                      "/api/games?limit=50", f"/games/{total // 3}"]  # fmt: skip
-            clock = overshoots(args.clock_samples)
-            os.nice(SITE_NICENESS)  # the load generator too; the referee keeps its priority
-            began, cpu = time.perf_counter(), cpu_seconds(child.pid)
-            errors, times = trio.run(load, address, args.streams, args.fetchers,
-                                     args.per_client, paths)  # fmt: skip
-            print(
-                f"load: {args.streams} streams + {args.fetchers} fetchers x {args.per_client}:"
-                f" {errors} errors, p50 {statistics.median(times) * 1e3:.0f} ms,"
-                f" p95 {p95(times) * 1e3:.0f} ms, in {time.perf_counter() - began:.1f} s"
-                f" (the server's CPU: {cpu_seconds(child.pid) - cpu:.1f} s);"
-                f" server peak {peak_mb(child.pid):.0f} MB   goal {GOALS['load']}"
-            )
-            loaded_clock = p99_ms(clock)
-            print(f"referee clock, p99 overshoot: {idle_clock:.2f} ms with the site idle,"
-                  f" {loaded_clock:.2f} ms under the load   goal {GOALS['clock']}")  # fmt: skip
+            load_test(child.pid, address, paths, args)
+            clock_test(child.pid, address, paths, args)
         finally:
             child.send_signal(signal.SIGINT)
             child.wait(timeout=30)
