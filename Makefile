@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(BIN)/goatarena bench --ladder
 	$(BIN)/python benchmarks/calibration.py
 	$(BIN)/python benchmarks/competition.py
+	$(BIN)/python benchmarks/competition_flood.py
 	$(BIN)/python -m pip install --quiet -e '.[rl-bench]'
 	$(BIN)/python benchmarks/envs.py
 	$(BIN)/python benchmarks/web.py
