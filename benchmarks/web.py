@@ -234,6 +234,9 @@ def clock_test(pid: int, address: str, paths: list[str], args: argparse.Namespac
     niced as ``run --serve`` nices the site, the referee at the usual priority."""
     with contextlib.suppress(OSError):  # as run --serve starts it
         os.setpriority(os.PRIO_PROCESS, pid, SITE_NICENESS)
+    niceness = os.getpriority(os.PRIO_PROCESS, pid)
+    if niceness < SITE_NICENESS:
+        raise SystemExit(f"the site runs at niceness {niceness}, not {SITE_NICENESS}")
     idle: list[float] = []
     loaded: list[float] = []
     rates: list[float] = []
@@ -251,7 +254,9 @@ def clock_test(pid: int, address: str, paths: list[str], args: argparse.Namespac
                 rates.append(len(found["times"]) / max(found["wall"], 1e-9))
                 errors += len(found["errors"])
             (loaded if under_load else idle).append(clock)
-    print(f"referee clock, p99 overshoot over {args.clock_rounds} rounds of"
+    print(f"referee clock (the site at niceness {niceness}, the referee at"
+          f" {os.getpriority(os.PRIO_PROCESS, 0)}), p99 overshoot over {args.clock_rounds}"
+          f" rounds of"
           f" {args.clock_samples} cut-offs: site idle {spread(idle)}, under the browsing load"
           f" {spread(loaded)} ({statistics.median(rates):.0f} fetches/s, {errors} errors);"
           f" median difference {statistics.median(loaded) - statistics.median(idle):+.2f} ms,"
