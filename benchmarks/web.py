@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import json
 import os
+import random
 import re
 import signal
 import statistics
@@ -153,7 +154,7 @@ class Load:
     sharing the streams and the fetching clients, started with every stream open."""
 
     def __init__(self, address: str, streams: int, fetchers: int, per_client: int,
-                 pause: float, paths: list[str], niceness: int = 0) -> None:  # fmt: skip
+                 pause: float, paths: list[list[str]], niceness: int = 0) -> None:  # fmt: skip
         host, port = address.removeprefix("http://").rsplit(":", 1)
         self.workers = []
         for number in range(LOAD_PROCESSES):
@@ -215,7 +216,25 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ms ({min(values):.2f}-{max(values):.2f})"
 
 
-def load_test(pid: int, address: str, paths: list[str], args: argparse.Namespace) -> None:
+def load_paths(address: str, total: int) -> list[list[str]]:
+    """What the load's clients ask, by kind (each kind as likely): the leaderboard, the
+    standings' JSON, games pages at any depth, any bot's page, pages of the games' JSON
+    after any game, and any of 200 games' pages (most asked once: read and replayed)."""
+    chooser = random.Random(7)
+    with httpx.Client(base_url=address, timeout=60) as client:
+        bots = [row["bot"] for row in client.get("/api/standings").json()["standings"]["overall"]]
+    pages = (total - 1) // 50 + 1
+    return [
+        ["/"],
+        ["/api/standings"],
+        [f"/games?page={chooser.randrange(pages)}" for _ in range(50)],
+        [f"/bots/{name}" for name in bots],
+        [f"/api/games?limit=50&after={chooser.randrange(total)}" for _ in range(50)],
+        [f"/games/{chooser.randint(1, total)}" for _ in range(200)],
+    ]
+
+
+def load_test(pid: int, address: str, paths: list[list[str]], args: argparse.Namespace) -> None:
     """The load test, at the priority ``goatarena serve`` runs at: the clients browsing
     (a pause of ``--pause`` s on average between a client's pages), then flat out."""
     for name, pause in (("browsing", args.pause), ("flat out", 0.0)):
@@ -228,7 +247,7 @@ def load_test(pid: int, address: str, paths: list[str], args: argparse.Namespace
     print(f"server peak {peak_mb(pid):.0f} MB   goal {GOALS['load']}")
 
 
-def clock_test(pid: int, address: str, paths: list[str], args: argparse.Namespace) -> None:
+def clock_test(pid: int, address: str, paths: list[list[str]], args: argparse.Namespace) -> None:
     """The referee's clock with the site idle and under the browsing load, in turns
     (idle first in even rounds, loaded first in odd ones); the site and its clients
     niced as ``run --serve`` nices the site, the referee at the usual priority."""
@@ -317,8 +336,7 @@ def main() -> None:
                           f"{p95(times) * 1e3:9.1f}   {GOALS[name]}")  # fmt: skip
             delay = event_delay(address, db)
             print(f"event delay: {delay:.2f} s   goal {GOALS['event delay']}")
-            paths = ["/", "/api/standings", f"/games?page={deep}", f"/bots/{bot}",
-                     "/api/games?limit=50", f"/games/{total // 3}"]  # fmt: skip
+            paths = load_paths(address, total)
             load_test(child.pid, address, paths, args)
             clock_test(child.pid, address, paths, args)
         finally:

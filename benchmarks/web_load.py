@@ -89,7 +89,7 @@ async def generate(args: argparse.Namespace) -> dict[str, object]:
     """Hold the streams, run the fetchers between ``go`` and ``stop``; the findings."""
     errors: list[str] = []
     times: list[float] = []
-    paths: list[str] = json.loads(args.paths)
+    kinds: list[list[str]] = json.loads(args.paths)
     stop = trio.Event()
 
     async def hold(opened: trio.Event, counter: list[int]) -> None:
@@ -119,7 +119,7 @@ async def generate(args: argparse.Namespace) -> dict[str, object]:
             for _ in range(args.per_client):
                 if stop.is_set():
                     return
-                path = chooser.choice(paths)
+                path = chooser.choice(chooser.choice(kinds))
                 began = time.perf_counter()
                 try:
                     status = await client.request(path)
@@ -178,7 +178,11 @@ def main() -> None:
     parser.add_argument("--per-client", type=int, default=10)
     parser.add_argument("--pause", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--paths", required=True, help="a JSON list of paths to fetch")
+    parser.add_argument(
+        "--paths",
+        required=True,
+        help="a JSON list of lists of paths: a kind, then a path of it, chosen at random",
+    )
     args = parser.parse_args()
     print(json.dumps(trio.run(generate, args)), flush=True)
 
