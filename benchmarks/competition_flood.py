@@ -12,11 +12,16 @@ times a second. Reported: submissions acknowledged, active, failed, and lost (an
 acknowledged submission that the entrant's list lacks, or that never finished within
 ``--limit-s``); the site's p50 and p95 and errors; games the ladder played meanwhile.
 The goal for the site is the load test's (benchmarks/web.py): p95 within 200 ms.
+
+The referee's clock beside it, as benchmarks/web.py measures it: a referee cutting off a
+silent bot ``--clock-samples`` times (30 ms a move), in a process of its own, once while
+the flood runs and once after it with the server stopped; their p99 overshoots.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import socket
 import statistics
 import subprocess
@@ -53,6 +58,25 @@ name = "mountain-goats"
 players = 2
 """
 SITE_GOAL_MS = 200.0
+CLOCK_GOAL_MS = 1.0
+OVERSHOOTS = (
+    "import json, sys, trio; from goatarena.bench.clocks import deadline_overshoots;"
+    " print(json.dumps(trio.run(deadline_overshoots, int(sys.argv[1]), 30)))"
+)
+
+
+def clock(samples: int) -> subprocess.Popen[str]:
+    """The referee's clock measured in a process of its own: overshoots in seconds."""
+    return subprocess.Popen([sys.executable, "-c", OVERSHOOTS, str(samples)],
+                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def p99_ms(process: subprocess.Popen[str]) -> float:
+    """The p99 overshoot, ms, of a finished :func:`clock` process."""
+    out, _ = process.communicate(timeout=1200)
+    return statistics.quantiles(json.loads(out), n=100)[-1] * 1e3
+
+
 READ_PATHS = ("/", "/api/standings", "/competition")
 
 
@@ -129,6 +153,7 @@ def main() -> None:
     parser.add_argument("--entrants", type=int, default=20)
     parser.add_argument("--each", type=int, default=5)
     parser.add_argument("--limit-s", type=float, default=1200.0, help="the most it may take")
+    parser.add_argument("--clock-samples", type=int, default=100)
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="goatarena-bench-flood-") as scratch:
         folder = Path(scratch)
@@ -168,7 +193,10 @@ def main() -> None:
                 ]
 
             with ThreadPoolExecutor(max_workers=options.entrants) as pool:
-                outcomes = {name: done for name, done in zip(names, pool.map(entrant, names))}
+                flooding = pool.map(entrant, names)
+                during = clock(options.clock_samples)
+                outcomes = {name: done for name, done in zip(names, flooding)}
+            clock_during = p99_ms(during)
             whole = time.perf_counter() - began
             reader.stop.set()
             watching.join()
@@ -185,7 +213,12 @@ def main() -> None:
             reader.stop.set()
             runner.terminate()
             runner.wait(timeout=30)
+        clock_idle = p99_ms(clock(options.clock_samples))
         report(options, outcomes, listed, whole, reader, games_during)
+        verdict = "met" if clock_during <= clock_idle + CLOCK_GOAL_MS else "MISSED"
+        print(f"referee clock, p99 overshoot of {options.clock_samples} cut-offs:"
+              f" {clock_during:.1f} ms during the flood, {clock_idle:.1f} ms after it:"
+              f" goal within {CLOCK_GOAL_MS:g} ms {verdict}")  # fmt: skip
 
 
 def report(

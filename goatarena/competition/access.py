@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goatarena.competition.entrants import sign_in
+from goatarena.competition.tokens import token_entrant
 from goatarena.formats.tournament_file import bot_name_problem
 from goatarena.store.competition import CompetitionStore, Entrant, Submission
 
@@ -170,11 +171,24 @@ class SignInGuard:
             return NOBODY
         if self.is_paused(client):
             return None
-        entrant = sign_in(store, token)
+        return self.verdict(client, sign_in(store, token))
+
+    def verdict(self, client: str, entrant: Entrant | None) -> Viewer | None:
+        """The viewer a checked token signs in (``entrant``: whose it proved to be, None
+        when it was wrong, which counts against ``client``). A server checks the token's
+        hash (:func:`token_owner`, then
+        :func:`~goatarena.competition.tokens.token_matches`) away from its database's
+        lock, then asks here."""
         if entrant is None:
             self.failed(client)
             return None
         return Viewer(entrant)
+
+
+def token_owner(store: CompetitionStore, token: str) -> Entrant | None:
+    """The entrant whose number ``token`` bears, not yet checked against their hash."""
+    number = token_entrant(token)
+    return None if number is None else store.entrant(number)
 
 
 class UploadGate:

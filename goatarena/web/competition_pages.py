@@ -67,6 +67,9 @@ class Serving(Protocol):
     def client(self, request: Request) -> str:
         """The address a request comes from (behind the trusted proxy: the client's)."""
 
+    async def signed_in(self, client: str, token: str) -> Viewer | None:
+        """The viewer a token signs in from ``client`` (None: refused)."""
+
 
 SESSION_COOKIE = "goatarena_session"
 FORM_COOKIE = "goatarena_form"
@@ -152,8 +155,9 @@ class CompetitionPages:
             "upload_mib": f"{settings.upload_mib:g}",
             "closed": settings.closes is not None and settings.closed(_now()),
         }
-        store = self.site.competition.store
-        values["closed"] = values["closed"] or await self.site.on_store(store.uploads_closed)
+        if viewer.entrant is not None:  # the upload form is shown to entrants alone
+            closed = await self.site.on_store(self.site.competition.store.uploads_closed)
+            values["closed"] = values["closed"] or closed is not None
         if viewer.entrant is not None:
             await self.site.on_store(self.site.competition.reload)  # the ladder's retirements
             store = self.site.competition.store
@@ -174,8 +178,7 @@ class CompetitionPages:
             return PlainTextResponse("this form is out of date or from another site", 403)
         token = str(form.get("token") or "")
         client = self.site.client(request)
-        store = self.site.competition.store
-        viewer = await self.site.on_store(self.site.guard.sign_in, store, client, token)
+        viewer = await self.site.signed_in(client, token)
         if viewer is None or viewer.entrant is None:
             paused = self.site.guard.is_paused(client)
             said = (
