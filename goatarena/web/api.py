@@ -116,8 +116,9 @@ class Api:
         found = await self.readers.run(lambda store: summaries_numbered(store, numbers))
         return [game_row(n, summary) for n, summary in reversed(found)]
 
-    async def game(self, number: int) -> tuple[GameAnswer, StoredGame]:
-        """Game ``number`` with its moves in words, and its stored record."""
+    async def game(self, number: int, *, in_words: bool = True) -> tuple[GameAnswer, StoredGame]:
+        """Game ``number`` with its moves in words (none without ``in_words``: the game's
+        page shows them from its replay), and its stored record."""
 
         def read(
             store: Store,
@@ -132,12 +133,13 @@ class Api:
         answer = self._games.get(number)
         if answer is None:
             answer = await trio.to_thread.run_sync(game_answer, game_row(number, summaries[0][1]),
-                                                   stored)  # fmt: skip
+                                                   stored, in_words)  # fmt: skip
             if chosen is not None:
                 answer = msgspec.structs.replace(answer, chosen_because=": ".join(chosen))
-            self._games[number] = answer
-            while len(self._games) > KEEP_GAMES:
-                self._games.popitem(last=False)
+            if in_words:  # only a whole answer is kept for the API
+                self._games[number] = answer
+                while len(self._games) > KEEP_GAMES:
+                    self._games.popitem(last=False)
         return answer, stored
 
     def bot(self, name: str) -> BotAnswer:
@@ -272,8 +274,9 @@ def _number(text: str | None, name: str) -> int | None:
     return int(text)
 
 
-def game_answer(row: GameRow, stored: StoredGame) -> GameAnswer:
-    """A game's answer: its row, violations with details, and its moves in words."""
+def game_answer(row: GameRow, stored: StoredGame, in_words: bool = True) -> GameAnswer:
+    """A game's answer: its row, violations with details, and its moves in words (none
+    without ``in_words``: putting them in words replays the game)."""
     result = stored.result
     listed = result.all_violations or [[v] if v else [] for v in result.violations]
     violations = [
@@ -284,7 +287,7 @@ def game_answer(row: GameRow, stored: StoredGame) -> GameAnswer:
     moves: list[Move] = []
     problem_text = None
     try:
-        for step in replay_steps(record_of(result)):
+        for step in replay_steps(record_of(result)) if in_words else ():
             words = describe_action(result.game, step.view, step.actor, step.action)
             moves.append(Move(step.number, step.actor, result.players[step.actor], step.action,
                               words))  # fmt: skip

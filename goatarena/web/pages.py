@@ -170,7 +170,7 @@ class Pages:
     async def game(self, request: Request) -> Response:
         """``/games/{number}``: the result, the violations and the replay viewer."""
         number = number_in(request)
-        answer, stored = await self.api.game(number)
+        answer, stored = await self.api.game(number, in_words=False)  # the replay has them
         if number not in self._replays:
             try:
                 self._replays[number] = await trio.to_thread.run_sync(encode_replay, stored)
