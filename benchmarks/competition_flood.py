@@ -15,7 +15,8 @@ The goal for the site is the load test's (benchmarks/web.py): p95 within 200 ms.
 
 The referee's clock beside it, as benchmarks/web.py measures it: a referee cutting off a
 silent bot ``--clock-samples`` times (30 ms a move), in a process of its own, once while
-the flood runs and once after it with the server stopped; their p99 overshoots.
+the ladder plays before the flood and once while the flood runs; their p99 overshoots
+(goal: the flood adds at most a millisecond).
 """
 
 from __future__ import annotations
@@ -180,6 +181,7 @@ def main() -> None:
                 except httpx.HTTPError:
                     pass
                 time.sleep(0.5)
+            clock_before = p99_ms(clock(options.clock_samples))  # the ladder alone
             games_before = games_stored(client)
             watching = threading.Thread(target=reader.run)
             watching.start()
@@ -213,12 +215,11 @@ def main() -> None:
             reader.stop.set()
             runner.terminate()
             runner.wait(timeout=30)
-        clock_idle = p99_ms(clock(options.clock_samples))
         report(options, outcomes, listed, whole, reader, games_during)
-        verdict = "met" if clock_during <= clock_idle + CLOCK_GOAL_MS else "MISSED"
+        verdict = "met" if clock_during <= clock_before + CLOCK_GOAL_MS else "MISSED"
         print(f"referee clock, p99 overshoot of {options.clock_samples} cut-offs:"
-              f" {clock_during:.1f} ms during the flood, {clock_idle:.1f} ms after it:"
-              f" goal within {CLOCK_GOAL_MS:g} ms {verdict}")  # fmt: skip
+              f" {clock_before:.1f} ms with the ladder playing, {clock_during:.1f} ms with"
+              f" the flood besides: goal within {CLOCK_GOAL_MS:g} ms {verdict}")  # fmt: skip
 
 
 def report(
