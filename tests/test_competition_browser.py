@@ -6,16 +6,14 @@ console error (a Content-Security-Policy violation is one). Screenshots go to
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from goatarena.competition.uploads import pack_folder
 from goatarena.referee.sandbox import probe
+from tests.competition_helpers import served
 from tests.test_competition_site import prepare
 from tests.test_web_browser import browser, open_page  # noqa: F401  (a fixture)
 
@@ -35,18 +33,8 @@ def competition(tmp_path_factory):
     )
     shutil.copytree(KIT, folder / "mybot")
     (folder / "mybot.tar.gz").write_bytes(pack_folder(folder / "mybot"))
-    child = subprocess.Popen(
-        [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
-        stderr=subprocess.PIPE, text=True, cwd=folder,
-    )  # fmt: skip
-    assert child.stderr is not None
-    found = re.search(r"http://[0-9.:]+", child.stderr.readline())
-    assert found
-    try:
-        yield found.group(0), tokens, folder
-    finally:
-        child.terminate()
-        child.wait(timeout=10)
+    with served(folder) as url:
+        yield url, tokens, folder
 
 
 @pytest.mark.parametrize("width", [390, 1600])

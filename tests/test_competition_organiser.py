@@ -5,9 +5,6 @@ a form without the session's CSRF token or from another site is refused."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +12,7 @@ import httpx
 import pytest
 
 from goatarena.formats.tournament_file import load_config
+from tests.competition_helpers import served
 from tests.test_competition_pages import csrf_of, signed_in
 from tests.test_competition_site import prepare, tar_gz
 
@@ -25,19 +23,8 @@ PAGE = "/competition/organiser"
 def server(tmp_path_factory) -> Iterator[tuple[str, dict[str, str], Path]]:
     folder = tmp_path_factory.mktemp("organiser")
     tokens = prepare(folder)
-    child = subprocess.Popen(
-        [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
-        stderr=subprocess.PIPE, text=True, cwd=folder,
-    )  # fmt: skip
-    assert child.stderr is not None
-    line = child.stderr.readline()
-    found = re.search(r"http://[0-9.:]+", line)
-    assert found, line + child.stderr.read()
-    try:
-        yield found.group(0), tokens, folder
-    finally:
-        child.terminate()
-        child.wait(timeout=10)
+    with served(folder) as url:
+        yield url, tokens, folder
 
 
 def organiser(server) -> tuple[httpx.Client, str]:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import sys
 import tarfile
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
+from tests.competition_helpers import served
 from tests.test_competition_site import prepare
 
 SCRIPT = "<script>alert(1)</script>"
@@ -28,19 +27,8 @@ def server(tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
     file.write_text(
         file.read_text().replace("[competition]", '[competition]\nregistration = "open"')
     )
-    child = subprocess.Popen(
-        [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
-        stderr=subprocess.PIPE, text=True, cwd=folder,
-    )  # fmt: skip
-    assert child.stderr is not None
-    line = child.stderr.readline()
-    found = re.search(r"http://[0-9.:]+", line)
-    assert found, line + child.stderr.read()
-    try:
-        yield found.group(0), tokens
-    finally:
-        child.terminate()
-        child.wait(timeout=10)
+    with served(folder) as url:
+        yield url, tokens
 
 
 def csrf_of(page: str) -> str:

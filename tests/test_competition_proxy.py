@@ -5,10 +5,6 @@ escape the pause by forging the header."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -17,23 +13,8 @@ import pytest
 from goatarena.competition.access import client_address
 from goatarena.competition.place import load_competition
 from goatarena.errors import ConfigError
+from tests.competition_helpers import served
 from tests.test_competition_site import prepare
-
-
-def serve(folder: Path) -> Iterator[str]:
-    child = subprocess.Popen(
-        [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
-        stderr=subprocess.PIPE, text=True, cwd=folder,
-    )  # fmt: skip
-    assert child.stderr is not None
-    line = child.stderr.readline()
-    found = re.search(r"http://[0-9.:]+", line)
-    assert found, line + child.stderr.read()
-    try:
-        yield found.group(0)
-    finally:
-        child.terminate()
-        child.wait(timeout=10)
 
 
 def competition(tmp_path: Path, proxy: str | None) -> dict[str, str]:
@@ -70,7 +51,7 @@ def test_a_trusted_proxy_that_is_no_address_is_refused_in_one_line(tmp_path):
 
 def test_behind_the_trusted_proxy_one_guesser_is_paused_and_others_are_not(tmp_path):
     tokens = competition(tmp_path, "127.0.0.1")
-    for url in serve(tmp_path):
+    with served(tmp_path) as url:
         number = tokens["alice"].split(".")[0]
         codes = [guess(url, f"{number}.guess{n}", "203.0.113.5") for n in range(11)]
         assert codes == [401] * 9 + [429] * 2
@@ -80,7 +61,7 @@ def test_behind_the_trusted_proxy_one_guesser_is_paused_and_others_are_not(tmp_p
 
 def test_without_a_trusted_proxy_a_forged_header_does_not_escape_the_pause(tmp_path):
     tokens = competition(tmp_path, None)
-    for url in serve(tmp_path):
+    with served(tmp_path) as url:
         number = tokens["alice"].split(".")[0]
         codes = [guess(url, f"{number}.guess{n}", f"203.0.113.{n}") for n in range(11)]
         assert codes == [401] * 9 + [429] * 2

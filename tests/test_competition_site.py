@@ -6,9 +6,6 @@ speed, uploads cannot flood, and logs are never served as a page."""
 from __future__ import annotations
 
 import io
-import re
-import subprocess
-import sys
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +18,7 @@ from goatarena.formats.tournament_file import load_config
 from goatarena.referee.records import MatchResult
 from goatarena.store.competition import open_competition_store
 from goatarena.store.opening import open_store
+from tests.competition_helpers import served
 
 ROOT = Path(__file__).resolve().parent.parent
 FILE = """\
@@ -91,20 +89,9 @@ def prepare(folder: Path) -> dict[str, str]:
 def server(tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
     folder = tmp_path_factory.mktemp("competition")
     tokens = prepare(folder)
-    child = subprocess.Popen(
-        [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
-        stderr=subprocess.PIPE, text=True, cwd=folder,
-    )  # fmt: skip
-    assert child.stderr is not None
-    line = child.stderr.readline()
-    found = re.search(r"http://[0-9.:]+", line)
-    assert found, line + child.stderr.read()
-    FOLDERS[found.group(0)] = folder
-    try:
-        yield found.group(0), tokens
-    finally:
-        child.terminate()
-        child.wait(timeout=10)
+    with served(folder) as url:
+        FOLDERS[url] = folder
+        yield url, tokens
 
 
 FOLDERS: dict[str, Path] = {}

@@ -19,11 +19,7 @@ handler never decides it. What a viewer may not see is answered as what does not
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import signal
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -60,7 +56,7 @@ from goatarena.web.api import BadRequest, json_response, problem
 from goatarena.web.app import SECURITY_HEADERS, Site
 from goatarena.web.competition_organiser import OrganiserPage
 from goatarena.web.competition_pages import CompetitionPages
-from goatarena.web.server import SITE_NICENESS, hypercorn_config
+from goatarena.web.server import hypercorn_config, serve_command_child
 
 OWN_PATHS = re.compile(
     r"^(/api/(submissions(/.*)?|games/[^/]+/logs/[^/]+|me|(entrants|versions)/[^/]+/[a-z]+)"
@@ -414,21 +410,5 @@ def competition_child(file: Path, db: Path, host: str, port: int) -> Iterator[No
     """Serve the competition of ``file`` from a child process while the block runs
     (``goatarena run FILE --serve``), as :func:`~goatarena.web.server.serving_child`
     serves a plain site."""
-    command = [sys.executable, "-m", "goatarena", "serve", str(file), "--db", str(db),
-               "--host", host, "--port", str(port)]  # fmt: skip
-    child = subprocess.Popen(command, start_new_session=True)  # noqa: S603
-    with contextlib.suppress(OSError):
-        # Below the run's referees for the CPU: the site, and the builds, validations and
-        # comparisons it starts (they inherit it), never take a bot's time.
-        os.setpriority(os.PRIO_PROCESS, child.pid, SITE_NICENESS)
-    try:
+    with serve_command_child([str(file), "--db", str(db), "--host", host, "--port", str(port)]):
         yield
-    finally:
-        if child.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(child.pid, signal.SIGTERM)
-            try:
-                child.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()

@@ -96,17 +96,26 @@ async def serve_site(
 
 @contextlib.contextmanager
 def serving_child(db: Path, host: str, port: int, *, show_commands: bool = False) -> Iterator[None]:
-    """Serve ``db`` from a child process (``goatarena serve``) while the block runs.
+    """Serve ``db`` from a child process (``goatarena serve``) while the block runs."""
+    arguments = ["--db", str(db), "--host", host, "--port", str(port)]
+    if show_commands:
+        arguments.append("--show-commands")
+    with serve_command_child(arguments):
+        yield
+
+
+@contextlib.contextmanager
+def serve_command_child(arguments: list[str]) -> Iterator[None]:
+    """Run ``goatarena serve ARGUMENTS`` in a child process while the block runs.
 
     The child has its own session, so a Ctrl-C typed at the run reaches the run alone,
-    which ends the child when it ends (SIGTERM, then SIGKILL after a few seconds).
+    which ends the child when it ends (SIGTERM, then SIGKILL after a few seconds). It runs
+    below the run's referees for the CPU: the site, and whatever it starts (fits, builds,
+    validations inherit it), never takes a bot's time.
     """
-    command = [sys.executable, "-m", "goatarena", "serve", "--db", str(db),
-               "--host", host, "--port", str(port)]  # fmt: skip
-    if show_commands:
-        command.append("--show-commands")
+    command = [sys.executable, "-m", "goatarena", "serve", *arguments]
     child = subprocess.Popen(command, start_new_session=True)  # noqa: S603
-    with contextlib.suppress(OSError):  # below the run's referees for the CPU, its fits too
+    with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PROCESS, child.pid, SITE_NICENESS)
     try:
         yield
