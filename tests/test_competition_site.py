@@ -16,6 +16,7 @@ import pytest
 from goatarena.competition.entrants import add_entrant
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.records import MatchResult
+from goatarena.referee.stderr_log import StderrLog
 from goatarena.store.competition import open_competition_store
 from goatarena.store.opening import open_store
 from tests.competition_helpers import served
@@ -288,3 +289,42 @@ def test_an_upload_trickling_in_is_cut_off(tmp_path, monkeypatch):
         site.close()
         competition.close()
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+
+
+def test_a_late_games_bot_log_is_served_after_the_bot_has_written_more_than_its_cap(tmp_path):
+    """A bot that writes a lot to stderr in every game of a long ladder: its log is
+    capped per game and rotates, so a late game's log is still its owner's to read."""
+    tokens = prepare(tmp_path)
+    limits = load_config(tmp_path / "class.toml").limits
+    results = tmp_path / "results"
+    store = open_store(results / "class.sqlite")
+    log = StderrLog(
+        results / "class-logs" / "alice@1.log", limits.stderr_log_bytes, limits.stderr_game_bytes
+    )
+    log.attach()
+    games = 40  # each writes 100 KiB: 4 MiB in all, four times the log's cap
+    for number in range(games):
+        key = KEY.replace("/r0", f"/r{number + 1}")
+        store.add_game(key, number + 1, MatchResult(
+            game="mountain-goats", seed=1, players=["alice@1", "bob@1"], scores=[1.0, 0.0],
+            ranks=[1, 2], violations=[None, None], decisions=[],
+        ))  # fmt: skip
+        log.mark_game(7, f"game {key}, seat 0")
+        for _ in range(100):
+            log.write(7, f"alice@1 in game {number + 1}: ".encode() + b"x" * 1000 + b"\n")
+    log.detach(7)
+    store.close()
+    on_disk = sum(path.stat().st_size for path in (results / "class-logs").glob("alice@1.log*"))
+    assert on_disk <= 2 * limits.stderr_log_bytes + limits.stderr_game_bytes
+    with served(tmp_path) as url:
+        server = (url, tokens)
+        last = get(server, f"/api/games/{games + 1}/logs/0", "alice")
+        assert last.status_code == 200
+        assert f"alice@1 in game {games}: " in last.text
+        assert f"alice@1 in game {games - 1}: " not in last.text
+        assert len(last.text) <= limits.stderr_game_bytes + 200  # capped, and says so
+        assert last.text.rstrip().endswith("this game's log truncated]")
+        for number in range(games - 15, games + 1):  # the recent games' logs are all there
+            recent = get(server, f"/api/games/{number + 1}/logs/0", "organiser")
+            assert f"alice@1 in game {number}: " in recent.text
+        assert get(server, f"/api/games/{games + 1}/logs/0", "bob").status_code == 404

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import re
 
+import msgspec
 import trio
 
+from goatarena.competition.access import game_part
+from goatarena.formats.competition import CompetitionSettings
+from goatarena.formats.config import GAMES_PER_LOG
 from goatarena.formats.schedule import match_id
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.stderr_log import CUT_LINE, StderrLog
+from goatarena.running.forwarded_log import DriverLogs, ForwardedLog, LogEvent
 from goatarena.running.runner import Runner
 from goatarena.store.opening import open_store
 from tests.helpers import RANDOM_BOT, python_bot
@@ -98,3 +103,33 @@ def test_markers_count_towards_the_cap_and_a_silent_bot_leaves_an_empty_log(tmp_
     data = (tmp_path / "b.log").read_bytes()
     assert len(data) == 100 + len(CUT_LINE) and data.endswith(CUT_LINE)
     assert data.startswith(b"[goatarena: game g0, seat 0, pid 7]\nx\n")
+
+
+def test_a_log_capped_per_game_rotates_and_a_referee_process_forwards_a_games_worth(tmp_path):
+    events: list[LogEvent] = []
+    forwarded = ForwardedLog("b", cap_bytes=1000, send=events.append, game_cap_bytes=100)
+    driver = DriverLogs(tmp_path, cap_bytes=1000, game_cap_bytes=100)
+    forwarded.attach()
+    for game in range(30):
+        forwarded.mark_game(7, f"game g{game}, seat 0")
+        for _ in range(50):
+            forwarded.write(7, b"line of g%d\n" % game)
+    forwarded.detach(7)
+    sent = sum(len(event.data) for event in events)
+    assert sent == 30 * 100  # each game's worth, never the whole flood
+    for event in events:
+        driver.apply(event)
+    older, current = (tmp_path / "b.log.1").read_text(), (tmp_path / "b.log").read_text()
+    assert len(older) <= 1000 + 200 and len(current) <= 1000 + 200
+    assert "g0" not in older + current  # rotated away
+    for game in range(25, 30):  # the recent games are whole, each ending with the cut line
+        part = game_part(older + current, f"g{game}")
+        assert part.count(f"line of g{game}\n") == 100 // len(f"line of g{game}\n")
+        assert part.endswith("this game's log truncated]\n")
+
+
+def test_only_a_competitions_logs_are_capped_per_game(tmp_path):
+    plain = load_config(write_config(tmp_path / "t.toml", bots={"a": RANDOM_BOT, "b": RANDOM_BOT}))
+    assert plain.limits.stderr_game_bytes == 0
+    ladder = msgspec.structs.replace(plain, competition=CompetitionSettings())
+    assert ladder.limits.stderr_game_bytes == ladder.limits.stderr_log_bytes // GAMES_PER_LOG > 0

@@ -26,7 +26,8 @@ from goatarena.store.competition import CompetitionStore, Entrant, Submission
 BOT_LOG_CAP = 256 << 10
 """How much of a bot's stderr in one game is shown: its end."""
 BOT_LOG_READ = 64 << 20
-"""The most of a bot's log file read to find one game's part (logs are capped smaller)."""
+"""The most of each of a bot's log files read to find one game's part (logs are capped
+smaller)."""
 MARKER = "[goatarena: "
 """How the line before each game's part of a bot's log begins."""
 
@@ -96,12 +97,18 @@ def bot_log_for(
     bot = players[seat]
     if not may_see_bot(store, viewer, bot) or bot_name_problem(bot) is not None:
         return None  # a name that could not be a log's file name is no bot's
+    # A competition's log rotates (:mod:`goatarena.referee.stderr_log`): the older file
+    # holds the games before the current one's.
+    text = _read_log(logs / f"{bot}.log.1") + _read_log(logs / f"{bot}.log")
+    return game_part(text, key)[-BOT_LOG_CAP:]
+
+
+def _read_log(path: Path) -> str:
     try:
-        with open(logs / f"{bot}.log", "rb") as log:
-            text = log.read(BOT_LOG_READ).decode("utf-8", errors="replace")
+        with open(path, "rb") as log:
+            return log.read(BOT_LOG_READ).decode("utf-8", errors="replace")
     except OSError:
         return ""
-    return game_part(text, key)[-BOT_LOG_CAP:]
 
 
 def game_part(log: str, key: str) -> str:

@@ -78,6 +78,11 @@ class LadderSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     trend_games: int = 20
 
 
+GAMES_PER_LOG = 16
+"""A competition's bot log (``log_kb``) always holds about this many recent games' logs
+whole: each game's is capped at the log's cap over this."""
+
+
 class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A whole tournament: bots, games, format, clock, concurrency and master seed.
 
@@ -86,8 +91,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     table plays per round. ``rounds`` (Swiss only) defaults to 2·ceil(log_k N) + 2.
     ``memory_mb`` limits each bot process's memory, ``line_kb`` the longest line a bot
     may write and ``log_kb`` each bot's stderr log over the whole tournament (see
-    docs/referee.md); ``policy`` says what each kind of violation costs. A gauntlet
-    plays only the round-robin tables that seat one of the ``challengers``; ``sprt`` (a
+    docs/referee.md; a competition's rotates there instead, each game's capped);
+    ``policy`` says what each kind of violation costs. A gauntlet plays only the
+    round-robin tables that seat one of the ``challengers``; ``sprt`` (a
     gauntlet of one challenger against one baseline) stops it as soon as the test decides.
     A ``ladder`` (format ``"ladder"``) plays tables chosen as it goes until stopped, while
     bots come and go; its settings are ``ladder`` (:class:`LadderSettings`). A ladder
@@ -141,6 +147,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
             memory_bytes=self.memory_mb << 20,
             max_line_bytes=self.line_kb << 10,
             stderr_log_bytes=self.log_kb << 10,
+            # An entrant reads each game's log: a competition's rotates, capped per game.
+            stderr_game_bytes=(self.log_kb << 10) // GAMES_PER_LOG if self.competition else 0,
         )
 
     def sandboxes(

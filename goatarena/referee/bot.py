@@ -356,7 +356,7 @@ async def open_bot(
     argv = parse_command(command)
     shown = command if isinstance(command, str) else shlex.join(command)
     if log is None and log_path is not None:
-        log = StderrLog(log_path, limits.stderr_log_bytes)
+        log = StderrLog(log_path, limits.stderr_log_bytes, limits.stderr_game_bytes)
     if log is not None:
         log.attach()
     try:

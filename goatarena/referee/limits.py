@@ -22,6 +22,9 @@ class BotLimits:
     max_line_bytes: int = protocol.MAX_LINE_BYTES
     max_depth: int = protocol.MAX_DEPTH
     stderr_log_bytes: int = 1 << 20
+    stderr_game_bytes: int = 0
+    """A cap on each game's stderr; with it the log rotates at ``stderr_log_bytes``
+    instead of being cut (:mod:`goatarena.referee.stderr_log`). 0: no cap per game."""
     memory_bytes: int | None = 1 << 30
     quit_grace_s: float = 0.2
     terminate_grace_s: float = 0.3

@@ -97,6 +97,7 @@ async def open_executor(
             capacity=config.workers,
             log_dir=log_dir,
             log_cap=config.limits.stderr_log_bytes,
+            log_game_cap=config.limits.stderr_game_bytes,
             cpus=slot_cpus(config) if processes == config.workers else [],
         ) as executor:
             yield executor

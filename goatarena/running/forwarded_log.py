@@ -34,11 +34,18 @@ class ForwardedLog(StderrLog):
     """The log of one bot as a referee process sees it: every call becomes an event.
 
     What a process forwards is capped like the log itself, so a bot that floods its
-    stderr costs the pipe to the driver no more than one log's worth per process.
+    stderr costs the pipe to the driver no more than one log's worth per process (with a
+    cap per game, one game's worth per game).
     """
 
-    def __init__(self, bot: str, cap_bytes: int, send: Callable[[LogEvent], None]) -> None:
-        super().__init__(Path(f"{bot}.log"), cap_bytes)
+    def __init__(
+        self,
+        bot: str,
+        cap_bytes: int,
+        send: Callable[[LogEvent], None],
+        game_cap_bytes: int = 0,
+    ) -> None:
+        super().__init__(Path(f"{bot}.log"), cap_bytes, game_cap_bytes)
         self._bot = bot
         self._send = send
         self._forwarded = 0
@@ -49,14 +56,22 @@ class ForwardedLog(StderrLog):
 
     def detach(self, pid: int) -> None:
         """A process of the bot has stopped writing."""
+        self._games.pop(pid, None)
+        self._forget_ended_games()
         self._send(LogEvent(self._bot, "detach", pid))
 
     def mark_game(self, pid: int, game: str) -> None:
         """Process ``pid`` now plays ``game``."""
+        super().mark_game(pid, game)  # counts its game's output here too
         self._send(LogEvent(self._bot, "mark", pid, game=game))
 
     def write(self, pid: int, data: bytes | bytearray) -> None:
         """Forward what the process wrote, up to the cap."""
+        if self.game_cap_bytes:
+            allowed, _ = self._game_room(pid, len(data))
+            if allowed:
+                self._send(LogEvent(self._bot, "write", pid, data=bytes(data[:allowed])))
+            return
         room = self.cap_bytes - self._forwarded
         if room > 0:
             chunk = bytes(data[:room])
@@ -65,11 +80,13 @@ class ForwardedLog(StderrLog):
 
 
 class DriverLogs:
-    """The driver's logs of every bot, in ``folder``, each capped at ``cap_bytes``."""
+    """The driver's logs of every bot, in ``folder``, each capped at ``cap_bytes`` (or
+    rotating there, with ``game_cap_bytes`` a cap per game)."""
 
-    def __init__(self, folder: Path, cap_bytes: int) -> None:
+    def __init__(self, folder: Path, cap_bytes: int, game_cap_bytes: int = 0) -> None:
         self._folder = folder
         self._cap = cap_bytes
+        self._game_cap = game_cap_bytes
         self._logs: dict[str, StderrLog] = {}
 
     def apply(self, event: LogEvent) -> None:
@@ -77,7 +94,9 @@ class DriverLogs:
         log is never worth a game)."""
         log = self._logs.get(event.bot)
         if log is None:
-            log = self._logs[event.bot] = StderrLog(self._folder / f"{event.bot}.log", self._cap)
+            log = self._logs[event.bot] = StderrLog(
+                self._folder / f"{event.bot}.log", self._cap, self._game_cap
+            )
         if event.op == "attach":
             with suppress(BotError):
                 log.attach()

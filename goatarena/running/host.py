@@ -16,6 +16,7 @@ from pathlib import Path
 
 import trio
 
+from goatarena.referee.limits import BotLimits
 from goatarena.referee.sandbox import SandboxPolicy
 from goatarena.referee.stderr_log import StderrLog
 from goatarena.running.job import GameJob, JobOutcome, play_job
@@ -44,7 +45,7 @@ class JobHost:
 
     ``log_dir`` receives each bot's stderr log, in a folder per tournament when the host
     serves several (a worker); ``None`` keeps no logs. ``log_factory`` instead makes the
-    log of a bot (from its name and size cap) kept elsewhere: a referee process forwards
+    log of a bot (from its name and limits) kept elsewhere: a referee process forwards
     its bots' output to the driver, which keeps one log per bot for all processes.
     """
 
@@ -55,7 +56,7 @@ class JobHost:
         log_dir: Path | None = None,
         folder_per_tournament: bool = True,
         idle_pool_s: float = IDLE_POOL_S,
-        log_factory: Callable[[str, int], StderrLog] | None = None,
+        log_factory: Callable[[str, BotLimits], StderrLog] | None = None,
         cpus: Sequence[int] = (),
     ) -> None:
         self._log_factory = log_factory
@@ -165,8 +166,8 @@ class JobHost:
         make = self._log_factory
         if make is None:
             return None
-        cap = job.limits.stderr_log_bytes
-        return lambda name: make(name, cap)
+        limits = job.limits
+        return lambda name: make(name, limits)
 
     async def _sweep(self, scope: trio.CancelScope) -> None:
         """Close the pools of tournaments that have not played here for a while."""

@@ -170,8 +170,11 @@ class BotPool:
             if self._log_factory is not None:
                 self._logs[name] = self._log_factory(name)  # kept elsewhere (by a driver)
             elif self._log_dir is not None:
-                cap = (self._limits or BotLimits()).stderr_log_bytes
-                self._logs[name] = StderrLog(self._log_dir / f"{name}.log", cap)
+                limits = self._limits or BotLimits()
+                path = self._log_dir / f"{name}.log"
+                self._logs[name] = StderrLog(
+                    path, limits.stderr_log_bytes, limits.stderr_game_bytes
+                )
             else:
                 return None
         return self._logs[name]

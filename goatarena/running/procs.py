@@ -24,6 +24,7 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
+from goatarena.referee.limits import BotLimits
 from goatarena.referee.readable_copy import remove_copies
 from goatarena.referee.stderr_log import StderrLog
 from goatarena.running.forwarded_log import DriverLogs, ForwardedLog, LogEvent
@@ -132,12 +133,14 @@ async def open_process_executor(
     capacity: int,
     log_dir: Path | None = None,
     log_cap: int = 0,
+    log_game_cap: int = 0,
     cpus: Sequence[int] = (),
 ) -> AsyncIterator[ProcessExecutor]:
     """Start ``processes`` referee processes; on leaving, stop them and their bots.
 
     With a ``log_dir`` the bots' stderr logs are kept there, by this process, each
-    capped at ``log_cap`` bytes over the whole run. The i-th referee pins the bots of
+    capped at ``log_cap`` bytes over the whole run (or each game's at ``log_game_cap``,
+    the log rotating). The i-th referee pins the bots of
     its games to ``cpus[i]``, if given.
     """
     argv = [sys.executable, "-m", "goatarena.running.procs"]
@@ -145,7 +148,7 @@ async def open_process_executor(
     logs = None
     if log_dir is not None:
         argv.append(FORWARD_LOGS)
-        logs = DriverLogs(log_dir, log_cap)
+        logs = DriverLogs(log_dir, log_cap, log_game_cap)
     async with trio.open_nursery() as nursery:
         referees: list[_Referee] = []
         try:
@@ -225,8 +228,10 @@ async def serve(forward_logs: bool) -> None:
         async for event in events:
             await put(event)
 
-    def forwarded(bot: str, cap: int) -> StderrLog:
-        return ForwardedLog(bot, cap, send_event.send_nowait)
+    def forwarded(bot: str, limits: BotLimits) -> StderrLog:
+        return ForwardedLog(
+            bot, limits.stderr_log_bytes, send_event.send_nowait, limits.stderr_game_bytes
+        )
 
     async with trio.open_nursery() as outer:
         outer.start_soon(forward_events)
