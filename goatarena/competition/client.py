@@ -73,11 +73,16 @@ class Server:
         """Upload ``archive``; the submission's number (Refused when the server says no)."""
         query = urllib.parse.urlencode({"language": language})
         answer = self._request("POST", f"/api/submissions?{query}", archive)
-        return int(answer["submission"])
+        try:
+            return int(answer["submission"])
+        except (KeyError, TypeError, ValueError):
+            raise Unreachable(f"{self.url} did not answer as a goatarena site") from None
 
     def submission(self, number: int) -> dict[str, Any]:
         """Submission ``number`` as the server shows it to its owner."""
         answer: dict[str, Any] = self._request("GET", f"/api/submissions/{number}")
+        if not isinstance(answer, dict) or "state" not in answer:
+            raise Unreachable(f"{self.url} did not answer as a goatarena site")
         return answer
 
     def build_log(self, number: int) -> str:
