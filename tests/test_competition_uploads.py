@@ -83,6 +83,8 @@ ATTACKS = {
     "zip device": (zipped([("bot/disk", b"", 0o020644)]), "device"),
     "zip backslash": (zipped([("..\\..\\evil.py", b"x", 0o100644)]), "backslash"),
     "zip bomb": (zipped([("zeros.bin", b"\0" * (3 << 20), 0o100644)]), "compression ratio"),
+    "file then inside it": (tar_gz(member("a"), member("a/b.py")), "both as a file and a folder"),
+    "inside then file": (tar_gz(member("a/b.py"), member("a")), "both as a file and a folder"),
 }
 
 

@@ -148,6 +148,8 @@ def check_archive(path: Path, limits: UploadLimits) -> tuple[str, list[Member]]:
         members: list[Member] = []
         unpacked = 0
         seen: set[PurePosixPath] = set()
+        files: set[PurePosixPath] = set()
+        folders: set[PurePosixPath] = set()
         listing = _tar_members(archive) if kind == "tar.gz" else _zip_members(archive)
         for member in listing:
             members.append(member)
@@ -163,7 +165,16 @@ def check_archive(path: Path, limits: UploadLimits) -> tuple[str, list[Member]]:
                 )
             if member.name in seen and not member.is_folder:
                 raise UploadRefused(f"the archive holds {str(member.name)!r} twice")
+            # A name both a file and a folder ("a" then "a/b") would fail only when unpacked.
+            if (member.name in folders and not member.is_folder) or any(
+                name in files for name in (member.name, *member.name.parents)
+            ):
+                raise UploadRefused(
+                    f"the archive holds {str(member.name)!r} both as a file and a folder"
+                )
             seen.add(member.name)
+            (folders if member.is_folder else files).add(member.name)
+            folders.update(member.name.parents)
     if not any(not member.is_folder for member in members):
         raise UploadRefused("the archive holds no files")
     return kind, members
