@@ -252,6 +252,22 @@ def test_serving_a_missing_database_is_one_line(tmp_path) -> None:
     assert done.stderr.strip().count("\n") == 0 and "no such results database" in done.stderr
 
 
+def test_serving_at_a_port_in_use_is_one_line(tmp_path) -> None:
+    db = tmp_path / "busy.sqlite"
+    make_store(db, games=2)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "goatarena", "serve", "--db", str(db), "--port", str(port)],
+            capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().count("\n") == 0
+    assert f"cannot serve at 127.0.0.1:{port}" in done.stderr
+
+
 def test_binding_beyond_this_machine_is_said(tmp_path) -> None:
     db = tmp_path / "wide.sqlite"
     make_store(db, games=2)

@@ -74,7 +74,19 @@ def hypercorn_config(host: str, port: int) -> Config:
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     for name, value in LIMITS.items():
         setattr(config, name, value)
+    _check_bindable(config)
     return config
+
+
+def _check_bindable(config: Config) -> None:
+    """Refuse in one line an address that cannot be bound (a port in use, a host that is
+    not this machine's), which Hypercorn would raise deep inside its nurseries."""
+    try:
+        sockets = config.create_sockets()
+    except OSError as error:
+        raise ConfigError(f"cannot serve at {config.bind[0]}: {error.strerror}") from None
+    for sock in [*sockets.secure_sockets, *sockets.insecure_sockets]:
+        sock.close()
 
 
 async def serve_site(
