@@ -47,9 +47,10 @@ def serve_command(
         goatarena serve tournaments/demo.toml
         goatarena serve --db results/demo.sqlite --host 0.0.0.0 --port 8080
     """
+    config = load_config(file) if file is not None else None
     if db is None:
-        db = Path("results") / f"{load_config(file).name}.sqlite" if file else only_database()
-    if file is not None and load_config(file).competition is not None:
+        db = Path("results") / f"{config.name}.sqlite" if config else only_database()
+    if file is not None and config is not None and config.competition is not None:
         from goatarena.web.competition_routes import run_competition_site  # entrants submit
 
         if not is_loopback(host):
