@@ -6,6 +6,7 @@ Plain HTTP(S) with the standard library: the server's JSON answers, the token as
 
 from __future__ import annotations
 
+import http.client
 import json
 import time
 import urllib.error
@@ -39,17 +40,17 @@ class Server:
     def _request(
         self, method: str, path: str, body: bytes | None = None, *, text: bool = False
     ) -> Any:
-        request = urllib.request.Request(
-            urllib.parse.urljoin(self.url.rstrip("/") + "/", path.lstrip("/")),
-            data=body,
-            method=method,
-            headers={
-                "Authorization": f"Bearer {self.token}",
-                "User-Agent": USER_AGENT,
-                **({"Content-Type": "application/gzip"} if body is not None else {}),
-            },
-        )
         try:
+            request = urllib.request.Request(
+                urllib.parse.urljoin(self.url.rstrip("/") + "/", path.lstrip("/")),
+                data=body,
+                method=method,
+                headers={
+                    "Authorization": f"Bearer {self.token}",
+                    "User-Agent": USER_AGENT,
+                    **({"Content-Type": "application/gzip"} if body is not None else {}),
+                },
+            )
             with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310
                 data = answer.read()
         except urllib.error.HTTPError as error:
@@ -62,6 +63,10 @@ class Server:
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
             raise Unreachable(f"cannot reach {self.url}: {reason}") from None
+        except (ValueError, http.client.HTTPException) as error:
+            # A malformed URL, a token HTTP headers cannot carry, a server speaking no HTTP.
+            said_one_line = " ".join(str(error).split())[:200]
+            raise Unreachable(f"cannot send to {self.url}: {said_one_line}") from None
         if text:
             return data.decode(errors="replace")
         try:
