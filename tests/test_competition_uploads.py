@@ -85,6 +85,8 @@ ATTACKS = {
     "zip bomb": (zipped([("zeros.bin", b"\0" * (3 << 20), 0o100644)]), "compression ratio"),
     "file then inside it": (tar_gz(member("a"), member("a/b.py")), "both as a file and a folder"),
     "inside then file": (tar_gz(member("a/b.py"), member("a")), "both as a file and a folder"),
+    "name past NAME_MAX": (tar_gz(member("a" * 300)), "too long to unpack"),
+    "path past the limit": (tar_gz(member("/".join(["d" * 200] * 8))), "too long to unpack"),
 }
 
 

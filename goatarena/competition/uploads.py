@@ -81,6 +81,12 @@ def archive_kind(head: bytes) -> str:
     raise UploadRefused("the upload is neither a tar.gz nor a zip archive")
 
 
+MAX_NAME_BYTES = 255
+"""The longest file name (one part of a path) an upload may hold: Linux's NAME_MAX."""
+MAX_PATH_BYTES = 1024
+"""The longest path an upload may hold, well inside PATH_MAX with the build's folder."""
+
+
 def _safe_name(raw: str) -> PurePosixPath:
     """The member's path, or UploadRefused for one that could land outside its folder."""
     if "\0" in raw or "\\" in raw:
@@ -94,6 +100,12 @@ def _safe_name(raw: str) -> PurePosixPath:
         return TOP  # the archive's own folder (``tar -C bot -czf bot.tar.gz .``)
     if not raw.strip("/.") or any(not part.isprintable() for part in path.parts):
         raise UploadRefused(f"the archive holds an unprintable or empty name: {raw[:80]!r}")
+    # Past the file system's limits the unpacking would fail, and the submission with it,
+    # at every restart: refused here, where the entrant is told.
+    if len(raw.encode()) > MAX_PATH_BYTES or any(
+        len(part.encode()) > MAX_NAME_BYTES for part in path.parts
+    ):
+        raise UploadRefused(f"the archive holds a name too long to unpack: {raw[:80]!r}")
     return path
 
 
