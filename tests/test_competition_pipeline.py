@@ -3,6 +3,7 @@ stop; a version that fails its build or the validation gate never joins."""
 
 from __future__ import annotations
 
+import errno
 import re
 import shutil
 from pathlib import Path
@@ -240,3 +241,24 @@ def test_ladder_retire_on_the_command_line_is_followed_by_the_competitions_list(
     competition.file.write_text(before + "\n")  # put back by hand: in play again
     competition.reload()
     assert competition.store.version(name).state == "active"
+
+
+def test_a_machine_failure_with_one_submission_fails_it_and_the_queue_goes_on(
+    tmp_path, competition, monkeypatch
+):
+    alice = entrant(competition, "alice")
+    first = competition.submit(alice, "python", [pack_folder(bot_folder(tmp_path))])
+
+    def disk_full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("goatarena.competition.pipeline.unpack", disk_full)
+    trio.run(competition.process, first)
+    failed = competition.store.submission(first)
+    assert failed is not None and failed.state == "failed"
+    assert "No space left on device" in failed.reason
+    monkeypatch.undo()
+    second = competition.submit(alice, "python", [pack_folder(bot_folder(tmp_path))])
+    trio.run(competition.process, second)
+    done = competition.store.submission(second)
+    assert done is not None and done.state == "active", done

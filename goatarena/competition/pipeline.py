@@ -186,6 +186,12 @@ class Competition:
             if found is None:
                 raise
             await self._set(number, "failed", reason=str(found))
+        except OSError as error:
+            # The machine's failure with this one submission (a full disk, say) fails it
+            # with the reason; raised, it would stop every later build, and again after
+            # each restart, since an unfinished submission is taken up again.
+            reason = f"the server could not build it: {error.strerror or error}"
+            await self._set(number, "failed", reason=reason)
 
     async def _process(self, number: int, entrant: Entrant, language: str) -> None:
         await self._set(number, "building", reason="")
