@@ -92,6 +92,16 @@ def test_a_replay_holds_the_engines_observations_at_every_step():
     assert replay["end"]["to_act"] is None and replay["ranks"] == game.result.ranks
 
 
+def test_a_replay_notes_every_move_played_for_a_forfeited_seat():
+    game = next(g for g in stored_games(per_game=1) if g.result.violations[1] is not None)
+    packed = embedded(build_report("demo", [game]), "report-replays")[game.key]
+    replay = json.loads(gzip.decompress(base64.b64decode(packed)))
+    # Seat 1 timed out at decision 3 and forfeited: the referee played its later moves.
+    forfeited = {n for n, step in enumerate(replay["steps"]) if step[0] == 1 and n >= 3}
+    assert forfeited and {int(n) for n in replay["notes"]} == forfeited
+    assert set(replay["notes"].values()) == {"(played for the forfeited seat)"}
+
+
 def test_big_tournaments_embed_a_bounded_share_of_replays_of_every_game():
     games = stored_games(per_game=10)
     chosen = choose_replays(games, 8)

@@ -185,6 +185,27 @@ def test_each_games_replay_steps_from_the_first_decision_to_the_last(page, game)
     shoot(page, f"replay-{game}", selector="#viewer")
 
 
+def test_the_moves_played_for_a_forfeited_seat_are_marked(page):
+    stored = next(g for g in stored_games(per_game=2) if g.result.violations[1] is not None)
+    page.locator(f"#games-table tbody tr[data-key='{stored.key}'] button.view").click()
+    page.wait_for_selector("#board svg[data-step='0']")
+    state = GAMES[stored.result.game].new_state(3, stored.result.seed)
+    seats = []
+    for action in stored.result.decisions:
+        seats.append(state.to_act)
+        state.apply(action)
+    # Seat 1 forfeited at decision 3 (a timeout): from there on its moves were the referee's.
+    marked = page.locator("#moves li").evaluate_all(
+        "items => items.map((li) => li.querySelector('.played-for')?.textContent ?? '')"
+    )[:-1]
+    assert [n for n, note in enumerate(marked) if note] == [
+        n for n, seat in enumerate(seats) if seat == 1 and n >= 3
+    ]
+    assert {note for note in marked if note} == {" (played for the forfeited seat)"}
+    page.locator("#moves li").nth(seats.index(1, 3)).click()
+    assert page.locator("#caption").inner_text().endswith("(played for the forfeited seat)")
+
+
 @pytest.mark.parametrize("game", [name for name, info in GAMES.items() if info.hidden_information])
 def test_the_seat_view_hides_the_other_seats_hands(page, game):
     decisions = open_replay(page, game)

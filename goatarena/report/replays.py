@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from goatarena.render.replay import record_of
+from goatarena.render.replay import played_for, record_of
 from goatarena.render.view import Step, final_view, replay_steps
 from goatarena.render.words import describe_action
 from goatarena.store.database import StoredGame
@@ -93,10 +93,13 @@ class ReplayChooser:
 
 
 def encode_replay(game: StoredGame) -> str:
-    """One game's replay as base64 of gzipped JSON: ``{"game", "players", "steps", "end"}``.
+    """One game's replay as base64 of gzipped JSON: ``{"game", "players", "steps", "end",
+    "notes"}``.
 
     A step is ``[actor, action, shown, view, words, shown words]``: ``shown``, what the
     others learnt of the action, and its words are null when it is the action itself.
+    ``notes`` holds, by decision number, the note on each decision no bot chose (played
+    for a forfeited seat, or a random move for a strike), as ``goatarena replay`` shows it.
     """
     result = game.result
     record = record_of(result)
@@ -112,6 +115,7 @@ def encode_replay(game: StoredGame) -> str:
         "scores": result.scores,
         "steps": steps,
         "end": final_view(record),
+        "notes": {number: note.strip() for number, note in played_for(result).items()},
     }
     packed = gzip.compress(msgspec.json.encode(payload), compresslevel=9, mtime=0)
     return base64.b64encode(packed).decode("ascii")

@@ -111,6 +111,11 @@
     return JSON.stringify(viewer.seat === null || viewer.seat === actor || shown === null ? action : shown);
   }
 
+  // The note on a decision its bot did not choose, or "".
+  function stepNote(n) {
+    return viewer.replay.notes[String(n)] || "";
+  }
+
   // The list of decisions beside the board, each as the chosen seat's view tells it.
   function listMoves() {
     const replay = viewer.replay;
@@ -118,6 +123,15 @@
       const actor = step[0];
       const li = document.createElement("li");
       li.textContent = `${replay.players[actor]}: ${stepWords(step)}`;
+      const note = stepNote(n);
+      if (note) {
+        // A decision no bot chose (the referee played it for a forfeited seat, or a
+        // strike's random move), marked as goatarena replay marks it.
+        const small = document.createElement("span");
+        small.className = "played-for";
+        small.textContent = ` ${note}`;
+        li.append(small);
+      }
       li.style.color = SEAT[actor % 6];
       li.title = stepAction(step);
       li.onclick = () => go(n);
@@ -138,7 +152,8 @@
     if (n < total) {
       const actor = replay.steps[n][0];
       view = replay.steps[n][3];
-      caption = `decision ${n}: seat ${actor} ${names[actor]}: ${stepWords(replay.steps[n])}`;
+      const note = stepNote(n);
+      caption = `decision ${n}: seat ${actor} ${names[actor]}: ${stepWords(replay.steps[n])}${note ? ` ${note}` : ""}`;
     } else {
       view = replay.end;
       caption = "end: " + names.map((name, s) => `${name} rank ${replay.ranks[s]} (${replay.scores[s]})`).join(", ");
