@@ -157,6 +157,12 @@ def test_command_paths_are_shown_from_the_tournament_files_folder():
     assert shown_text("cannot start bot '/home/alice/league/b/x'", folder) == (
         "cannot start bot './b/x'"
     )
+    assert shown_text('File "/home/alice/results/x.py", line 1 in /usr/lib', folder) == (
+        'File "../results/x.py", line 1 in /usr/lib'
+    )
+    assert shown_text("/home/alice/leagues/a, /home/alice/league.", folder) == (
+        "../leagues/a, ../league."
+    )
 
 
 def _result(players: list[str], ranks: list[int], game: str) -> MatchResult:

@@ -112,6 +112,53 @@ def test_big_tournaments_embed_a_bounded_share_of_replays_of_every_game():
     assert choose_replays(games, 0) == [] and len(choose_replays(games, 3)) == 3
 
 
+CRASHING_BOT = """import json, os, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "crash"}), flush=True)
+    elif message["type"] == "decide":  # its model is missing: the error names its path
+        open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "model.bin"))
+"""
+
+
+def test_violation_details_show_paths_from_the_tournament_files_folder(tmp_path):
+    import trio
+
+    from goatarena.web.api import Api
+    from goatarena.web.follow import Follower, Readers
+
+    folder = tmp_path / "home" / "alice" / "league"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "bots" / "crash.py").write_text(CRASHING_BOT)
+    (folder / "t.toml").write_text(
+        f'name = "t"\nsandbox = "none"\n[bots]\ncrash = "{sys.executable} bots/crash.py"\n'
+        'random = "builtin:random"\n[[games]]\nname = "mountain-goats"\nplayers = 2\n'
+    )
+    db = tmp_path / "home" / "alice" / "results" / "t.sqlite"
+    db.parent.mkdir()
+    ran = CliRunner().invoke(main, ["run", str(folder / "t.toml"), "--db", str(db)])
+    assert ran.exit_code == 0, ran.output
+    page = tmp_path / "r.html"
+    made = CliRunner().invoke(main, ["report", "--db", str(db), "-o", str(page)])
+    assert made.exit_code == 0, made.output
+    html = page.read_text()
+    # The crash's last line of stderr, as the report shows commands: from the file's folder.
+    assert "No such file or directory: &#x27;./bots/model.bin&#x27;" in html
+    assert str(tmp_path) not in html
+    listed = embedded(html, "report-data")["list"]["rows"]
+    assert any("./bots/model.bin" in str(row[9]) for row in listed if len(row) > 9)
+    # The site's game page and API read the same details, shown the same way.
+    follower, readers = Follower(db), Readers(db)
+    try:
+        answer, _ = trio.run(Api(follower, readers, None).game, 1)
+    finally:
+        readers.close()
+        follower.close()
+    details = [violation.detail for violation in answer.violations]
+    assert details and all("'./bots/model.bin'" in detail for detail in details), details
+
+
 def test_report_command_writes_the_file_and_says_where(tmp_path):
     db = tmp_path / "t.sqlite"
     store = open_store(db)

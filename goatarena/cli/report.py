@@ -80,6 +80,7 @@ def report_command(db: Path | None, output: Path, replays: int, force: bool) -> 
             facts=tournament_facts(config, meta, found.finished),
             bots=bot_facts(config, found.bots, meta["bot_hellos"], folder=folder),
             sprt=None if sprt is None else sprt.course(),
+            folder=folder,
         )
     finally:
         store.close()

@@ -94,9 +94,12 @@ def report_page(
     facts: Sequence[Fact] = (),
     bots: Sequence[Fact] = (),
     sprt: SprtCourse | None = None,
+    folder: str | None = None,
 ) -> str:
     """The page of what :func:`~goatarena.report.data.read_report_data` found in
-    ``source``, whose full records of the chosen games are read here."""
+    ``source``, whose full records of the chosen games are read here; the paths in
+    violations' details are shown relative to ``folder``, the tournament file's
+    (:func:`~goatarena.report.details.shown_details`)."""
     standings = found.standings
     order = data.tables_in_order(standings)
     overall = [row.bot for row in standings.standings.get(OVERALL, [])]
@@ -106,6 +109,7 @@ def report_page(
     detailed: list[tuple[int, StoredGame]] = []
     read: dict[str, MatchResult] = {}
     for game in source.records(found.replay_keys | set(found.detailed)):
+        game = msgspec.structs.replace(game, result=details.shown_details(game.result, folder))
         read[game.key] = game.result
         if game.key in found.detailed:
             detailed.append((found.detailed[game.key], game))

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
+import msgspec
+
 from goatarena.ratings.standings import Row, SeatTerm
 from goatarena.referee.policy import Penalty
 from goatarena.referee.records import MatchResult, Violation
 from goatarena.report.data import MAX_VIOLATIONS_LISTED
+from goatarena.report.facts import shown_text
 from goatarena.store.database import StoredGame
 
 
@@ -91,6 +94,24 @@ def seat_advantage_table(terms: Mapping[str, Sequence[SeatTerm]]) -> str:
         lines.append(f"<tr><td class=bot>{escape(game)} ({players} players)</td>{cells}</tr>")
     lines.append("</table></div>")
     return "\n".join(lines)
+
+
+def shown_details(result: MatchResult, folder: str | None) -> MatchResult:
+    """``result`` with the paths in its violations' details (a crash's last line of
+    stderr, say) written relative to ``folder``, the tournament file's, as the report
+    shows commands (:func:`~goatarena.report.facts.shown_text`): the organiser's own
+    folders stay off the page."""
+    if folder is None or not (any(result.violations) or any(result.all_violations)):
+        return result
+
+    def shown(violation: Violation) -> Violation:
+        return msgspec.structs.replace(violation, detail=shown_text(violation.detail, folder))
+
+    return msgspec.structs.replace(
+        result,
+        violations=[None if found is None else shown(found) for found in result.violations],
+        all_violations=[[shown(found) for found in listed] for listed in result.all_violations],
+    )
 
 
 def _all_violations(result: MatchResult) -> list[list[Violation]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -126,11 +127,31 @@ def bots_folder(config: Mapping[str, Any], kept: str | None) -> str | None:
 
 
 def shown_text(text: str, folder: str | None) -> str:
-    """``text`` (a reason naming a bot's program, say) with the paths under ``folder``
-    written from it (``./bots/a``), as :func:`shown_command` shows commands."""
-    if folder is None or folder == os.sep:
+    """``text`` (a reason naming a bot's program, a crash's last line of stderr) with
+    each absolute path that shares more than the root with ``folder`` written relative to
+    it (``./bots/a``, ``../results/x``), as :func:`shown_command` shows commands."""
+    if folder is None:
         return text
-    return text.replace(folder.rstrip(os.sep) + os.sep, "." + os.sep)
+    pattern, relative = _folder_pattern(os.path.normpath(folder))
+    if pattern is None:
+        return text
+    # A path ending at the matched folder reads "." or ".."; one going on, "./" or "../".
+    return pattern.sub(lambda found: relative[found.group(1)] + found.group(2), text)
+
+
+def _folder_pattern(folder: str) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """A pattern matching ``folder`` or one of its folders but the root at the start of
+    an absolute path, and the relative path that stands for each."""
+    relative: dict[str, str] = {}
+    path, up = folder, "."
+    while os.path.dirname(path) != path:
+        relative[path] = up
+        path, up = os.path.dirname(path), ".." if up == "." else f"{up}/.."
+    if not relative:
+        return None, relative
+    # The deepest folder first; never inside a longer name or path (``x/home``, ``/homes``).
+    choices = "|".join(re.escape(path) for path in relative)
+    return re.compile(rf"(?<![\w.~/-])({choices})(/|(?![\w.~-]))"), relative
 
 
 def shared_folder(commands: Iterable[str]) -> str | None:

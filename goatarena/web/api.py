@@ -22,6 +22,7 @@ from goatarena.ratings.standings import OVERALL
 from goatarena.render.replay import record_of
 from goatarena.render.view import replay_steps
 from goatarena.render.words import describe_action
+from goatarena.report.details import shown_details
 from goatarena.store.browsing import ladder_choice, record_numbered, summaries_numbered
 from goatarena.store.database import Store, StoredGame
 from goatarena.store.summary import GameSummary
@@ -132,8 +133,12 @@ class Api:
             raise BadRequest(404, f"no game {number} ({self.follower.index.newest} stored)")
         answer = self._games.get(number)
         if answer is None:
+            # The details' paths as the report shows them: no organiser's folder on a page.
+            shown = msgspec.structs.replace(
+                stored, result=shown_details(stored.result, self.follower.folder)
+            )
             answer = await trio.to_thread.run_sync(game_answer, game_row(number, summaries[0][1]),
-                                                   stored, in_words)  # fmt: skip
+                                                   shown, in_words)  # fmt: skip
             if chosen is not None:
                 answer = msgspec.structs.replace(answer, chosen_because=": ".join(chosen))
             if in_words:  # only a whole answer is kept for the API

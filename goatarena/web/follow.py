@@ -26,7 +26,7 @@ import trio
 
 from goatarena.errors import StoreError
 from goatarena.formats.sprt_course import SprtCourseKeeper
-from goatarena.report.facts import parse_config
+from goatarena.report.facts import bots_folder, parse_config
 from goatarena.store.browsing import (
     newest_number,
     numbered_summaries,
@@ -34,7 +34,7 @@ from goatarena.store.browsing import (
     require_summaries,
 )
 from goatarena.store.database import Store
-from goatarena.store.standings import retired_bots
+from goatarena.store.standings import TOURNAMENT_FOLDER, retired_bots
 from goatarena.store.summary import GameSummary
 from goatarena.web.answers import (
     GameEvent,
@@ -120,6 +120,8 @@ class Follower:
         require_summaries(self._store)
         self.config: dict[str, Any] = parse_config(self._store.meta("config"))
         self.tournament = self._store.meta("tournament") or path.stem
+        self.folder = bots_folder(self.config, self._store.meta(TOURNAMENT_FOLDER))
+        """The tournament file's folder: paths in violations' details are shown from it."""
         self._stored_at_start = newest_number(self._store)
         self.index = GameIndex()
         self.sprt = SprtCourseKeeper.of(self.config)
