@@ -35,6 +35,8 @@ import threading
 import time
 from collections.abc import Sequence
 
+from goatarena.referee.command_paths import inside
+
 COPY_LIMIT_BYTES = 1 << 30
 """The most a copy may hold: a larger folder must be made readable by all instead."""
 COPY_LIMIT_ENTRIES = 20_000
@@ -70,8 +72,8 @@ def _readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
     if _readable_by(folder, gid):  # a closed folder fails at its first entry: cheap
         _as_they_are.add(folder)
         return folder
-    inside = tuple(sorted(path for path in left_out if _inside(path, folder)))
-    key = (folder, inside, _state(folder))
+    runners = tuple(sorted(path for path in left_out if inside(path, folder)))
+    key = (folder, runners, _state(folder))
     if key in _copies:
         return _copies[key]
     entries, size = key[2][0], key[2][1]
@@ -90,7 +92,7 @@ def _readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
     copy = os.path.join(root, str(len(_copies)))
     # The copies themselves too: a bot folder that holds the temporary folder would
     # otherwise be copied into itself.
-    out = (*inside, os.path.realpath(root))
+    out = (*runners, os.path.realpath(root))
     try:
         shutil.copytree(
             folder,
@@ -113,12 +115,12 @@ def _readable_folder(folder: str, gid: int, left_out: Sequence[str]) -> str:
     return copy
 
 
-def _left_out(where: str, name: str, inside: Sequence[str]) -> bool:
+def _left_out(where: str, name: str, out: Sequence[str]) -> bool:
     """Whether the entry ``name`` of ``where`` stays out of a copy: the runner's files, and
     whatever is no file, folder or link (a named pipe would hold the copy up for ever, a
     device could fill the disk)."""
     path = os.path.join(where, name)
-    if path in inside:
+    if path in out:
         return True
     try:
         mode = os.lstat(path).st_mode
@@ -234,7 +236,3 @@ def _left_behind(folder: str) -> bool:
     finally:
         os.close(lock)
     return True
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path.startswith(folder.rstrip("/") + "/")

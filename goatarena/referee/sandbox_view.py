@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goatarena.errors import BotError
-from goatarena.referee.command_paths import code_paths, command_folders, is_shared, shared_folders
+from goatarena.referee.command_paths import (
+    code_paths,
+    command_folders,
+    inside,
+    is_shared,
+    shared_folders,
+)
 from goatarena.referee.proc_view import proc_mounts
 from goatarena.referee.readable_copy import readable_folder
 
@@ -206,7 +212,7 @@ def _readable(
     for mount in given:
         source = mount.args[1]
         # A folder that holds the system (a word "/" in a command) is never copied.
-        holds_system = any(_inside(path, source) for path in (*SYSTEM_PATHS, *SCRATCH_PATHS))
+        holds_system = any(inside(path, source) for path in (*SYSTEM_PATHS, *SCRATCH_PATHS))
         if source in own and mount.args[0] == "--ro-bind-try" and not holds_system:
             copy = shown_as.get(source)
             if copy is None or not os.path.isdir(copy):
@@ -275,7 +281,7 @@ def _installs(argv: Sequence[str]) -> list[str]:
     found = []
     for root in INSTALL_ROOTS:
         for place in places:
-            if _inside(place, root):
+            if inside(place, root):
                 found.append(os.path.join(root, Path(place).relative_to(root).parts[0]))
     return list(dict.fromkeys(found))
 
@@ -286,10 +292,6 @@ def _mount_sources(paths: Sequence[str], cwd: Path) -> list[str]:
         full = Path(path) if os.path.isabs(path) else cwd / path
         out.append(os.path.abspath(full))
     return out
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path.startswith(folder.rstrip("/") + "/")
 
 
 def _masks(
@@ -322,11 +324,11 @@ def _masks(
     for secret, must in sorted(real, key=lambda item: len(Path(item[0]).parts)):
         if not os.path.exists(secret):
             continue
-        showing = [(shown, source) for shown, source in sources if _inside(secret, source)]
+        showing = [(shown, source) for shown, source in sources if inside(secret, source)]
         if not showing and all(source != secret for _, source in sources):
             continue  # no bind shows it
         clash = next((shown for shown, source in sources if source == secret), None) or next(
-            (mount for mount in system if mount == secret or _inside(mount, secret)), None
+            (mount for mount in system if mount == secret or inside(mount, secret)), None
         )
         if clash is not None:
             if must:
@@ -344,9 +346,7 @@ def _masks(
 
 def _shown_at(where: str, binds: Sequence[_Mount], masks: Iterable[_Mount]) -> bool:
     """Whether the deepest mount over ``where`` is a bind (not a folder's mask)."""
-    over = [
-        mount for mount in [*binds, *masks] if mount.path == where or _inside(where, mount.path)
-    ]
+    over = [mount for mount in [*binds, *masks] if mount.path == where or inside(where, mount.path)]
     deepest = max(over, key=lambda mount: (mount.depth, mount.mask), default=None)
     return deepest is not None and not (deepest.mask and "--tmpfs" in deepest.args)
 
@@ -365,8 +365,8 @@ def _cwd_mask(cwd: str, shown: Sequence[str], fixed: Sequence[str], masked: Sequ
     ``/``, say)."""
     if cwd in shown or cwd in masked or not os.path.isdir(cwd):
         return []
-    if any(path == cwd or _inside(path, cwd) for path in fixed):
+    if any(path == cwd or inside(path, cwd) for path in fixed):
         return []
-    if any(_inside(cwd, path) for path in [*shown, *SCRATCH_PATHS]):
+    if any(inside(cwd, path) for path in [*shown, *SCRATCH_PATHS]):
         return [_mask(cwd, cwd)]
     return []
