@@ -6,7 +6,7 @@ import datetime
 import time
 from collections.abc import Iterable
 
-from goatarena.competition.tokens import hash_token, new_secret, token_entrant, token_matches
+from goatarena.competition.tokens import hash_token, new_token, token_entrant, token_matches
 from goatarena.errors import ConfigError
 from goatarena.formats.competition import CompetitionSettings
 from goatarena.formats.ladder.roster import base_name
@@ -41,11 +41,10 @@ def add_entrant(
         raise ConfigError(f"{name!r}: {problem}")
     if name.lower() in {base_name(bot).lower() for bot in reserved}:
         raise ConfigError(f"{name!r} is the name of one of the organiser's bots: choose another")
-    secret = new_secret()
     tokens: dict[int, str] = {}
 
-    def hashed(number: int) -> str:
-        tokens[number] = f"{number}.{secret}"
+    def hashed(number: int) -> str:  # the number is known inside the store's transaction
+        tokens[number] = new_token(number)
         return hash_token(tokens[number])
 
     number = store.add_entrant(name, hashed, organiser=organiser)

@@ -26,11 +26,6 @@ def new_token(entrant: int) -> str:
     return f"{entrant}.{secrets.token_urlsafe(32)}"
 
 
-def new_secret() -> str:
-    """The secret part of a token, before the entrant's number is known."""
-    return secrets.token_urlsafe(32)
-
-
 def hash_token(token: str) -> str:
     """The argon2 hash kept for ``token``."""
     return _HASHER.hash(token)
