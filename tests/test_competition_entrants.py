@@ -175,7 +175,7 @@ def test_a_version_1_competition_database_is_migrated_when_opened(tmp_path):
     finally:
         store.close()
     with sqlite3.connect(path) as connection:
-        assert connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
+        assert connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("3",)
 
 
 def test_an_entrant_cannot_take_the_name_of_an_organisers_bot(tmp_path, monkeypatch):

@@ -156,4 +156,5 @@ def test_an_entrants_page_lists_their_games_with_their_own_stderr(server):
     assert "bob@1's thoughts" in bob.get("/competition/games/1/logs/1").text
     assert bob.get("/competition/games/1/logs/0").status_code == 404
     anonymous = httpx.get(server[0] + "/competition/games/1/logs/0", timeout=30)
-    assert anonymous.status_code == 404
+    assert anonymous.status_code == 401 and "Sign in" in anonymous.text  # whatever is asked
+    assert "thoughts" not in anonymous.text

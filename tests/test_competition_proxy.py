@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from goatarena.competition.access import client_address
+from goatarena.competition.guards import client_address
 from goatarena.competition.place import load_competition
 from goatarena.errors import ConfigError
 from tests.competition_helpers import served

@@ -1,27 +1,33 @@
-"""What a viewer may see of a competition: the one place that decides it.
+"""What a viewer may see and do in a competition: the one place that decides it.
+
+Every route of a competition's site is named in :data:`RULES` with the rule that admits
+a viewer to it; a route without one cannot be served (:func:`rule_for` refuses it when
+the site is made). The rules:
+
+- ``anyone``: the sign-in page and its forms (signing in, out, registering);
+- ``entrant``: anyone signed in, about their own things (their list, their uploads);
+- ``submission owner``: the submission's entrant, or the organiser;
+- ``seat owner``: the entrant whose version sat in that seat of that game, or the
+  organiser;
+- ``organiser``: the organiser alone: their page, suspending, retiring, closing uploads.
 
 An entrant sees their own submissions, build logs and validation results, and their own
-bot's stderr; never another entrant's. The organiser sees everything. Anyone else sees
-nothing of these. Whatever a viewer may not see is answered exactly as what does not
-exist (``None`` here, 404 on the site), so numbers cannot be probed for.
-
-Signing in is guarded here too: a client address that gives wrong tokens is refused for a
-while (:class:`SignInGuard`), and an entrant uploads one archive at a time
-(:class:`UploadGate`).
+bot's stderr; never another entrant's. The organiser sees everything. Nobody signed in
+is asked to sign in (:attr:`Refusal.SIGN_IN`), whatever they ask for, so that answer
+says nothing of what exists. Whatever a signed-in viewer may not see is answered exactly
+as what does not exist (:attr:`Refusal.NOT_FOUND`: ``None`` from the functions here),
+so numbers and names cannot be probed for; so is every organiser's route to anyone but
+the organiser.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import time
-from collections import OrderedDict
+import enum
 from dataclasses import dataclass
 from pathlib import Path
 
-from goatarena.competition.entrants import sign_in
-from goatarena.competition.tokens import token_entrant
 from goatarena.formats.tournament_file import bot_name_problem
-from goatarena.store.competition import CompetitionStore, Entrant, Submission
+from goatarena.store.competition import CompetitionStore, Entrant, Submission, Version
 
 BOT_LOG_CAP = 256 << 10
 """How much of a bot's stderr in one game is shown: its end."""
@@ -30,6 +36,60 @@ BOT_LOG_READ = 64 << 20
 smaller)."""
 MARKER = "[goatarena: "
 """How the line before each game's part of a bot's log begins."""
+MAX_NUMBER_DIGITS = 12
+MAX_SEAT_DIGITS = 3
+
+
+class Rule(enum.StrEnum):
+    """Who a route admits."""
+
+    ANYONE = "anyone"
+    ENTRANT = "entrant"
+    SUBMISSION_OWNER = "submission owner"
+    SEAT_OWNER = "seat owner"
+    ORGANISER = "organiser"
+
+
+RULES: dict[str, Rule] = {
+    # The API: a bearer token signs in.
+    "POST /api/submissions": Rule.ENTRANT,
+    "GET /api/submissions": Rule.ENTRANT,
+    "GET /api/submissions/{number}": Rule.SUBMISSION_OWNER,
+    "GET /api/submissions/{number}/log": Rule.SUBMISSION_OWNER,
+    "GET /api/games/{number}/logs/{seat}": Rule.SEAT_OWNER,
+    "GET /api/me": Rule.ENTRANT,
+    "POST /api/entrants/{name}/suspend": Rule.ORGANISER,
+    "POST /api/entrants/{name}/reinstate": Rule.ORGANISER,
+    "POST /api/versions/{name}/retire": Rule.ORGANISER,
+    # The pages: a session cookie signs in; every form carries the session's CSRF token.
+    "GET /competition": Rule.ANYONE,
+    "POST /competition/sign-in": Rule.ANYONE,
+    "POST /competition/sign-out": Rule.ANYONE,
+    "POST /competition/register": Rule.ANYONE,
+    "POST /competition/upload": Rule.ENTRANT,
+    "GET /competition/submissions/{number}/log": Rule.SUBMISSION_OWNER,
+    "GET /competition/games/{number}/logs/{seat}": Rule.SEAT_OWNER,
+    "GET /competition/organiser": Rule.ORGANISER,
+    "POST /competition/organiser/entrants/{name}/suspend": Rule.ORGANISER,
+    "POST /competition/organiser/entrants/{name}/reinstate": Rule.ORGANISER,
+    "POST /competition/organiser/versions/{name}/retire": Rule.ORGANISER,
+    "POST /competition/organiser/versions/{name}/reinstate": Rule.ORGANISER,
+    "POST /competition/organiser/uploads/close": Rule.ORGANISER,
+    "POST /competition/organiser/uploads/open": Rule.ORGANISER,
+}
+"""Every route of a competition's site (``METHOD PATH``, as the site declares it) and
+the rule that admits a viewer to it."""
+
+
+class Undecided(LookupError):
+    """A route that :data:`RULES` does not name: a programming error, refused at once."""
+
+
+class Refusal(enum.Enum):
+    """Why a viewer is refused: the site answers each the same way wherever it arises."""
+
+    SIGN_IN = "sign in first"
+    NOT_FOUND = "not found"
 
 
 @dataclass(frozen=True)
@@ -53,10 +113,44 @@ class Viewer:
 NOBODY = Viewer(None)
 
 
-def submission_for(store: CompetitionStore, viewer: Viewer, number: int) -> Submission | None:
-    """Submission ``number`` if the viewer may see it; None when it does not exist or is
-    another's (the same answer)."""
-    submission = store.submission(number)
+def rule_for(method: str, path: str) -> Rule:
+    """The rule of the route ``method path``; :class:`Undecided` when there is none."""
+    try:
+        return RULES[f"{method} {path}"]
+    except KeyError:
+        raise Undecided(f"{method} {path}: no rule in goatarena.competition.access") from None
+
+
+def admits(rule: Rule, viewer: Viewer) -> Refusal | None:
+    """Whether a route of ``rule`` lets ``viewer`` in at all (None) or why not. The
+    owner's rules ask again about the thing itself: :func:`submission_for`,
+    :func:`bot_log_for`."""
+    if rule is Rule.ANYONE:
+        return None
+    if rule is Rule.ORGANISER:
+        return None if viewer.is_organiser else Refusal.NOT_FOUND
+    return Refusal.SIGN_IN if viewer.entrant is None else None
+
+
+def session_viewer(entrant: Entrant | None) -> Viewer:
+    """Who a live session signs in: nobody once its entrant is suspended (or gone)."""
+    if entrant is None or entrant.suspended is not None:
+        return NOBODY
+    return Viewer(entrant)
+
+
+def number_in(text: str, digits: int = MAX_NUMBER_DIGITS) -> int | None:
+    """The number a path gives, or None: what cannot be a number is a missing thing."""
+    if not text.isascii() or not text.isdigit() or len(text) > digits:
+        return None
+    return int(text)
+
+
+def submission_for(store: CompetitionStore, viewer: Viewer, number: str) -> Submission | None:
+    """Submission ``number`` (as the path gives it) if the viewer may see it; None when
+    it does not exist or is another's (the same answer)."""
+    found = number_in(number)
+    submission = None if found is None else store.submission(found)
     if submission is None or not viewer.owns(submission.entrant):
         return None
     return submission
@@ -69,6 +163,13 @@ def submissions_for(store: CompetitionStore, viewer: Viewer) -> list[Submission]
     return store.submissions_of(viewer.entrant.id)
 
 
+def versions_for(store: CompetitionStore, viewer: Viewer) -> list[Version]:
+    """The viewer's own versions (none for nobody)."""
+    if viewer.entrant is None:
+        return []
+    return store.versions_of(viewer.entrant.id)
+
+
 def may_see_bot(store: CompetitionStore, viewer: Viewer, bot: str) -> bool:
     """Whether the viewer may read the stderr of ``bot`` (a ladder entry, ``NAME@k``):
     its entrant's own versions, or any bot for the organiser."""
@@ -77,24 +178,37 @@ def may_see_bot(store: CompetitionStore, viewer: Viewer, bot: str) -> bool:
     if viewer.entrant is None:
         return False
     version = store.version(bot)
-    if version is not None:
-        return version.entrant == viewer.entrant.id
-    return False
+    return version is not None and version.entrant == viewer.entrant.id
+
+
+def entrant_for(store: CompetitionStore, viewer: Viewer, name: str) -> Entrant | None:
+    """Entrant ``name`` for the organiser to suspend or reinstate; None for anyone else,
+    as for a name no entrant has."""
+    return store.entrant_named(name) if viewer.is_organiser else None
+
+
+def version_for(store: CompetitionStore, viewer: Viewer, name: str) -> Version | None:
+    """Version ``name`` for the organiser to retire or reinstate; None for anyone else,
+    as for a bot no entrant submitted (the organiser's own bots are theirs to edit in
+    the file)."""
+    return store.version(name) if viewer.is_organiser else None
 
 
 def bot_log_for(
     store: CompetitionStore,
     viewer: Viewer,
     game: tuple[str, list[str]],
-    seat: int,
+    seat: str,
     logs: Path,
 ) -> str | None:
-    """What the bot in ``seat`` of ``game`` (its key and players) wrote to stderr in that
-    game, if the viewer may read it; None when the seat or the right to it is missing."""
+    """What the bot in ``seat`` (as the path gives it) of ``game`` (its key and players)
+    wrote to stderr in that game, if the viewer may read it; None when the seat or the
+    right to it is missing."""
     key, players = game
-    if not 0 <= seat < len(players):
+    number = number_in(seat, MAX_SEAT_DIGITS)
+    if number is None or number >= len(players):
         return None
-    bot = players[seat]
+    bot = players[number]
     if not may_see_bot(store, viewer, bot) or bot_name_problem(bot) is not None:
         return None  # a name that could not be a log's file name is no bot's
     # A competition's log rotates (:mod:`goatarena.referee.stderr_log`): the older file
@@ -121,99 +235,3 @@ def game_part(log: str, key: str) -> str:
         if keeping:
             kept.append(line)
     return "".join(kept)
-
-
-def client_address(peer: str, forwarded_for: str | None, trusted_proxy: str | None) -> str:
-    """The address a request comes from: its peer's, or, when the peer is
-    ``trusted_proxy``, the client the proxy names last in ``X-Forwarded-For`` (the
-    entries before it are the client's own word and could be anything). An entry that
-    is no IP address is not taken."""
-    if trusted_proxy is None or forwarded_for is None or not _same_address(peer, trusted_proxy):
-        return peer
-    named = forwarded_for.split(",")[-1].strip()
-    try:
-        return str(ipaddress.ip_address(named))
-    except ValueError:
-        return peer
-
-
-def _same_address(one: str, other: str) -> bool:
-    try:
-        return ipaddress.ip_address(one) == ipaddress.ip_address(other)
-    except ValueError:
-        return False
-
-
-class SignInGuard:
-    """Refuses a client address for ``pause_s`` once it gave ``tries`` wrong tokens
-    within ``window_s``: 256-bit tokens cannot be guessed, but each try costs a hash."""
-
-    def __init__(
-        self, *, tries: int = 10, window_s: float = 60.0, pause_s: float = 60.0, kept: int = 10_000
-    ) -> None:
-        self.tries = tries
-        self.window_s = window_s
-        self.pause_s = pause_s
-        self.kept = kept
-        self._failures: OrderedDict[str, list[float]] = OrderedDict()
-
-    def is_paused(self, client: str, now: float | None = None) -> bool:
-        """Whether ``client`` must wait before trying again."""
-        now = time.monotonic() if now is None else now
-        recent = [at for at in self._failures.get(client, []) if now - at < self.pause_s]
-        return len(recent) >= self.tries
-
-    def failed(self, client: str, now: float | None = None) -> None:
-        """Note a wrong token from ``client``."""
-        now = time.monotonic() if now is None else now
-        failures = [at for at in self._failures.pop(client, []) if now - at < self.window_s]
-        self._failures[client] = [*failures, now][-self.tries :]
-        while len(self._failures) > self.kept:  # a flood of addresses cannot fill memory
-            self._failures.popitem(last=False)
-
-    def sign_in(self, store: CompetitionStore, client: str, token: str) -> Viewer | None:
-        """The viewer a token signs in, :data:`NOBODY` without one, None when refused
-        (a wrong token, or a paused client)."""
-        if not token:
-            return NOBODY
-        if self.is_paused(client):
-            return None
-        return self.verdict(client, sign_in(store, token))
-
-    def verdict(self, client: str, entrant: Entrant | None) -> Viewer | None:
-        """The viewer a checked token signs in (``entrant``: whose it proved to be, None
-        when it was wrong, which counts against ``client``). A server checks the token's
-        hash (:func:`token_owner`, then
-        :func:`~goatarena.competition.tokens.token_matches`) away from its database's
-        lock, then asks here."""
-        if entrant is None:
-            self.failed(client)
-            return None
-        return Viewer(entrant)
-
-
-def token_owner(store: CompetitionStore, token: str) -> Entrant | None:
-    """The entrant whose number ``token`` bears, not yet checked against their hash."""
-    number = token_entrant(token)
-    return None if number is None else store.entrant(number)
-
-
-class UploadGate:
-    """One upload at a time per entrant, and at most ``total`` at once."""
-
-    def __init__(self, total: int = 4) -> None:
-        self.total = total
-        self._busy: set[int] = set()
-
-    def enter(self, entrant: int) -> str | None:
-        """Take a place for an upload of ``entrant``; why not, in one line, or None."""
-        if entrant in self._busy:
-            return "an upload of yours is still arriving: one at a time"
-        if len(self._busy) >= self.total:
-            return "the server is taking other uploads: try again in a minute"
-        self._busy.add(entrant)
-        return None
-
-    def leave(self, entrant: int) -> None:
-        """Give the place back."""
-        self._busy.discard(entrant)

@@ -1,19 +1,30 @@
-"""Signed-in sessions on the site: a random session number in a cookie, its CSRF token.
+"""Signed-in sessions on the site: a random session id in a cookie, its CSRF token.
 
-A session lives in the server's memory only (a restart signs everyone out, who sign in
-again with their token); it lasts ``lifetime_s`` and at most ``kept`` are held, the
-oldest dropped first. Each has a CSRF token of its own, which every form that changes
-something carries and which is compared in constant time.
+A session is kept in the competition's database (:mod:`goatarena.store.
+competition_sessions`), so a restart of the server signs no one out; only the SHA-256
+hash of its id is stored, so the database signs no one in. A session lasts
+``lifetime_s``; signing out deletes it, and suspending an entrant deletes all of theirs.
+Each has a CSRF token of its own, which every form that changes something carries and
+which is compared in constant time.
+
+The methods ask the database: the site calls them on its database's thread.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from goatarena.competition.tokens import same_text
+from goatarena.store.competition import CompetitionStore
+from goatarena.store.competition_sessions import StoredSession
+
+LIFETIME_S = 12 * 3600.0
+"""How long a session lasts after signing in (its cookie as long)."""
+MAX_ID_CHARS = 100
+"""A cookie longer than any session id is no session's (and is not hashed)."""
 
 
 @dataclass(frozen=True)
@@ -26,42 +37,53 @@ class Session:
 
 
 class Sessions:
-    """The sessions of one server."""
+    """The sessions of one competition, in its database."""
 
-    def __init__(self, *, lifetime_s: float = 12 * 3600, kept: int = 10_000) -> None:
+    def __init__(
+        self, store: CompetitionStore, *, lifetime_s: float = LIFETIME_S, kept_per_entrant: int = 20
+    ) -> None:
+        self.store = store
         self.lifetime_s = lifetime_s
-        self.kept = kept
-        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self.kept_per_entrant = kept_per_entrant
 
     def open(self, entrant: int) -> tuple[str, Session]:
-        """A new session for ``entrant``: its number (the cookie) and itself."""
+        """A new session for ``entrant``: its id (the cookie) and itself."""
         number = secrets.token_urlsafe(32)
-        session = Session(entrant, secrets.token_urlsafe(32), time.monotonic() + self.lifetime_s)
-        self._sessions[number] = session
-        while len(self._sessions) > self.kept:
-            self._sessions.popitem(last=False)
+        now = time.time()
+        session = Session(entrant, secrets.token_urlsafe(32), now + self.lifetime_s)
+        stored = StoredSession(entrant=entrant, csrf=session.csrf, ends=session.ends)
+        self.store.add_session(
+            id_hash(number), stored, now=now, kept_per_entrant=self.kept_per_entrant
+        )
         return number, session
 
     def find(self, number: str) -> Session | None:
-        """The live session of that number, or None."""
-        session = self._sessions.get(number) if len(number) < 100 else None
-        if session is None:
+        """The live session of that id, or None (an ended one is deleted)."""
+        if not number or len(number) > MAX_ID_CHARS:
             return None
-        if session.ends < time.monotonic():
-            del self._sessions[number]
+        hashed = id_hash(number)
+        stored = self.store.session(hashed)
+        if stored is None:
             return None
-        return session
+        if stored.ends < time.time():
+            self.store.delete_session(hashed)
+            return None
+        return Session(stored.entrant, stored.csrf, stored.ends)
 
     def close(self, number: str) -> None:
         """End a session (signing out)."""
-        self._sessions.pop(number, None)
+        if number and len(number) <= MAX_ID_CHARS:
+            self.store.delete_session(id_hash(number))
 
     def close_all_of(self, entrant: int) -> None:
-        """End every session of ``entrant`` (suspended, or their token replaced)."""
-        for number in [
-            key for key, session in self._sessions.items() if session.entrant == entrant
-        ]:
-            del self._sessions[number]
+        """End every session of ``entrant`` (suspended)."""
+        self.store.delete_sessions_of(entrant)
+
+
+def id_hash(number: str) -> str:
+    """What is kept of a session id: its SHA-256 (the id holds 256 random bits, so a
+    fast hash leaves nothing to guess)."""
+    return hashlib.sha256(number.encode()).hexdigest()
 
 
 def csrf_matches(expected: str, given: str) -> bool:

@@ -16,6 +16,8 @@ Schema versions (``meta.schema``):
    the version it became), ``versions``.
 2. adds ``submissions.comparison``: how the version compares with the entrant's previous
    one (NULL: not compared). A version-1 database is migrated when it is opened.
+3. adds ``sessions`` (:mod:`goatarena.store.competition_sessions`): the site's signed-in
+   sessions, by their id's hash. Made when an older database is opened.
 """
 
 from __future__ import annotations
@@ -29,9 +31,11 @@ from pathlib import Path
 import msgspec
 
 from goatarena.errors import StoreError
+from goatarena.store.competition_sessions import TABLE as SESSIONS_TABLE
+from goatarena.store.competition_sessions import SessionTable
 from goatarena.store.problems import explain_sqlite_error
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_S = 30.0
 
 TABLES = """
@@ -110,7 +114,7 @@ class Version(msgspec.Struct, frozen=True, kw_only=True):
     created_at: float
 
 
-class CompetitionStore:
+class CompetitionStore(SessionTable):
     """An open competition database. Use :func:`open_competition_store`.
 
     One thread at a time (the site calls it from worker threads, one at a time per call).
@@ -276,8 +280,12 @@ class CompetitionStore:
 
     # Versions
 
-    def add_version(self, name: str, entrant: int, submission: int, command: str) -> None:
-        """Record ``name`` as an active version, and its submission as active, at once."""
+    def add_version(
+        self, name: str, entrant: int, submission: int, command: str, *, comparing: str = ""
+    ) -> None:
+        """Record ``name`` as an active version, and its submission as active, at once;
+        with ``comparing`` (``comparing with NAME@k``) its comparison is due from then on,
+        so a stop before it begins leaves it to be played when the server starts again."""
         now = time.time()
         with self._errors("adding a version"), self._db:
             self._db.execute(
@@ -287,8 +295,9 @@ class CompetitionStore:
                 (name, entrant, submission, command, now),
             )
             self._db.execute(
-                "UPDATE submissions SET state = 'active', version = ?, updated_at = ? WHERE id = ?",
-                (name, now, submission),
+                "UPDATE submissions SET state = 'active', version = ?, updated_at = ?,"
+                " comparison = COALESCE(NULLIF(?, ''), comparison) WHERE id = ?",
+                (name, now, comparing, submission),
             )
 
     def set_version_state(self, name: str, state: str) -> None:
@@ -382,7 +391,7 @@ def open_competition_store(path: Path) -> CompetitionStore:
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
             with connection:
-                connection.executescript(TABLES)
+                connection.executescript(TABLES + SESSIONS_TABLE)
                 row = connection.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
                 version = int(row[0]) if row and str(row[0]).isdigit() else 0
                 if version > SCHEMA_VERSION:

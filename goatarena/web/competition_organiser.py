@@ -4,9 +4,9 @@ reinstating either, closing and opening uploads.
 Signed in on ``/competition`` with an organiser's token (``goatarena entrant add FILE
 NAME --organiser``), the organiser reaches ``/competition/organiser``; anyone else, an
 entrant signed in included, gets 404 there and on every form's address (the same answer
-as a page that does not exist). The forms are posted with the session's CSRF token and
-refused from another site's page, as the entrants' forms are
-(:class:`~goatarena.web.competition_pages.CompetitionPages`).
+as a page that does not exist), as :mod:`goatarena.competition.access` decides. The forms
+are posted with the session's CSRF token and refused from another site's page, as the
+entrants' forms are (:class:`~goatarena.web.competition_entry.Doors`).
 
 - ``POST /competition/organiser/entrants/{name}/suspend`` (a ``reason``) and
   ``.../reinstate``;
@@ -18,16 +18,15 @@ refused from another site's page, as the entrants' forms are
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
 
-from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from goatarena.competition.sessions import Session
+from goatarena.competition.access import Refusal, entrant_for, version_for
 from goatarena.errors import GoatArenaError
 from goatarena.store.competition import CompetitionStore, Entrant, Version
-from goatarena.web.competition_pages import CompetitionPages, Serving
+from goatarena.web.competition_entry import Doors, Entry, Serving
 
 PAGE = "/competition/organiser"
 REASON_CHARS = 200
@@ -61,40 +60,26 @@ def entrant_rows(store: CompetitionStore) -> list[EntrantRow]:
 class OrganiserPage:
     """The organiser's page and its forms."""
 
-    def __init__(self, site: Serving, pages: CompetitionPages) -> None:
+    def __init__(self, site: Serving, doors: Doors) -> None:
         self.site = site
-        self.pages = pages
+        self.doors = doors
 
     def routes(self) -> list[Route]:
-        """The page's routes."""
+        """The page's routes, one per action (each with its rule in access)."""
+        door = self.doors.route
         return [
-            Route(PAGE, self.page, methods=["GET"]),
-            Route(PAGE + "/entrants/{name}/{action}", self.entrant, methods=["POST"]),
-            Route(PAGE + "/versions/{name}/{action}", self.version, methods=["POST"]),
-            Route(PAGE + "/uploads/{action}", self.uploads, methods=["POST"]),
+            door("GET", PAGE, self.page),
+            door("POST", PAGE + "/entrants/{name}/suspend", partial(self.entrant, suspend=True)),
+            door("POST", PAGE + "/entrants/{name}/reinstate", partial(self.entrant, suspend=False)),
+            door("POST", PAGE + "/versions/{name}/retire", partial(self.version, retire=True)),
+            door("POST", PAGE + "/versions/{name}/reinstate", partial(self.version, retire=False)),
+            door("POST", PAGE + "/uploads/close", partial(self.uploads, close=True)),
+            door("POST", PAGE + "/uploads/open", partial(self.uploads, close=False)),
         ]
 
-    async def _organiser(self, request: Request) -> Session | None:
-        """The organiser's session, or None for anyone else."""
-        viewer, session = await self.pages._session(request)
-        return session if viewer.is_organiser else None
-
-    async def _form(self, request: Request) -> tuple[Any, Response | None]:
-        """The organiser's checked form, or the answer to give instead (404 for anyone
-        but the organiser, 403 for a form out of date or from another site)."""
-        session = await self._organiser(request)
-        if session is None:
-            return None, PlainTextResponse("not found", 404)
-        form = await self.pages._checked_form(request, session.csrf)
-        if form is None:
-            return None, PlainTextResponse("this form is out of date or from another site", 403)
-        return form, None
-
-    async def page(self, request: Request, message: str = "") -> Response:
+    async def page(self, entry: Entry, message: str = "") -> Response:
         """``GET /competition/organiser``"""
-        session = await self._organiser(request)
-        if session is None:
-            return PlainTextResponse("not found", 404)
+        assert entry.session is not None
         competition = self.site.competition
         await self.site.on_store(competition.reload)
         rows = await self.site.on_store(entrant_rows, competition.store)
@@ -103,7 +88,7 @@ class OrganiserPage:
         response = self.site.site.pages.render(
             "competition_organiser.html",
             message=message,
-            csrf=session.csrf,
+            csrf=entry.session.csrf,
             rows=rows,
             closed_by_organiser=closed,
             closes=settings.closes,
@@ -111,55 +96,44 @@ class OrganiserPage:
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    async def entrant(self, request: Request) -> Response:
+    async def entrant(self, entry: Entry, *, suspend: bool) -> Response | Refusal:
         """Suspend (with a reason) or reinstate an entrant: a suspended entrant uploads
         nothing and is signed out of the site."""
-        form, refused = await self._form(request)
-        if refused is not None:
-            return refused
-        action = request.path_params["action"]
+        assert entry.form is not None
         store = self.site.competition.store
-        found = await self.site.on_store(store.entrant_named, request.path_params["name"])
-        if found is None or action not in ("suspend", "reinstate"):
-            return PlainTextResponse("not found", 404)
-        reason = str(form.get("reason") or "suspended by the organiser")[:REASON_CHARS]
-        suspending = action == "suspend"
-        await self.site.on_store(store.set_suspended, found.id, reason if suspending else None)
-        if suspending:
-            self.pages.sessions.close_all_of(found.id)
+        name = entry.request.path_params["name"]
+        found = await self.site.on_store(entrant_for, store, entry.viewer, name)
+        if found is None:
+            return Refusal.NOT_FOUND
+        reason = str(entry.form.get("reason") or "suspended by the organiser")[:REASON_CHARS]
+        await self.site.on_store(store.set_suspended, found.id, reason if suspend else None)
+        if suspend:
+            await self.site.on_store(self.doors.sessions.close_all_of, found.id)
         return _back()
 
-    async def version(self, request: Request) -> Response:
+    async def version(self, entry: Entry, *, retire: bool) -> Response | Refusal:
         """Retire a version, or put a retired one back in play."""
-        _, refused = await self._form(request)
-        if refused is not None:
-            return refused
-        name, action = request.path_params["name"], request.path_params["action"]
+        name = entry.request.path_params["name"]
         competition = self.site.competition
-        found = await self.site.on_store(competition.store.version, name)
-        if found is None or action not in ("retire", "reinstate"):
-            return PlainTextResponse("not found", 404)
+        found = await self.site.on_store(version_for, competition.store, entry.viewer, name)
+        if found is None:
+            return Refusal.NOT_FOUND
         try:
-            if action == "retire":
+            if retire:
                 await competition.retire(name)
             else:
                 await competition.reinstate(name)
         except GoatArenaError as error:
-            return await self.page(request, message=f"{name}: {error}")
+            return await self.page(entry, message=f"{name}: {error}")
         return _back()
 
-    async def uploads(self, request: Request) -> Response:
+    async def uploads(self, entry: Entry, *, close: bool) -> Response:
         """Close uploads (with a reason shown to whoever uploads) or open them again.
         ``closes`` in the competition's file still applies besides."""
-        form, refused = await self._form(request)
-        if refused is not None:
-            return refused
-        action = request.path_params["action"]
-        if action not in ("close", "open"):
-            return PlainTextResponse("not found", 404)
+        assert entry.form is not None
         store = self.site.competition.store
-        reason = str(form.get("reason") or "closed by the organiser")[:REASON_CHARS]
-        await self.site.on_store(store.set_uploads_closed, reason if action == "close" else None)
+        reason = str(entry.form.get("reason") or "closed by the organiser")[:REASON_CHARS]
+        await self.site.on_store(store.set_uploads_closed, reason if close else None)
         return _back()
 
 

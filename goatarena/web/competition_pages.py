@@ -2,10 +2,10 @@
 their logs, upload an archive, register (where registration is open).
 
 Signed in, an entrant holds a session cookie (``HttpOnly``, ``SameSite=Strict``,
-``Secure`` over HTTPS); every form carries a CSRF token that must match (the session's,
-or before signing in a cookie's of its own), and a form posted from another site's page
-(its ``Origin``) is refused. What a page shows is what
-:mod:`goatarena.competition.access` allows, as on the API.
+``Secure`` over HTTPS), kept in the competition's database so that a restart signs no one
+out. Who may see and post what is decided in :mod:`goatarena.competition.access` and
+checked, with every form's CSRF token, before a handler here is reached
+(:class:`~goatarena.web.competition_entry.Doors`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import secrets
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -21,23 +21,27 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from goatarena.competition.access import (
-    SignInGuard,
-    UploadGate,
-    Viewer,
-    bot_log_for,
-    submission_for,
+    Refusal,
+    session_viewer,
     submissions_for,
+    versions_for,
 )
 from goatarena.competition.entrants import add_entrant
-from goatarena.competition.pipeline import Competition
-from goatarena.competition.sessions import Session, Sessions, csrf_matches
+from goatarena.competition.sessions import LIFETIME_S
 from goatarena.competition.uploads import UploadRefused
 from goatarena.errors import GoatArenaError
 from goatarena.web.api import BadRequest
-from goatarena.web.app import Site
+from goatarena.web.competition_entry import (
+    FORM_COOKIE,
+    SESSION_COOKIE,
+    Doors,
+    Entry,
+    Serving,
+)
 
 RECENT = 20
 """How many of an entrant's newest games their page lists."""
+REGISTRATIONS_PER_ADDRESS = 5
 
 
 @dataclass(frozen=True)
@@ -52,98 +56,46 @@ class RecentGame:
     opponents: str
 
 
-class Serving(Protocol):
-    """What the pages use of the competition's site (:class:`~goatarena.web.
-    competition_routes.CompetitionSite`)."""
-
-    competition: Competition
-    guard: SignInGuard
-    gate: UploadGate
-    site: Site
-
-    async def on_store(self, work: Any, *args: Any) -> Any:
-        """``work(*args)`` on the competition's database, in a worker thread."""
-
-    def client(self, request: Request) -> str:
-        """The address a request comes from (behind the trusted proxy: the client's)."""
-
-    async def signed_in(self, client: str, token: str) -> Viewer | None:
-        """The viewer a token signs in from ``client`` (None: refused)."""
-
-
-SESSION_COOKIE = "goatarena_session"
-FORM_COOKIE = "goatarena_form"
-"""The cookie that holds the CSRF token of the forms shown before signing in."""
-FORM_EXTRA_BYTES = 64 << 10
-"""What a form's fields and multipart framing may add to an archive's size."""
-REGISTRATIONS_PER_ADDRESS = 5
-
-
 class CompetitionPages:
     """The entrants' pages of one competition site."""
 
-    def __init__(self, site: Serving) -> None:
+    def __init__(self, site: Serving, doors: Doors) -> None:
         self.site = site
-        self.sessions = Sessions()
+        self.doors = doors
         self._registrations: dict[str, int] = {}
 
     def routes(self) -> list[Route]:
-        """The pages' routes."""
+        """The pages' routes (the logs' are the API's handlers, on a session)."""
+        door = self.doors.route
         return [
-            Route("/competition", self.page, methods=["GET"]),
-            Route("/competition/sign-in", self.sign_in, methods=["POST"]),
-            Route("/competition/sign-out", self.sign_out, methods=["POST"]),
-            Route("/competition/upload", self.upload, methods=["POST"]),
-            Route("/competition/register", self.register, methods=["POST"]),
-            Route("/competition/submissions/{number}/log", self.log, methods=["GET"]),
-            Route("/competition/games/{number}/logs/{seat}", self.bot_log, methods=["GET"]),
+            door("GET", "/competition", self.page),
+            door("POST", "/competition/sign-in", self.sign_in),
+            door("POST", "/competition/sign-out", self.sign_out),
+            door("POST", "/competition/upload", self.upload),
+            door("POST", "/competition/register", self.register),
         ]
 
-    # Who is signed in
-
-    async def _session(self, request: Request) -> tuple[Viewer, Session | None]:
-        found = self.sessions.find(request.cookies.get(SESSION_COOKIE, ""))
-        if found is None:
-            return Viewer(None), None
-        store = self.site.competition.store
-        entrant = await self.site.on_store(store.entrant, found.entrant)
-        if entrant is None or entrant.suspended is not None:
-            return Viewer(None), None
-        return Viewer(entrant), found
-
-    def _cross_site(self, request: Request) -> bool:
-        """Whether a form comes from another site's page: by the browser's
-        ``Sec-Fetch-Site``, else by ``Origin`` (``null`` under the site's no-referrer
-        policy says nothing; the CSRF token still has to match)."""
-        fetched = request.headers.get("sec-fetch-site")
-        if fetched is not None:
-            return fetched not in ("same-origin", "none")
-        origin = request.headers.get("origin")
-        if origin is None or origin == "null":
-            return False
-        return origin.split("://", 1)[-1] != request.headers.get("host", "")
-
-    async def _checked_form(self, request: Request, expected: str) -> Any:
-        """The posted form, or None when it is cross-site or its CSRF token is wrong."""
-        if self._cross_site(request):
-            return None
-        declared = request.headers.get("content-length", "")
-        limit = self.site.competition.uploads.upload_bytes + FORM_EXTRA_BYTES
-        if not declared.isdigit() or int(declared) > limit:
-            return None
-        form = await request.form(max_files=1, max_fields=4, max_part_size=4096)
-        given = form.get("csrf")
-        if not isinstance(given, str) or not csrf_matches(expected, given):
-            await form.close()
-            return None
-        return form
-
-    # Pages
-
-    async def page(self, request: Request, message: str = "", token_shown: str = "") -> Response:
+    async def page(self, entry: Entry) -> Response:
         """``GET /competition``: the sign-in form, or the entrant's page."""
-        viewer, session = await self._session(request)
-        settings = self.site.competition.settings
+        return await self.render(entry.request, entry)
+
+    async def render(
+        self,
+        request: Request,
+        entry: Entry | None = None,
+        *,
+        message: str = "",
+        token_shown: str = "",
+        status: int = 200,
+    ) -> Response:
+        """The competition's page for whoever asks (``entry``: as admitted; None: asked
+        again from the session), with a message."""
+        if entry is None:
+            viewer, session = await self.doors.session_of(request)
+        else:
+            viewer, session = entry.viewer, entry.session
+        competition = self.site.competition
+        settings = competition.settings
         form_token = request.cookies.get(FORM_COOKIE) or secrets.token_urlsafe(32)
         values: dict[str, Any] = {
             "message": message,
@@ -156,99 +108,98 @@ class CompetitionPages:
             "closed": settings.closes is not None and settings.closed(_now()),
         }
         if viewer.entrant is not None:  # the upload form is shown to entrants alone
-            closed = await self.site.on_store(self.site.competition.store.uploads_closed)
+            closed = await self.site.on_store(competition.store.uploads_closed)
             values["closed"] = values["closed"] or closed is not None
-        if viewer.entrant is not None:
-            await self.site.on_store(self.site.competition.reload)  # the ladder's retirements
-            store = self.site.competition.store
+            await self.site.on_store(competition.reload)  # the ladder's retirements
+            store = competition.store
             values["submissions"] = await self.site.on_store(submissions_for, store, viewer)
-            versions = await self.site.on_store(store.versions_of, viewer.entrant.id)
+            versions = await self.site.on_store(versions_for, store, viewer)
             values["versions"] = versions
             values["recent"] = await self._recent_games([version.name for version in versions])
-        response = self.site.site.pages.render("competition.html", **values)
+        response = self.site.site.pages.render("competition.html", status, **values)
         response.headers["Cache-Control"] = "no-store"
         if session is None:
-            _set_cookie(request, response, FORM_COOKIE, form_token)
+            set_cookie(request, response, FORM_COOKIE, form_token)
         return response
 
-    async def sign_in(self, request: Request) -> Response:
+    async def sign_in(self, entry: Entry) -> Response:
         """``POST /competition/sign-in``: the token, once, for a session cookie."""
-        form = await self._checked_form(request, request.cookies.get(FORM_COOKIE, ""))
-        if form is None:
-            return PlainTextResponse("this form is out of date or from another site", 403)
-        token = str(form.get("token") or "")
-        client = self.site.client(request)
-        viewer = await self.site.signed_in(client, token)
-        if viewer is None or viewer.entrant is None:
-            paused = self.site.guard.is_paused(client)
-            said = (
-                "too many wrong tokens: wait a minute" if paused else "that token signs no one in"
-            )
-            return await self.page(request, message=said)
-        number, _ = self.sessions.open(viewer.entrant.id)
+        assert entry.form is not None
+        token = str(entry.form.get("token") or "")
+        client = self.site.client(entry.request)
+        signed = await self.site.signed_in(client, token)
+        entrant = None if signed is None else session_viewer(signed.entrant).entrant
+        if entrant is None:
+            if signed is not None and signed.entrant is not None:  # the token's own holder
+                said = f"{signed.entrant.name} is suspended: {signed.entrant.suspended}"
+            elif self.site.guard.is_paused(client):
+                said = "too many wrong tokens: wait a minute"
+            else:
+                said = "that token signs no one in"
+            return await self.render(entry.request, entry, message=said)
+        number, _ = await self.site.on_store(self.doors.sessions.open, entrant.id)
         response = RedirectResponse("/competition", 303)
-        _set_cookie(request, response, SESSION_COOKIE, number)
+        set_cookie(entry.request, response, SESSION_COOKIE, number)
         return response
 
-    async def sign_out(self, request: Request) -> Response:
-        """``POST /competition/sign-out``"""
-        _, session = await self._session(request)
-        if session is not None and await self._checked_form(request, session.csrf) is not None:
-            self.sessions.close(request.cookies.get(SESSION_COOKIE, ""))
+    async def sign_out(self, entry: Entry) -> Response:
+        """``POST /competition/sign-out``: the session is deleted, not only its cookie."""
+        if entry.session is not None:
+            cookie = entry.request.cookies.get(SESSION_COOKIE, "")
+            await self.site.on_store(self.doors.sessions.close, cookie)
         response = RedirectResponse("/competition", 303)
         response.delete_cookie(SESSION_COOKIE, path="/")
         return response
 
-    async def upload(self, request: Request) -> Response:
+    async def upload(self, entry: Entry) -> Response:
         """``POST /competition/upload``: the form's archive, as the API takes it."""
-        viewer, session = await self._session(request)
-        if session is None or viewer.entrant is None:
-            return RedirectResponse("/competition", 303)
-        form = await self._checked_form(request, session.csrf)
-        if form is None:
-            said = "the upload was refused: too large, or the form is out of date"
-            return await self.page(request, message=said)
+        entrant, form = entry.viewer.entrant, entry.form
+        assert entrant is not None and form is not None
+        archive = form.get("archive")
+        language = str(form.get("language") or "python")
+        if not isinstance(archive, UploadFile):
+            return await self.render(entry.request, entry, message="choose an archive to upload")
+        refusal = self.site.gate.enter(entrant.id)
+        if refusal is not None:
+            return await self.render(entry.request, entry, message=refusal)
         try:
-            archive = form.get("archive")
-            language = str(form.get("language") or "python")
-            if not isinstance(archive, UploadFile):
-                return await self.page(request, message="choose an archive to upload")
-            refusal = self.site.gate.enter(viewer.entrant.id)
-            if refusal is not None:
-                return await self.page(request, message=refusal)
-            try:
-                data = await archive.read(self.site.competition.uploads.upload_bytes + 1)
-                number = await self.site.on_store(
-                    self.site.competition.submit, viewer.entrant, language, [data]
-                )
-            finally:
-                self.site.gate.leave(viewer.entrant.id)
+            data = await archive.read(self.site.competition.uploads.upload_bytes + 1)
+            number = await self.site.on_store(
+                self.site.competition.submit, entrant, language, [data]
+            )
         except UploadRefused as refused:
-            return await self.page(request, message=f"the upload was refused: {refused}")
+            said = f"the upload was refused: {refused}"
+            return await self.render(entry.request, entry, message=said)
         finally:
-            await form.close()
+            self.site.gate.leave(entrant.id)
         self.site.competition.queued(number)
         return RedirectResponse("/competition", 303)
 
-    async def register(self, request: Request) -> Response:
-        """``POST /competition/register``: a new entrant's name, where registration is open."""
+    async def register(self, entry: Entry) -> Response | Refusal:
+        """``POST /competition/register``: a new entrant's name, where registration is open
+        (not found where it is by invitation)."""
         if self.site.competition.settings.registration != "open":
-            return PlainTextResponse("registration is by invitation", 404)
-        form = await self._checked_form(request, request.cookies.get(FORM_COOKIE, ""))
-        if form is None:
-            return PlainTextResponse("this form is out of date or from another site", 403)
-        client = self.site.client(request)
+            return Refusal.NOT_FOUND
+        assert entry.form is not None
+        client = self.site.client(entry.request)
         if self._registrations.get(client, 0) >= REGISTRATIONS_PER_ADDRESS:
-            return await self.page(request, message="too many registrations from this address")
-        name = str(form.get("name") or "")
+            said = "too many registrations from this address"
+            return await self.render(entry.request, entry, message=said)
+        name = str(entry.form.get("name") or "")
         try:
             store = self.site.competition.store
             bots = list(self.site.competition.config.bots)
             token = await self.site.on_store(lambda: add_entrant(store, name, reserved=bots))
         except GoatArenaError as error:
-            return await self.page(request, message=str(error))
+            return await self.render(entry.request, entry, message=str(error))
         self._registrations[client] = self._registrations.get(client, 0) + 1
-        return await self.page(request, message=f"registered {name}", token_shown=token)
+        return await self.render(
+            entry.request, entry, message=f"registered {name}", token_shown=token
+        )
+
+    async def sign_in_page(self, request: Request, message: str, status: int) -> Response:
+        """The page asking to sign in, for a page that needs it (:class:`Doors`)."""
+        return await self.render(request, message=message, status=status)
 
     async def _recent_games(self, names: list[str]) -> list[RecentGame]:
         """The newest games of the entrant's versions, with the seat each played."""
@@ -271,40 +222,14 @@ class CompetitionPages:
                                             result.rank, others))  # fmt: skip
         return found
 
-    async def bot_log(self, request: Request) -> Response:
-        """``GET /competition/games/{number}/logs/{seat}``: the seat's stderr in that game,
-        as text, for the seat's owner (or the organiser) alone."""
-        viewer, _ = await self._session(request)
-        number, seat = request.path_params["number"], request.path_params["seat"]
-        if viewer.entrant is None or not (number.isdigit() and seat.isdigit()):
-            return PlainTextResponse("not found", 404)
-        if len(number) > 12 or len(seat) > 3:
-            return PlainTextResponse("not found", 404)
-        try:
-            _, stored = await self.site.site.api.game(int(number))
-        except BadRequest:
-            return PlainTextResponse("not found", 404)
-        game = (stored.key, list(stored.result.players))
-        store, logs = self.site.competition.store, self.site.competition.place.logs
-        text = await self.site.on_store(bot_log_for, store, viewer, game, int(seat), logs)
-        if text is None:
-            return PlainTextResponse("not found", 404)
-        return PlainTextResponse(text, headers={"Cache-Control": "no-store"})
 
-    async def log(self, request: Request) -> Response:
-        """``GET /competition/submissions/{number}/log``: as text, the owner's alone."""
-        viewer, _ = await self._session(request)
-        text = request.path_params["number"]
-        found = None
-        if text.isdigit() and len(text) <= 12:
-            store = self.site.competition.store
-            found = await self.site.on_store(submission_for, store, viewer, int(text))
-        if found is None:
-            return PlainTextResponse("not found", 404)
-        return PlainTextResponse(found.build_log, headers={"Cache-Control": "no-store"})
+def text_answer(text: str) -> Response:
+    """A log, as text never a page, kept by no cache."""
+    return PlainTextResponse(text, headers={"Cache-Control": "no-store"})
 
 
-def _set_cookie(request: Request, response: Response, name: str, value: str) -> None:
+def set_cookie(request: Request, response: Response, name: str, value: str) -> None:
+    """Set a cookie scripts cannot read and other sites' requests do not carry."""
     response.set_cookie(
         name,
         value,
@@ -312,7 +237,7 @@ def _set_cookie(request: Request, response: Response, name: str, value: str) -> 
         samesite="strict",
         secure=request.url.scheme == "https",
         path="/",
-        max_age=12 * 3600,
+        max_age=int(LIFETIME_S),
     )
 
 

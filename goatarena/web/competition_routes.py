@@ -1,19 +1,23 @@
 """A competition's routes on the site: uploads, submissions, build logs and bots' logs.
 
 Served beside the site's own routes when ``goatarena serve`` is given a ladder file with
-a ``[competition]`` section. Every route signs the viewer in from ``Authorization:
-Bearer TOKEN`` and asks :mod:`goatarena.competition.access` what they may see: a
-handler never decides it. What a viewer may not see is answered as what does not exist
-(404). The rest of the site is served as it is, by :class:`~goatarena.web.app.Site`.
+a ``[competition]`` section. Each route is made by
+:class:`~goatarena.web.competition_entry.Doors`, which signs the viewer in (``Authorization:
+Bearer TOKEN`` on the API, the session cookie on the pages) and asks
+:mod:`goatarena.competition.access` whether the route admits them; a handler then asks
+access for the thing itself and never decides it. What a viewer may not see is answered
+as what does not exist (404). The rest of the site is served as it is, by
+:class:`~goatarena.web.app.Site`.
 
 - ``POST /api/submissions?language=L`` — the body is the archive (tar.gz or zip); 202 and
   the submission's number, or one line saying why not (401, 413, 422, 429);
 - ``GET /api/submissions`` — the viewer's own submissions;
 - ``GET /api/submissions/{number}`` — one of them: state, reason, version;
 - ``GET /api/submissions/{number}/log`` — its build log (and the bot's stderr during
-  validation), as text;
+  validation), as text; on the pages ``/competition/submissions/{number}/log``;
 - ``GET /api/games/{number}/logs/{seat}`` — the stderr log of the bot in that seat: its
-  owner's or the organiser's, 404 for anyone else.
+  owner's or the organiser's, 404 for anyone else; on the pages
+  ``/competition/games/{number}/logs/{seat}``.
 """
 
 from __future__ import annotations
@@ -30,21 +34,21 @@ import trio
 from hypercorn.trio import serve
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from goatarena.competition.access import (
     NOBODY,
-    SignInGuard,
-    UploadGate,
+    Refusal,
     Viewer,
     bot_log_for,
-    client_address,
+    entrant_for,
     submission_for,
     submissions_for,
-    token_owner,
+    version_for,
+    versions_for,
 )
+from goatarena.competition.guards import SignInGuard, UploadGate, client_address, token_owner
 from goatarena.competition.pipeline import Competition
 from goatarena.competition.tokens import token_matches
 from goatarena.competition.uploads import UploadRefused
@@ -54,8 +58,9 @@ from goatarena.store.competition import Submission
 from goatarena.store.opening import open_store
 from goatarena.web.api import BadRequest, json_response, problem
 from goatarena.web.app import SECURITY_HEADERS, Site
+from goatarena.web.competition_entry import Doors, Entry
 from goatarena.web.competition_organiser import OrganiserPage
-from goatarena.web.competition_pages import CompetitionPages
+from goatarena.web.competition_pages import CompetitionPages, text_answer
 from goatarena.web.server import hypercorn_config, serve_command_child
 
 OWN_PATHS = re.compile(
@@ -66,8 +71,7 @@ OWN_PATHS = re.compile(
 UPLOAD_BASE_S = 30.0
 UPLOAD_SLOWEST_BYTES_S = 64 << 10
 """The slowest an upload may arrive, beyond its first :data:`UPLOAD_BASE_S` seconds."""
-NOT_FOUND = "not found"
-"""The one answer for what does not exist and for what the viewer may not see."""
+REASON_CHARS = 200
 
 
 class SubmissionAnswer(msgspec.Struct, frozen=True):
@@ -122,22 +126,30 @@ class CompetitionSite:
         self.guard = SignInGuard()
         self.gate = UploadGate()
         self._store_lock = trio.Lock()  # one thread at a time on the competition's database
+        self.doors = Doors(self, self._sign_in_page)
+        self.pages = CompetitionPages(self, self.doors)
+        door = self.doors.route
         routes = [
-            Route("/api/submissions", self.upload, methods=["POST"]),
-            Route("/api/submissions", self.list_submissions, methods=["GET"]),
-            Route("/api/submissions/{number}", self.one_submission, methods=["GET"]),
-            Route("/api/submissions/{number}/log", self.build_log, methods=["GET"]),
-            Route("/api/games/{number}/logs/{seat}", self.bot_log, methods=["GET"]),
-            Route("/api/me", self.me, methods=["GET"]),
-            Route("/api/entrants/{name}/suspend", self.suspend, methods=["POST"]),
-            Route("/api/entrants/{name}/reinstate", self.suspend, methods=["POST"]),
-            Route("/api/versions/{name}/retire", self.retire, methods=["POST"]),
+            door("POST", "/api/submissions", self.upload),
+            door("GET", "/api/submissions", self.list_submissions),
+            door("GET", "/api/submissions/{number}", self.one_submission),
+            door("GET", "/api/submissions/{number}/log", self.build_log),
+            door("GET", "/api/games/{number}/logs/{seat}", self.bot_log),
+            door("GET", "/api/me", self.me),
+            door("POST", "/api/entrants/{name}/suspend", partial(self.suspend, suspend=True)),
+            door("POST", "/api/entrants/{name}/reinstate", partial(self.suspend, suspend=False)),
+            door("POST", "/api/versions/{name}/retire", self.retire),
+            *self.pages.routes(),
+            # The logs on the pages: the same handlers, on a session rather than a token.
+            door("GET", "/competition/submissions/{number}/log", self.build_log),
+            door("GET", "/competition/games/{number}/logs/{seat}", self.bot_log),
+            *OrganiserPage(self, self.doors).routes(),
         ]
-        self.pages = CompetitionPages(self)
-        routes += self.pages.routes()
-        routes += OrganiserPage(self, self.pages).routes()
         site.pages.links.append(("/competition", "competition"))  # in every page's nav
         self.starlette = Starlette(routes=routes)
+
+    async def _sign_in_page(self, request: Request, message: str, status: int) -> Response:
+        return await self.pages.sign_in_page(request, message, status)
 
     async def app(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The ASGI application: this module's paths, else the site's."""
@@ -165,9 +177,10 @@ class CompetitionSite:
         return client_address(peer, forwarded, self.competition.settings.trusted_proxy)
 
     async def signed_in(self, client: str, token: str) -> Viewer | None:
-        """What :meth:`SignInGuard.sign_in` answers, with the token's argon2 hash checked
-        in a thread of its own, outside the database's lock: many entrants following
-        their submissions never queue every page behind their hashes."""
+        """The viewer a token signs in (:data:`NOBODY` without one; None when refused:
+        a wrong token, or a paused client), with the token's argon2 hash checked in a
+        thread of its own, outside the database's lock: many entrants following their
+        submissions never queue every page behind their hashes."""
         if not token:
             return NOBODY
         if self.guard.is_paused(client):
@@ -177,38 +190,17 @@ class CompetitionSite:
         matches = await trio.to_thread.run_sync(token_matches, token, known)
         return self.guard.verdict(client, owner if matches else None)
 
-    async def _viewer(self, request: Request) -> Viewer | Response:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if header and scheme.lower() != "bearer":
-            return problem(401, "give the token as Authorization: Bearer TOKEN")
-        client = self.client(request)
-        signed = await self.signed_in(client, token.strip())
-        if signed is None:
-            if self.guard.is_paused(client):
-                return problem(429, "too many wrong tokens from this address: wait a minute")
-            return problem(401, "this token signs no one in")
-        return signed
-
-    async def _entrant(self, request: Request) -> Viewer | Response:
-        viewer = await self._viewer(request)
-        if isinstance(viewer, Viewer) and viewer.entrant is None:
-            return problem(401, "sign in: Authorization: Bearer TOKEN")
-        return viewer
-
-    async def upload(self, request: Request) -> Response:
+    async def upload(self, entry: Entry) -> Response:
         """``POST /api/submissions?language=L``: the body is the archive."""
-        viewer = await self._entrant(request)
-        if isinstance(viewer, Response):
-            return viewer
-        assert viewer.entrant is not None
+        request, entrant = entry.request, entry.viewer.entrant
+        assert entrant is not None
         limits = self.competition.uploads
         declared = request.headers.get("content-length", "")
         if declared and (not declared.isdigit() or int(declared) > limits.upload_bytes):
             mib = limits.upload_bytes / (1 << 20)
             return problem(413, f"the upload is too large: at most {mib:g} MiB")
         language = request.query_params.get("language", "python")
-        refusal = self.gate.enter(viewer.entrant.id)
+        refusal = self.gate.enter(entrant.id)
         if refusal is not None:
             return problem(429, refusal)
         try:
@@ -216,119 +208,87 @@ class CompetitionSite:
                 body = await _body(request, limits.upload_bytes)
             if timer.cancelled_caught:
                 return problem(408, "the upload arrived too slowly")
-            number = await self.on_store(self.competition.submit, viewer.entrant, language, [body])
+            number = await self.on_store(self.competition.submit, entrant, language, [body])
         except UploadRefused as refused:
             status = 413 if "too large" in str(refused) else 422
             return problem(status, str(refused))
         finally:
-            self.gate.leave(viewer.entrant.id)
+            self.gate.leave(entrant.id)
         self.competition.queued(number)
         return json_response(Created(number, f"/api/submissions/{number}"), 202)
 
-    async def list_submissions(self, request: Request) -> Response:
+    async def list_submissions(self, entry: Entry) -> Response:
         """``GET /api/submissions``: the viewer's own."""
-        viewer = await self._entrant(request)
-        if isinstance(viewer, Response):
-            return viewer
-        found = await self.on_store(submissions_for, self.competition.store, viewer)
+        found = await self.on_store(submissions_for, self.competition.store, entry.viewer)
         return json_response([_answer(submission) for submission in found])
 
-    async def _submission(self, request: Request) -> Submission | Response:
-        viewer = await self._entrant(request)
-        if isinstance(viewer, Response):
-            return viewer
-        text = request.path_params["number"]
-        if not text.isdigit() or len(text) > 12:
-            return problem(404, NOT_FOUND)
-        found = await self.on_store(submission_for, self.competition.store, viewer, int(text))
-        return problem(404, NOT_FOUND) if found is None else found
+    async def _submission(self, entry: Entry) -> Submission | None:
+        number = entry.request.path_params["number"]
+        return await self.on_store(submission_for, self.competition.store, entry.viewer, number)
 
-    async def one_submission(self, request: Request) -> Response:
+    async def one_submission(self, entry: Entry) -> Response | Refusal:
         """``GET /api/submissions/{number}``"""
-        found = await self._submission(request)
-        return found if isinstance(found, Response) else json_response(_answer(found))
+        found = await self._submission(entry)
+        return Refusal.NOT_FOUND if found is None else json_response(_answer(found))
 
-    async def build_log(self, request: Request) -> Response:
-        """``GET /api/submissions/{number}/log``: text, never HTML."""
-        found = await self._submission(request)
-        if isinstance(found, Response):
-            return found
-        return PlainTextResponse(found.build_log, headers={"Cache-Control": "no-store"})
+    async def build_log(self, entry: Entry) -> Response | Refusal:
+        """A submission's build log, as text never a page: its owner's or the
+        organiser's."""
+        found = await self._submission(entry)
+        return Refusal.NOT_FOUND if found is None else text_answer(found.build_log)
 
-    async def bot_log(self, request: Request) -> Response:
-        """``GET /api/games/{number}/logs/{seat}``: the seat's owner or the organiser."""
-        viewer = await self._entrant(request)
-        if isinstance(viewer, Response):
-            return viewer
-        number, seat = request.path_params["number"], request.path_params["seat"]
-        if not (number.isdigit() and seat.isdigit() and len(number) <= 12 and len(seat) <= 3):
-            return problem(404, NOT_FOUND)
+    async def bot_log(self, entry: Entry) -> Response | Refusal:
+        """What the bot in a game's seat wrote to stderr in it, as text: the seat's
+        owner's or the organiser's."""
+        number, seat = entry.request.path_params["number"], entry.request.path_params["seat"]
+        if not (number.isascii() and number.isdigit() and len(number) <= 12):
+            return Refusal.NOT_FOUND
         try:
             _, stored = await self.site.api.game(int(number))
         except BadRequest:
-            return problem(404, NOT_FOUND)
-        text = await self.on_store(
-            bot_log_for,
-            self.competition.store,
-            viewer,
-            (stored.key, list(stored.result.players)),
-            int(seat),
-            self.competition.place.logs,
-        )
-        if text is None:
-            return problem(404, NOT_FOUND)
-        return PlainTextResponse(text, headers={"Cache-Control": "no-store"})
+            return Refusal.NOT_FOUND
+        game = (stored.key, list(stored.result.players))
+        store, logs = self.competition.store, self.competition.place.logs
+        text = await self.on_store(bot_log_for, store, entry.viewer, game, seat, logs)
+        return Refusal.NOT_FOUND if text is None else text_answer(text)
 
-    async def suspend(self, request: Request) -> Response:
+    async def suspend(self, entry: Entry, *, suspend: bool) -> Response | Refusal:
         """``POST /api/entrants/{name}/suspend?reason=`` and ``.../reinstate``: the
-        organiser's alone (404 for anyone else). A suspended entrant uploads nothing and is
-        signed out of the site."""
-        return await _suspend_answer(self, request)
+        organiser's alone. A suspended entrant uploads nothing and is signed out of the
+        site."""
+        store = self.competition.store
+        name = entry.request.path_params["name"]
+        entrant = await self.on_store(entrant_for, store, entry.viewer, name)
+        if entrant is None:
+            return Refusal.NOT_FOUND
+        reason = entry.request.query_params.get("reason", "suspended by the organiser")
+        await self.on_store(
+            store.set_suspended, entrant.id, reason[:REASON_CHARS] if suspend else None
+        )
+        if suspend:
+            await self.on_store(self.doors.sessions.close_all_of, entrant.id)
+        return json_response({"entrant": entrant.name, "suspended": suspend})
 
-    async def retire(self, request: Request) -> Response:
+    async def retire(self, entry: Entry) -> Response | Refusal:
         """``POST /api/versions/{name}/retire``: the organiser takes a version out of
-        play (404 for anyone else, and for a version no entrant submitted)."""
-        viewer = await self._entrant(request)
-        if isinstance(viewer, Response):
-            return viewer
-        name = request.path_params["name"]
-        version = await self.on_store(self.competition.store.version, name)
-        if not viewer.is_organiser or version is None:
-            return problem(404, NOT_FOUND)
+        play (not found for a version no entrant submitted)."""
+        name = entry.request.path_params["name"]
+        version = await self.on_store(version_for, self.competition.store, entry.viewer, name)
+        if version is None:
+            return Refusal.NOT_FOUND
         try:
             said = await self.competition.retire(name)
         except GoatArenaError as error:
             return problem(409, str(error))
         return json_response({"version": name, "retired": True, "said": said})
 
-    async def me(self, request: Request) -> Response:
+    async def me(self, entry: Entry) -> Response:
         """``GET /api/me``: who the token signs in, and their versions."""
-        viewer = await self._entrant(request)
-        if isinstance(viewer, Response):
-            return viewer
-        assert viewer.entrant is not None
+        entrant = entry.viewer.entrant
+        assert entrant is not None
         await self.on_store(self.competition.reload)  # the ladder's file says what plays
-        versions = await self.on_store(self.competition.store.versions_of, viewer.entrant.id)
-        names = [version.name for version in versions]
-        return json_response(Me(viewer.entrant.name, viewer.entrant.organiser, names))
-
-
-async def _suspend_answer(site: CompetitionSite, request: Request) -> Response:
-    viewer = await site._entrant(request)
-    if isinstance(viewer, Response):
-        return viewer
-    if not viewer.is_organiser:
-        return problem(404, NOT_FOUND)
-    store = site.competition.store
-    entrant = await site.on_store(store.entrant_named, request.path_params["name"])
-    if entrant is None:
-        return problem(404, NOT_FOUND)
-    reinstating = request.url.path.endswith("/reinstate")
-    reason = request.query_params.get("reason", "suspended by the organiser")[:200]
-    await site.on_store(store.set_suspended, entrant.id, None if reinstating else reason)
-    if not reinstating:
-        site.pages.sessions.close_all_of(entrant.id)
-    return json_response({"entrant": entrant.name, "suspended": not reinstating})
+        versions = await self.on_store(versions_for, self.competition.store, entry.viewer)
+        return json_response(Me(entrant.name, entrant.organiser, [v.name for v in versions]))
 
 
 def upload_seconds(upload_bytes: int) -> float:
