@@ -24,6 +24,7 @@ import trio
 
 from goatarena import protocol
 from goatarena.errors import BotError
+from goatarena.referee._pipe_holders import holds_pipe, pipe_name
 from goatarena.referee.bot_pipes import READ_CHUNK, SMALL_READ_BYTES, SMALL_READ_PAUSE_S, BotPipes
 from goatarena.referee.command import parse_command as parse_command  # re-exported
 from goatarena.referee.confinement import Confinement
@@ -177,7 +178,7 @@ class BotProcess(BotPipes):
             if self.confinement.sandboxed and isinstance(self._stdout, trio.lowlevel.FdStream):
                 # It has just written its hello: its holder is seen now, so a bot that
                 # answers fast and then closes its stdout is caught at the next wait.
-                self._holder_seen = self._holds(_pipe_name(self._stdout.fileno()))
+                self._holder_seen = self._holds(pipe_name(self._stdout.fileno()))
             self.pause()
             used_ms = self.confinement.cpu_ms()
             if used_ms is not None and used_ms > startup_s * 1000:
@@ -220,7 +221,7 @@ class BotProcess(BotPipes):
         """
         assert isinstance(self._stdout, trio.lowlevel.FdStream)
         fd = self._stdout.fileno()
-        pipe = _pipe_name(fd)
+        pipe = pipe_name(fd)
         while True:
             # Asleep between turns: a thousand idle bots cost the loop nothing.
             await self._output_wanted.wait()
@@ -239,18 +240,7 @@ class BotProcess(BotPipes):
     def _holds(self, pipe: str) -> bool:
         """Whether a process of the bot's own (not bubblewrap's monitor or its init) has
         ``pipe`` open."""
-        for pid in self.confinement.members():
-            if pid == self.pid or _parent(pid) == self.pid:
-                continue
-            try:
-                names = os.listdir(f"/proc/{pid}/fd")
-            except OSError:
-                continue  # gone
-            for name in names:
-                with suppress(OSError):
-                    if os.readlink(f"/proc/{pid}/fd/{name}") == pipe:
-                        return True
-        return False
+        return holds_pipe(self.confinement.members(), self.pid, pipe)
 
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
@@ -325,15 +315,6 @@ class BotProcess(BotPipes):
             os.killpg(self.process.pid, signum)
 
 
-def _parent(pid: int) -> int:
-    """The parent of process ``pid`` (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            return int(file.read().rsplit(b")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 @asynccontextmanager
 async def open_bot(
     command: str | Sequence[str],
@@ -402,8 +383,3 @@ async def open_bot(
                         await stream.aclose()
             if log is not None:
                 log.detach(process.pid)
-
-
-def _pipe_name(fd: int) -> str:
-    """How ``/proc/PID/fd`` names the pipe open on ``fd``."""
-    return f"pipe:[{os.fstat(fd).st_ino}]"
