@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from goatarena.referee import cgroups
+from goatarena.referee import _cgroup_support, cgroups
+from goatarena.referee.cgroup_checks import is_cgroup
 from goatarena.referee.cgroups import CgroupSupport
 from goatarena.referee.sandbox import probe
 from tests.helpers import ROOT
@@ -28,7 +29,7 @@ HONEST = pause_bot("honest", 100)
 PAUSED_SHARE = 0.2
 """The most of its pauses the attacker may have had the CPU for (with no pause at all, it
 shares the CPU with its opponent: about half)."""
-V1 = [name for name in cgroups.WANTED_V1 if cgroups.is_cgroup(cgroups.ROOT / name, 1)]
+V1 = [name for name in cgroups.WANTED_V1 if is_cgroup(cgroups.ROOT / name, 1)]
 V1_HERE = pytest.mark.skipif(
     not V1 or os.geteuid() != 0,
     reason="no cgroup v1 controllers here that the runner may use beside a fake freezer",
@@ -74,7 +75,7 @@ def test_folders_that_are_no_cgroup_file_system_are_never_used(fresh_detect, tmp
         (fake / name).mkdir(parents=True)
     (fake / "cgroup.controllers").write_text("memory pids cpu\n")
     (fake / "unified" / "cgroup.controllers").write_text("")
-    monkeypatch.setattr(cgroups, "ROOT", fake)
+    monkeypatch.setattr(_cgroup_support, "ROOT", fake)
     support = cgroups.detect()
     assert support.version is None and support.bases == {}, support
     assert not list(fake.rglob("goatarena-*"))
@@ -89,7 +90,9 @@ def test_a_bot_beside_an_empty_freezer_folder_is_paused_all_the_same(
 ):
     """Unified hierarchy hidden: the real v1 freezer pauses; an empty folder in its place
     is not taken for it, and signals pause instead."""
-    monkeypatch.setattr(cgroups, "ROOT", fake_hierarchy(tmp_path / "cgroup", freezer=freezer))
+    monkeypatch.setattr(
+        _cgroup_support, "ROOT", fake_hierarchy(tmp_path / "cgroup", freezer=freezer)
+    )
     support = cgroups.detect()
     assert ("freezer" in support.bases) is (freezer == "real"), support
     if freezer == "plain":

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from goatarena.referee import cgroups
+from goatarena.referee import _cgroup_support, cgroups
 from goatarena.referee.cgroups import BotCgroup
 
 BUSY = [sys.executable, "-c", "while True: pass"]
@@ -39,9 +39,9 @@ def v2_cgroup(monkeypatch):
     root = _v2_root()
     if root is None:
         pytest.skip("no writable cgroup v2 hierarchy")
-    monkeypatch.setattr(cgroups, "ROOT", root)
-    own = cgroups._own_paths().get("", "/")
-    support = cgroups._detect_v2(own)
+    monkeypatch.setattr(_cgroup_support, "ROOT", root)
+    own = _cgroup_support._own_paths().get("", "/")
+    support = _cgroup_support._detect_v2(own)
     if "freezer" not in support.bases:
         pytest.skip(f"cannot make a v2 cgroup: {support.reason}")
     folder = support.bases["freezer"] / "bot-test"
@@ -187,8 +187,8 @@ def test_a_frozen_cgroup_gets_no_cpu_and_its_own_sigcont_cannot_wake_it():
 
 RUNNER_THAT_DIES = """
 import os, signal, subprocess, sys, time
-from goatarena.referee import cgroups
-cgroups._unified_freezer = lambda own: None  # the v1 freezer, even beside a unified one
+from goatarena.referee import _cgroup_support, cgroups
+_cgroup_support._unified_freezer = lambda own: None  # the v1 freezer, even beside a unified one
 cgroup = cgroups.BotCgroup.create(memory_bytes=None, processes=None)
 bot = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=cgroup.join)
 cgroup.freeze()
