@@ -10,6 +10,8 @@ validation cut short is done again from the stored archive).
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,8 +26,9 @@ from goatarena.competition.builds import (
     pin_python,
 )
 from goatarena.competition.comparison import compare
+from goatarena.competition.dependency_cache import DependencyCache
 from goatarena.competition.entrants import upload_refusal
-from goatarena.competition.place import Place, default_db, load_competition
+from goatarena.competition.place import Place, claim, default_db, load_competition
 from goatarena.competition.uploads import UploadLimits, UploadRefused, store_upload, unpack
 from goatarena.competition.validation import validate
 from goatarena.errors import GoatArenaError, user_error_in
@@ -35,7 +38,12 @@ from goatarena.formats.ladder.edit import add_version, reinstate_bot, retire_bot
 from goatarena.formats.ladder.roster import version_number
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import SandboxPolicy
-from goatarena.store.competition import CompetitionStore, Entrant, open_competition_store
+from goatarena.store.competition import (
+    CompetitionStore,
+    Entrant,
+    Version,
+    open_competition_store,
+)
 from goatarena.store.opening import database_files
 
 
@@ -48,6 +56,7 @@ class Competition:
         self.config: TournamentConfig = config
         self.settings: CompetitionSettings = settings
         self.place = Place(file, db or default_db(config))
+        self._claimed = claim(self.place.folder)  # one server at a time works on it
         self.store: CompetitionStore = open_competition_store(self.place.database)
         self.sandbox = sandbox or config.sandbox
         self._queue_in, self._queue_out = trio.open_memory_channel[int](1000)
@@ -56,13 +65,29 @@ class Competition:
         self.uploads = UploadLimits.of(settings)
         self.builds = BuildLimits.of(settings)
         self._read_at = file.stat().st_mtime_ns
-        for left in (self.place.folder / "uploads").glob(".*.part"):
-            left.unlink()  # an upload cut short by a stop: never acknowledged
+        self.rust_cache = DependencyCache(
+            self.place.folder / "cache",
+            self.builds,
+            hidden=self._hidden(),
+            hidden_where_possible=self._hidden_where_possible(),
+            sandbox=self.sandbox,
+        )
+        self._forget_unacknowledged()
         self.follow_ladder()
 
     def close(self) -> None:
-        """Close the competition's database."""
+        """Close the competition's database and let it go (another server may take it)."""
         self.store.close()
+        os.close(self._claimed)
+
+    def _forget_unacknowledged(self) -> None:
+        """Remove what an upload cut short by a stop left: its hidden part, or its whole
+        archive stored before its row was. Neither was acknowledged."""
+        unrecorded = self.store.next_submission_number()
+        for left in (self.place.folder / "uploads").glob("*"):
+            number = left.name.split(".")[0]
+            if left.name.endswith(".part") or (number.isdigit() and int(number) >= unrecorded):
+                left.unlink()
 
     def reload(self) -> None:
         """Read the ladder's file again if it changed: the organiser may change limits or
@@ -81,7 +106,7 @@ class Competition:
         self._read_at = changed
         self.config, self.settings = config, settings
         self.uploads = UploadLimits.of(settings)
-        self.builds = BuildLimits.of(settings)
+        self.builds = self.rust_cache.limits = BuildLimits.of(settings)
         self.follow_ladder()
 
     def follow_ladder(self) -> None:
@@ -147,6 +172,8 @@ class Competition:
         submission = await trio.to_thread.run_sync(self.store.submission, number)
         if submission is None or submission.version is None:
             return
+        if submission.comparison and not submission.comparison.startswith("comparing"):
+            return  # compared already (a version made as the server started)
         versions = await trio.to_thread.run_sync(self.store.versions_of, submission.entrant)
         older = [version for version in versions if version.submission < number]
         new = next(version for version in versions if version.name == submission.version)
@@ -194,6 +221,12 @@ class Competition:
             await self._set(number, "failed", reason=reason)
 
     async def _process(self, number: int, entrant: Entrant, language: str) -> None:
+        playing = await trio.to_thread.run_sync(self._version_in_file, number)
+        if playing is not None:
+            # A stop came between the ladder file's edit and the database's: the version
+            # was built and validated, and may be playing; recorded, never built again.
+            await self._activate(number, entrant, playing)
+            return
         await self._set(number, "building", reason="")
         folder = self.place.build(number)
         if folder.exists():  # a build cut short by a stop: start it again
@@ -204,6 +237,8 @@ class Competition:
         await trio.to_thread.run_sync(unpack, archive, folder, self.uploads)
         if language == "python":
             pin_python(folder)
+        if language == "rust" and language not in self.settings.commands:
+            await self.rust_cache.seed(folder)  # the kit's dependencies, compiled once
         open_to_build(folder)
         commands = self.settings.build_commands(language)
         log = self.place.folder / "logs" / f"build-{number}.log"
@@ -246,12 +281,12 @@ class Competition:
             # A stop between the file's edit and the database's: the version is there.
             named = [name for name, bot in config.bots.items() if bot == command]
             retired: list[str] = []
+            known = await trio.to_thread.run_sync(self.store.versions_of, entrant.id)
             if named:
                 name = named[0]
             else:
                 # Numbered past every version the database knows too (a file edited by
                 # hand, or put back from a backup, may lack some).
-                known = await trio.to_thread.run_sync(self.store.versions_of, entrant.id)
                 least = max((version_number(version.name) for version in known), default=0) + 1
                 name, retired = await trio.to_thread.run_sync(
                     lambda: add_version(
@@ -262,10 +297,33 @@ class Competition:
                         least=least,
                     )
                 )
-            await trio.to_thread.run_sync(self.store.add_version, name, entrant.id, number, command)
+            # Its comparison is marked due with it: a stop before it begins leaves it due.
+            comparing = self._comparing(known, number)
+            await trio.to_thread.run_sync(
+                lambda: self.store.add_version(
+                    name, entrant.id, number, command, comparing=comparing
+                )
+            )
             for old in retired:
                 await trio.to_thread.run_sync(self.store.set_version_state, old, "retired")
         self._compare_in.send_nowait(number)
+
+    def _comparing(self, versions: list[Version], number: int) -> str:
+        """``comparing with NAME@k`` when submission ``number``'s version is to be compared
+        with an older one of ``versions``; "" when there is none to compare with."""
+        older = [version for version in versions if version.submission < number]
+        if not older or self.settings.compare_games < 2:
+            return ""
+        return f"comparing with {max(older, key=lambda version: version.submission).name}"
+
+    def _version_in_file(self, number: int) -> str | None:
+        """The command of the ladder file's bot built from submission ``number`` (one of
+        its words lies in the build's folder), or None."""
+        folder = str(self.place.build(number).absolute())
+        for command in load_config(self.file).bots.values():
+            if any(word == folder or word.startswith(folder + "/") for word in _words(command)):
+                return command
+        return None
 
     async def retire(self, name: str) -> str:
         """Take version ``name`` out of play (the organiser's decision): retired in the
@@ -310,6 +368,13 @@ def _remove(folder: Path) -> None:
         if path.is_dir() and not path.is_symlink():
             path.chmod(0o700)
     shutil.rmtree(folder)
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:  # unbalanced quotes: a command no build wrote
+        return []
 
 
 def _joined(build_log: str, validation_log: str) -> str:

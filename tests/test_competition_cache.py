@@ -1,0 +1,124 @@
+"""The Rust dependency cache: built once from the organiser's kit in the sandbox, copied
+into each Rust submission before its build; an entrant's build can neither reach the
+cache nor hand its poisoned copy on to the next entrant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from goatarena.competition.builds import (
+    BuildLimits,
+    build_folder,
+    close_after_build,
+    open_to_build,
+)
+from goatarena.competition.dependency_cache import RUST_KIT, DependencyCache, kit_key
+from goatarena.referee.sandbox import probe
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
+
+LIMITS = BuildLimits(
+    seconds=20, memory_bytes=512 << 20, processes=64, file_bytes=16 << 20, log_bytes=8 << 10
+)
+DEPENDENCY = Path("release") / "deps" / "libserde.rlib"
+KIT_MAKEFILE = """\
+bot:
+\tmkdir -p target/release/deps
+\techo trusted > target/release/deps/libserde.rlib
+\tprintf '#!/bin/sh\\n' > bot && chmod +x bot
+"""
+HOSTILE_MAKEFILE = """\
+bot:
+\t-echo poisoned > {cache}/release/deps/libserde.rlib
+\t-echo poisoned > {cache}/release/deps/libnew.rlib
+\techo poisoned > target/release/deps/libserde.rlib
+\tprintf '#!/bin/sh\\n' > bot && chmod +x bot
+"""
+HONEST_MAKEFILE = """\
+bot:
+\tcat target/release/deps/libserde.rlib
+\tprintf '#!/bin/sh\\n' > bot && chmod +x bot
+"""
+
+
+def a_kit(tmp_path: Path) -> Path:
+    """A stand-in for the Rust kit whose build leaves a "compiled dependency" at once."""
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    (kit / "Makefile").write_text(KIT_MAKEFILE)
+    return kit
+
+
+def submitted(competition: Path, number: int, makefile: str, cache: DependencyCache):
+    """Submission ``number`` built as the server builds a Rust one: seeded, then built."""
+    folder = competition / "builds" / str(number)
+    folder.mkdir(parents=True)
+    (folder / "Makefile").write_text(makefile)
+
+    async def build():
+        seeded = await cache.seed(folder)
+        open_to_build(folder)
+        built = await build_folder(
+            folder, "make", "./bot", LIMITS, competition / f"build-{number}.log",
+            hidden_where_possible=(str(competition),),
+        )  # fmt: skip
+        close_after_build(folder)
+        return seeded, built
+
+    return (*trio.run(build), folder)
+
+
+def test_an_entrants_build_cannot_poison_the_cache_nor_the_next_entrant(tmp_path):
+    competition = tmp_path / "results" / "class-competition"
+    cache = DependencyCache(
+        competition / "cache", LIMITS, hidden_where_possible=(str(competition),),
+        kit=a_kit(tmp_path),
+    )  # fmt: skip
+    cached = trio.run(cache.ready)
+    assert cached is not None, cache.failed
+    assert (cached / DEPENDENCY).read_text() == "trusted\n"
+    hostile = HOSTILE_MAKEFILE.format(cache=cached)
+    seeded, built, folder = submitted(competition, 1, hostile, cache)
+    assert seeded and built.ok, built.log
+    assert built.log.count("Directory nonexistent") == 2, built.log  # hidden from builds
+    # The attacker spoiled only their own copy; the cache they never saw.
+    assert (folder / "target" / DEPENDENCY).read_text() == "poisoned\n"
+    assert (cached / DEPENDENCY).read_text() == "trusted\n"
+    assert not (cached / "release" / "deps" / "libnew.rlib").exists()
+    seeded, built, folder = submitted(competition, 2, HONEST_MAKEFILE, cache)
+    assert seeded and built.ok, built.log
+    assert "trusted" in built.log and "poisoned" not in built.log
+
+
+def test_the_cache_is_built_once_and_a_submissions_own_target_is_left_alone(tmp_path):
+    competition = tmp_path / "results" / "class-competition"
+    kit = a_kit(tmp_path)
+    cache = DependencyCache(competition / "cache", LIMITS, kit=kit)
+    first = trio.run(cache.ready)
+    assert first is not None and first.parent.name == f"rust-{kit_key(kit)}"
+    made = first.stat().st_ino
+    assert trio.run(cache.ready) == first and first.stat().st_ino == made
+    own = tmp_path / "own"
+    (own / "target").mkdir(parents=True)
+    assert trio.run(cache.seed, own) is False
+    assert list((own / "target").iterdir()) == []
+    # A changed kit is a new cache; the shipped kit keys without its build output.
+    (kit / "Cargo.toml").write_text("[package]\n")
+    assert kit_key(kit) != first.parent.name.removeprefix("rust-")
+    assert kit_key(RUST_KIT) == kit_key(RUST_KIT)
+
+
+def test_a_kit_that_does_not_build_leaves_no_cache_and_says_why(tmp_path):
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    (kit / "Makefile").write_text("bot:\n\texit 3\n")
+    cache = DependencyCache(tmp_path / "cache", LIMITS, kit=kit)
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    assert trio.run(cache.seed, submission) is False
+    assert cache.failed == "the build failed (exit status 2)"  # make's, for the failed rule
+    assert not (submission / "target").exists()
+    assert not cache.folder.exists()
