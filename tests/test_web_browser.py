@@ -82,6 +82,8 @@ def test_every_page_shows_without_errors(browser, site, width) -> None:
                 page.click("#next")
                 page.wait_for_selector("#board svg[data-step='1']")
                 assert page.locator("#moves li").count() > 2
+                # Seat 1 timed out at decision 2: the moves played for it are marked.
+                assert page.locator("#moves li .played-for").count() > 0
             assert page.locator("header h1").inner_text() == "web"
             assert fits(page), f"{name} is wider than {width} px"
             page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=width > 400)

@@ -8,7 +8,8 @@ pools the games), head-to-head heat maps overall and per game, seat advantage, l
 and violations per bot (each with its detail), each bot's rating against the games it
 played, a gauntlet's SPRT course, the games list (filterable by bot and game) and an SVG
 replay viewer for each of the four games, its moves in words. Styles, script and
-template are package data files under ``assets/``, inlined into the page.
+template are package data files under ``assets/``, inlined into the page; the viewer's
+markup (``assets/viewer.html``) is also the site's, which includes it in a game's page.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ def report_page(
             css="plot",
         ),
         "SPRT": _sprt_section(sprt),
+        "VIEWER": _asset("viewer.html"),  # the site's game page includes it too
     }
     page = _asset("template.html")
     for name, value in sections.items():

@@ -8,7 +8,7 @@ from collections import OrderedDict
 from typing import Any
 
 import trio
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import ChoiceLoader, Environment, PackageLoader, PrefixLoader, select_autoescape
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -34,7 +34,13 @@ HEAD_TO_HEAD_BOTS = 40
 def environment() -> Environment:
     """The templates, autoescaped, with the helpers they share."""
     env = Environment(
-        loader=PackageLoader("goatarena.web", "templates"),
+        # "report/NAME": the report's own files, so the replay viewer's markup is one copy.
+        loader=ChoiceLoader(
+            [
+                PackageLoader("goatarena.web", "templates"),
+                PrefixLoader({"report": PackageLoader("goatarena.report", "assets")}),
+            ]
+        ),
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
