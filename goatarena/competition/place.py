@@ -8,11 +8,15 @@ competition's folder ``results/NAME-competition/`` (0700, the runner's alone):
 - ``builds/N/`` — submission N unpacked and built (the build's only writable folder),
   then read-only: a version's bot is its submission's build (``builds/N/bot``, or the
   language's own command);
-- ``logs/build-N.log`` — submission N's build log (capped).
+- ``logs/build-N.log`` — submission N's build log (capped);
+- ``server.lock`` — held by the one server that works on the submissions (:func:`claim`).
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,3 +76,29 @@ def open_place(file: Path, db: Path | None = None) -> tuple[Place, CompetitionSt
     config, _ = load_competition(file)
     place = Place(file, db or default_db(config))
     return place, open_competition_store(place.database)
+
+
+CLAIM_WAIT_S = 15.0
+"""How long a server starting waits for another to let the competition go: a run killed
+(``kill -9``) ends its site's process, which takes a few seconds to stop."""
+
+
+def claim(folder: Path, *, wait_s: float = CLAIM_WAIT_S) -> int:
+    """Hold the competition's folder for this process: two servers working on the same
+    submissions would build one in the other's folder and make a version of it twice.
+    The descriptor that holds it (closing it lets go; so does the process's end, however
+    it ends); ConfigError when another server still holds it after ``wait_s`` seconds."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    handle = os.open(folder / "server.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(handle)
+                raise ConfigError(
+                    f"another server is working on this competition ({folder}): stop it first"
+                ) from None
+            time.sleep(0.1)

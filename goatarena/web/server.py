@@ -10,12 +10,13 @@ read-only while the run writes it, and ends it when the run ends.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import ipaddress
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -121,12 +122,15 @@ def serve_command_child(arguments: list[str]) -> Iterator[None]:
     """Run ``goatarena serve ARGUMENTS`` in a child process while the block runs.
 
     The child has its own session, so a Ctrl-C typed at the run reaches the run alone,
-    which ends the child when it ends (SIGTERM, then SIGKILL after a few seconds). It runs
+    which ends the child when it ends (SIGTERM, then SIGKILL after a few seconds); a run
+    that dies without ending it (``kill -9``) ends it too (:func:`_ending_with`). It runs
     below the run's referees for the CPU: the site, and whatever it starts (fits, builds,
     validations inherit it), never takes a bot's time.
     """
     command = [sys.executable, "-m", "goatarena", "serve", *arguments]
-    child = subprocess.Popen(command, start_new_session=True)  # noqa: S603
+    child = subprocess.Popen(  # noqa: S603
+        command, start_new_session=True, preexec_fn=_ending_with(os.getpid())
+    )
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PROCESS, child.pid, SITE_NICENESS)
     try:
@@ -140,3 +144,25 @@ def serve_command_child(arguments: list[str]) -> Iterator[None]:
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux's ``prctl`` option: the signal a process gets when its parent dies."""
+
+
+def _ending_with(parent: int) -> Callable[[], None] | None:
+    """What a child of ``parent`` runs before ``exec`` so that it gets SIGTERM (and stops
+    as on Ctrl-C) when ``parent`` dies, even of ``kill -9``: left running, a competition's
+    site would go on building submissions beside the one a restarted run starts. None
+    where ``prctl`` is missing (not Linux)."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def end_with_parent() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # it died before the signal was asked for
+            os._exit(1)
+
+    return end_with_parent

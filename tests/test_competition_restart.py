@@ -1,0 +1,211 @@
+"""A competition killed (``kill -9``) at each step of a submission's course, as its
+organiser runs it (``goatarena run FILE --serve PORT``), then started again: what was
+acknowledged is kept and finished once, what was not leaves nothing behind, and the
+ladder's file lists each version once."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from goatarena.competition.uploads import pack_folder
+from goatarena.formats.tournament_file import load_config
+from goatarena.referee.sandbox import probe
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
+
+KIT = Path(__file__).resolve().parent.parent / "goatarena" / "kits" / "python"
+FILE = """\
+name = "class"
+format = "ladder"
+[time]
+move_ms = 300
+[bots]
+random = "builtin:random"
+[ladder]
+poll_s = 0.5
+[competition]
+languages = ["python"]
+validation_games = 1
+compare_games = 40
+[[games]]
+name = "mountain-goats"
+"""
+
+
+def goatarena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "goatarena", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+@contextmanager
+def running(folder: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``goatarena run class.toml --serve 127.0.0.1:0`` in ``folder``: the run and its
+    site's address; stopped (Ctrl-C) at the end if it still runs."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "goatarena", "run", "class.toml", "--serve", "127.0.0.1:0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=folder,
+    )  # fmt: skip
+    try:
+        assert run.stderr is not None
+        url = None
+        for line in run.stderr:
+            found = re.search(r"a competition, serving at (http://[0-9.:]+)", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url is not None, "the site never said where it serves"
+        yield run, url
+    finally:
+        if run.poll() is None:
+            run.send_signal(signal.SIGINT)
+            run.wait(timeout=60)
+
+
+def site_of(run: subprocess.Popen[str]) -> int:
+    """The process id of the run's site (``goatarena serve``, a child of the run)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == run.pid and b"\0serve\0" in command:
+            return int(entry.name)
+    raise AssertionError("the run has no site process")
+
+
+def is_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def kill_run(run: subprocess.Popen[str]) -> None:
+    """``kill -9`` the run alone, as an organiser or the OOM killer would; its site's
+    process must end by itself."""
+    site = site_of(run)
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 20
+    while is_alive(site) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not is_alive(site), "the site outlived its killed run"
+
+
+def wait_for(check: Callable[[], bool], what: str, seconds: float = 180) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"never {what}"
+        time.sleep(0.05)
+
+
+def rows(folder: Path, query: str) -> list[tuple[object, ...]]:
+    """What the competition's database holds, read as a backup tool would."""
+    with sqlite3.connect(folder / "results" / "class-competition" / "competition.sqlite") as db:
+        return db.execute(query).fetchall()
+
+
+def submission(url: str, token: str, number: int) -> dict[str, object]:
+    answer = httpx.get(
+        f"{url}/api/submissions/{number}", headers={"Authorization": f"Bearer {token}"}, timeout=30
+    )
+    assert answer.status_code == 200, answer.text
+    found: dict[str, object] = answer.json()
+    return found
+
+
+def post(url: str, token: str, archive: bytes) -> int:
+    posted = httpx.post(
+        f"{url}/api/submissions?language=python",
+        content=archive,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=60,
+    )
+    assert posted.status_code == 202, posted.text
+    return int(posted.json()["submission"])
+
+
+@pytest.mark.slow
+def test_killed_during_a_validation_and_a_comparison_each_is_finished_once(tmp_path):
+    """kill -9 of the run while an acknowledged submission is validated, then while the
+    next one is compared with it (the ladder playing meanwhile): each is taken up again
+    when the run starts again and finished once; one row per submission and version, and
+    each version once in the ladder's file."""
+    (tmp_path / "class.toml").write_text(FILE)
+    token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
+    shutil.copytree(KIT, tmp_path / "mybot")
+    archive = pack_folder(tmp_path / "mybot")
+
+    with running(tmp_path) as (run, url):
+        first = post(url, token, archive)
+        wait_for(lambda: submission(url, token, first)["state"] == "validating", "validating")
+        kill_run(run)
+    # Killed mid-validation: the database says so, and no version was made of it.
+    assert rows(tmp_path, "SELECT id, state FROM submissions") == [(first, "validating")]
+    assert "alice@1" not in load_config(tmp_path / "class.toml").bots
+
+    with running(tmp_path) as (run, url):
+        wait_for(lambda: submission(url, token, first)["state"] != "validating", "resumed")
+        wait_for(lambda: submission(url, token, first)["state"] == "active", "active")
+        second = post(url, token, archive)
+        wait_for(
+            lambda: str(submission(url, token, second)["comparison"]).startswith("comparing"),
+            "comparing",
+        )
+        kill_run(run)
+    comparing = rows(tmp_path, f"SELECT comparison FROM submissions WHERE id = {second}")
+    assert comparing == [("comparing with alice@1",)]  # killed mid-comparison
+
+    with running(tmp_path) as (run, url):
+        wait_for(
+            lambda: not str(submission(url, token, second)["comparison"]).startswith("comparing"),
+            "compared",
+        )
+        said = str(submission(url, token, second)["comparison"])
+    assert re.match(r"alice@2 (is stronger than|is not stronger than|against) alice@1: ", said)
+    assert rows(tmp_path, "SELECT id, state, version FROM submissions ORDER BY id") == [
+        (first, "active", "alice@1"),
+        (second, "active", "alice@2"),
+    ]
+    assert rows(tmp_path, "SELECT name, submission, state FROM versions ORDER BY name") == [
+        ("alice@1", first, "retired"),
+        ("alice@2", second, "active"),
+    ]
+    text = (tmp_path / "class.toml").read_text()
+    assert text.count('"alice@1" =') == 1 and text.count('"alice@2" =') == 1
+    config = load_config(tmp_path / "class.toml")
+    assert config.ladder.retired == ["alice@1"]
+    standings = goatarena("standings", "--db", "results/class.sqlite", cwd=tmp_path)
+    assert standings.returncode == 0, standings.stderr
+
+
+def test_a_second_server_of_one_competition_waits_for_the_first_then_says_so(tmp_path):
+    """Two servers would build one submission in each other's folder and make a version
+    of it twice: the second waits for the first to let go (a run killed ends its site
+    within seconds), then refuses in one line."""
+    from goatarena.competition.place import claim
+    from goatarena.errors import ConfigError
+
+    folder = tmp_path / "results" / "class-competition"
+    held = claim(folder)
+    with pytest.raises(ConfigError, match=r"^another server is working on this competition"):
+        claim(folder, wait_s=0.2)
+    os.close(held)  # as the first server's end does, however it ends
+    os.close(claim(folder, wait_s=0))
