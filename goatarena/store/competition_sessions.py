@@ -52,7 +52,7 @@ class SessionTable:
             )
             self._db.execute(
                 "DELETE FROM sessions WHERE entrant = ? AND id_hash NOT IN (SELECT id_hash"
-                " FROM sessions WHERE entrant = ? ORDER BY ends DESC LIMIT ?)",
+                " FROM sessions WHERE entrant = ? ORDER BY ends DESC, rowid DESC LIMIT ?)",
                 (session.entrant, session.entrant, kept_per_entrant),
             )
 
