@@ -209,3 +209,94 @@ def test_a_second_server_of_one_competition_waits_for_the_first_then_says_so(tmp
         claim(folder, wait_s=0.2)
     os.close(held)  # as the first server's end does, however it ends
     os.close(claim(folder, wait_s=0))
+
+
+@pytest.fixture
+def competition(tmp_path):
+    from goatarena.competition.pipeline import Competition
+
+    (tmp_path / "class.toml").write_text(FILE)
+    opened = Competition(tmp_path / "class.toml", tmp_path / "results" / "class.sqlite")
+    yield opened
+    opened.close()
+
+
+def alice(competition):
+    from goatarena.competition.entrants import add_entrant, sign_in
+
+    found = sign_in(competition.store, add_entrant(competition.store, "alice"))
+    assert found is not None
+    return found
+
+
+def built_and_named(competition, entrant, *, previous: str | None = None) -> tuple[int, str]:
+    """A submission as a stop between the ladder file's edit and the database's leaves
+    it: built (read-only), validated, named in the file, still "validating" in the
+    database. Its number and command."""
+    from goatarena.formats.ladder.edit import add_version
+
+    number = competition.store.add_submission(entrant.id, "python", 1)
+    folder = competition.place.build(number)
+    folder.mkdir(parents=True)
+    (folder / "bot").write_text("#!/bin/sh\n")
+    folder.chmod(0o555)
+    command = str(folder.absolute() / "bot")
+    competition.store.set_state(number, "validating", build_log="built\n")
+    add_version(competition.file, entrant.name, command)
+    return number, command
+
+
+def test_a_version_the_file_names_before_a_stop_is_recorded_not_built_again(competition):
+    """Killed after the ladder's file named the new version but before the database
+    did: the version may be playing already, so it is recorded as it is (its build is
+    not removed and made again under the ladder), once."""
+    import trio
+
+    entrant = alice(competition)
+    number, command = built_and_named(competition, entrant)
+    trio.run(competition.process, number)  # as the restarted server takes it up
+    done = competition.store.submission(number)
+    assert done is not None and done.state == "active" and done.version == "alice@1", done
+    assert done.build_log == "built\n"
+    assert (competition.place.build(number) / "bot").exists()  # never removed: no archive
+    assert [(v.name, v.command) for v in competition.store.versions()] == [("alice@1", command)]
+    assert competition.file.read_text().count(command) == 1
+
+
+def test_a_comparison_is_due_from_the_moment_its_version_is_active(competition):
+    """A stop right after a version became active, before its comparison began, leaves
+    the comparison due (the server plays it when it starts again); one finished is
+    never played again."""
+    import trio
+
+    entrant = alice(competition)
+    first, _ = built_and_named(competition, entrant)
+    trio.run(competition.process, first)
+    assert competition.store.submission(first).comparison is None  # type: ignore[union-attr]
+    second, _ = built_and_named(competition, entrant)
+    trio.run(competition.process, second)
+    made = competition.store.submission(second)
+    assert made is not None and made.state == "active" and made.version == "alice@2"
+    assert made.comparison == "comparing with alice@1"
+    assert [due.id for due in competition.store.comparisons_left()] == [second]
+    competition.store.set_comparison(second, "alice@2 against alice@1: +0 ± 9 Elo")
+    trio.run(competition.compare, second)  # its bots do not even run: nothing is played
+    kept = competition.store.submission(second)
+    assert kept is not None and kept.comparison == "alice@2 against alice@1: +0 ± 9 Elo"
+
+
+def test_an_archive_stored_but_never_recorded_is_removed_when_the_server_starts(tmp_path):
+    """Killed between storing an archive and recording its row (or while writing it):
+    the upload was never acknowledged, and the next start leaves nothing of it."""
+    from goatarena.competition.pipeline import Competition
+
+    (tmp_path / "class.toml").write_text(FILE)
+    uploads = tmp_path / "results" / "class-competition" / "uploads"
+    uploads.mkdir(parents=True)
+    (uploads / "1.tar.gz").write_bytes(b"stored, never recorded")
+    (uploads / ".2.part").write_bytes(b"half an upload")
+    opened = Competition(tmp_path / "class.toml", tmp_path / "results" / "class.sqlite")
+    try:
+        assert list(uploads.iterdir()) == []
+    finally:
+        opened.close()
