@@ -211,6 +211,67 @@ def test_a_second_server_of_one_competition_waits_for_the_first_then_says_so(tmp
     os.close(claim(folder, wait_s=0))
 
 
+@contextmanager
+def dying_server(answers: list[bytes | None]) -> Iterator[str]:
+    """A server that takes one request per connection and answers it with the next of
+    ``answers``, or (None) reads part of it and closes the connection unanswered, as a
+    server killed in the middle of it does (the kernel closes a dead process's sockets)."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        for answer in answers:
+            connection, _ = listener.accept()
+            with connection:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    head += connection.recv(4096)
+                if answer is None:
+                    continue  # killed while the request arrived
+                length = re.search(rb"(?i)content-length: *(\d+)", head)
+                body = head.split(b"\r\n\r\n", 1)[1]
+                while length and len(body) < int(length.group(1)):
+                    body += connection.recv(65536)
+                connection.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        listener.close()
+
+
+def test_submit_says_in_one_line_that_an_upload_a_server_died_in_is_not_stored(tmp_path):
+    shutil.copytree(KIT, tmp_path / "mybot")
+    with dying_server([None]) as url:
+        sent = goatarena("submit", url, "mybot", "--token", "1.x", cwd=tmp_path)
+    assert sent.returncode == 2
+    said = sent.stderr.strip().splitlines()
+    assert len(said) == 1, sent.stderr
+    assert said[0].startswith("goatarena: the upload was not acknowledged, so it is not stored")
+
+
+def test_submit_says_in_one_line_that_an_acknowledged_upload_is_kept_when_its_server_dies(
+    tmp_path,
+):
+    shutil.copytree(KIT, tmp_path / "mybot")
+    body = b'{"submission": 7, "status": "/api/submissions/7"}'
+    accepted = (
+        b"HTTP/1.1 202 Accepted\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body)
+    )
+    with dying_server([accepted, None]) as url:
+        sent = goatarena("submit", url, "mybot", "--token", "1.x", cwd=tmp_path)
+    assert sent.returncode == 1
+    assert sent.stdout.startswith("uploaded mybot")
+    said = sent.stderr.strip().splitlines()
+    assert len(said) == 1, sent.stderr
+    assert said[0].startswith("goatarena: submission 7 is stored, but following it stopped")
+
+
 @pytest.fixture
 def competition(tmp_path):
     from goatarena.competition.pipeline import Competition

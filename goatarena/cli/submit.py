@@ -10,7 +10,7 @@ import click
 from goatarena.cli import main
 from goatarena.cli._common import reports_errors, tell
 from goatarena.competition.builds import log_tail
-from goatarena.competition.client import Refused, Server
+from goatarena.competition.client import Refused, Server, Unreachable
 from goatarena.competition.uploads import UploadRefused, pack_folder
 
 
@@ -35,8 +35,9 @@ def submit_command(
     Exit status 0 once the new version is active (its name, NAME@k, is the last line;
     with --compare, after how it compares with your previous version: paired games and
     an SPRT);
-    1 when its build or validation failed (the reason and the log's end); 2 when the
-    upload was refused.
+    1 when its build or validation failed (the reason and the log's end), or the server
+    stopped answering after it took the upload (it is built when the server runs again);
+    2 when the upload was refused, or not acknowledged (then it is not stored).
 
     \b
     Example:
@@ -49,8 +50,22 @@ def submit_command(
     except (Refused, UploadRefused) as refused:
         tell(f"goatarena: the upload was refused: {refused}")
         sys.exit(2)
+    except Unreachable as lost:
+        # The server keeps an upload whole once it has answered it, and nothing of one it
+        # stopped receiving; only a stop in the instant between the two leaves it unsure.
+        tell(
+            f"goatarena: the upload was not acknowledged, so it is not stored ({lost}); send it again"
+        )
+        sys.exit(2)
     click.echo(f"uploaded {folder} ({len(archive) / 1024:.0f} KiB) as submission {number}")
-    found = server.follow(number, wait_s=wait_s, said=lambda state: click.echo(f"  {state}"))
+    try:
+        found = server.follow(number, wait_s=wait_s, said=lambda state: click.echo(f"  {state}"))
+    except Unreachable as lost:
+        tell(
+            f"goatarena: submission {number} is stored, but following it stopped ({lost});"
+            " the server builds it when it runs again"
+        )
+        sys.exit(1)
     if found["state"] == "active":
         if compare:
             compared = server.follow_comparison(number, wait_s=wait_s)
