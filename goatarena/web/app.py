@@ -55,6 +55,24 @@ MAX_BODY = 16 * 1024
 """The most bytes a request's body may declare (the site reads none)."""
 
 
+def head_bytes(scope: Scope) -> int:
+    """How many bytes a request's target and headers take (about: as sent, less framing)."""
+    head = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+    return head + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", []))
+
+
+async def refuse_as_too_large(send: Send, status: int) -> None:
+    """Answer ``status`` (431: the head; 413: the body) without reading the request."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain"), *SECURITY_HEADERS],
+        }
+    )
+    await send({"type": "http.response.body", "body": b"request too large\n"})
+
+
 class SecurityHeaders:
     """ASGI middleware: the security headers on every answer, whoever made it, and the
     refusal of a request whose head or body is too large (Hypercorn bounds only a head
@@ -68,19 +86,10 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         headers = scope.get("headers", [])
-        head = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
-        head += sum(len(name) + len(value) + 4 for name, value in headers)
+        head = head_bytes(scope)
         declared = next((value for name, value in headers if name == b"content-length"), b"0")
         if head > MAX_HEAD or not declared.isdigit() or int(declared) > MAX_BODY:
-            status = 431 if head > MAX_HEAD else 413
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [(b"content-type", b"text/plain"), *SECURITY_HEADERS],
-                }
-            )
-            await send({"type": "http.response.body", "body": b"request too large\n"})
+            await refuse_as_too_large(send, 431 if head > MAX_HEAD else 413)
             return
 
         async def send_with_headers(message: Message) -> None:

@@ -57,7 +57,13 @@ from goatarena.interrupt import run_trio
 from goatarena.store.competition import Submission
 from goatarena.store.opening import open_store
 from goatarena.web.api import BadRequest, json_response, problem
-from goatarena.web.app import SECURITY_HEADERS, Site
+from goatarena.web.app import (
+    MAX_HEAD,
+    SECURITY_HEADERS,
+    Site,
+    head_bytes,
+    refuse_as_too_large,
+)
 from goatarena.web.competition_entry import Doors, Entry
 from goatarena.web.competition_organiser import OrganiserPage
 from goatarena.web.competition_pages import CompetitionPages, text_answer
@@ -155,6 +161,9 @@ class CompetitionSite:
         """The ASGI application: this module's paths, else the site's."""
         if scope["type"] != "http" or not OWN_PATHS.match(scope.get("path", "")):
             await self.site.app(scope, receive, send)
+            return
+        if head_bytes(scope) > MAX_HEAD:  # as the site's own (a body may be an upload)
+            await refuse_as_too_large(send, 431)
             return
 
         async def send_with_headers(message: Message) -> None:
