@@ -1,0 +1,164 @@
+"""Attacks on a competition's site that its other tests leave out, made from outside
+against ``goatarena serve FILE`` in a process of its own, as an attacker would: an
+entrant holding an upload open to upload another beside it, headers sent a byte at a
+time, headers and forms too large, script in a build log and a failure's reason shown on
+the pages, and tokens guessed through the sign-in form rather than the API."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from goatarena.store.competition import open_competition_store
+from tests.competition_helpers import served
+from tests.test_competition_pages import csrf_of, signed_in
+from tests.test_competition_site import SCRIPT, prepare
+
+WAIT_S = 20.0
+"""How long a test waits for the server to notice something (a loaded machine's time)."""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[tuple[str, dict[str, str], Path]]:
+    folder = tmp_path_factory.mktemp("hostile")
+    tokens = prepare(folder)
+    store = open_competition_store(folder / "results" / "class-competition" / "competition.sqlite")
+    store.set_state(1, "failed", reason=f"the build failed: {SCRIPT}")
+    store.close()
+    with served(folder) as url:
+        yield url, tokens, folder
+
+
+def address(url: str) -> tuple[str, int]:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    return host, int(port)
+
+
+def upload(url: str, token: str, data: bytes = b"not an archive") -> httpx.Response:
+    return httpx.post(
+        url + "/api/submissions?language=python",
+        content=data,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+
+
+def until(check, seconds: float = WAIT_S) -> bool:
+    """Whether ``check()`` comes true within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_an_entrant_holding_an_upload_open_cannot_upload_beside_it(server):
+    url, tokens, _ = server
+    with socket.create_connection(address(url), timeout=30) as held:
+        held.sendall(
+            b"POST /api/submissions?language=python HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Length: 40000\r\n"
+            + f"Authorization: Bearer {tokens['carol']}\r\n\r\n".encode()
+            + b"\x1f\x8b"
+        )
+        refused: list[httpx.Response] = []
+        assert until(
+            lambda: refused.append(upload(url, tokens["carol"])) or refused[-1].status_code == 429
+        )
+        assert refused[-1].json() == {
+            "error": "an upload of yours is still arriving: one at a time"
+        }
+        assert upload(url, tokens["bob"]).status_code == 422  # others upload meanwhile
+    # The held upload's connection closed: its place is given back.
+    assert until(lambda: upload(url, tokens["carol"]).status_code == 422)
+
+
+def test_headers_sent_a_byte_at_a_time_are_cut_off_and_others_served(server):
+    url, _, _ = server
+    with socket.create_connection(address(url), timeout=30) as slow:
+        slow.sendall(b"GET /competition HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        closed = False
+        for _ in range(120):  # up to a minute of trickling; the server gives 5 s
+            try:
+                slow.sendall(b"a")
+                slow.settimeout(0.5)
+                if slow.recv(1024) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                assert httpx.get(url + "/competition", timeout=30).status_code == 200
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+        assert closed, "the server waited a minute for a request's headers"
+
+
+def test_headers_and_forms_too_large_are_refused_and_nothing_is_stored(server):
+    url, tokens, _ = server
+    huge = httpx.get(url + "/competition", headers={"X-Filler": "a" * 40_000}, timeout=30)
+    assert huge.status_code == 431 and "goatarena" not in huge.text
+    client, page = signed_in((url, tokens), "carol")
+    before = upload(url, tokens["carol"]).status_code  # 422: the daily count untouched
+    big = bytes(range(256)) * 1024  # 256 KiB, over the 0.05 MiB limit and its form's margin
+    declared = client.post(
+        "/competition/upload",
+        data={"csrf": csrf_of(page), "language": "python"},
+        files={"archive": ("bot.tar.gz", big)},
+    )
+    assert declared.status_code == 403 and "too large" in declared.text
+
+    def chunks() -> Iterator[bytes]:  # no length declared: refused without reading it
+        yield b'--x\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n'
+        yield csrf_of(page).encode() + b"\r\n--x\r\n"
+        yield from (big[i : i + 8192] for i in range(0, len(big), 8192))
+
+    streamed = client.post(
+        "/competition/upload",
+        content=chunks(),
+        headers={"Content-Type": "multipart/form-data; boundary=x"},
+    )
+    assert streamed.status_code == 403
+    mine = httpx.get(
+        url + "/api/submissions", headers={"Authorization": f"Bearer {tokens['carol']}"}
+    )
+    assert mine.json() == [] and before == 422
+
+
+def test_script_in_a_build_log_and_a_reason_is_shown_as_text_on_the_pages(server):
+    url, tokens, _ = server
+    alice, page = signed_in((url, tokens), "alice")
+    assert "the build failed:" in page
+    organiser, _ = signed_in((url, tokens), "organiser")
+    organisers = organiser.get("/competition/organiser").text
+    assert "the build failed:" in organisers
+    for shown in (page, organisers):
+        assert SCRIPT not in shown and "&lt;script&gt;" in shown
+    log = alice.get("/competition/submissions/1/log")
+    assert log.headers["content-type"].startswith("text/plain")
+    assert log.headers["x-content-type-options"] == "nosniff"
+
+
+def test_tokens_guessed_through_the_sign_in_form_are_paused(server):
+    # Last in this file: it pauses this client's address for a minute.
+    url, tokens, _ = server
+    client = httpx.Client(base_url=url, timeout=30, headers={"Origin": url})
+    csrf = csrf_of(client.get("/competition").text)
+    number = tokens["alice"].split(".")[0]
+    said = []
+    for guess in range(11):
+        answer = client.post(
+            "/competition/sign-in", data={"csrf": csrf, "token": f"{number}.{guess}"}
+        )
+        assert answer.status_code == 200 and "goatarena_session" not in answer.headers.get(
+            "set-cookie", ""
+        )
+        said.append("too many wrong tokens" in answer.text)
+    assert said == [False] * 9 + [True] * 2  # the tenth wrong token starts the pause
+    right = client.post("/competition/sign-in", data={"csrf": csrf, "token": tokens["alice"]})
+    assert right.status_code == 200 and "too many wrong tokens" in right.text  # even the right one
