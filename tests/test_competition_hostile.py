@@ -1,11 +1,13 @@
-"""Attacks on a competition's site that its other tests leave out, made from outside
-against ``goatarena serve FILE`` in a process of its own, as an attacker would: an
-entrant holding an upload open to upload another beside it, headers sent a byte at a
-time, headers and forms too large, script in a build log and a failure's reason shown on
-the pages, and tokens guessed through the sign-in form rather than the API."""
+"""Attacks on a competition that its other tests leave out, made as an attacker would,
+most from outside against ``goatarena serve FILE`` in a process of its own: an entrant
+holding an upload open to upload another beside it, headers sent a byte at a time,
+headers and forms too large, script in a build log and a failure's reason shown on the
+pages, tokens guessed through the sign-in form rather than the API; and a build that
+leaves processes behind to outlive it."""
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Iterator
@@ -14,8 +16,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from goatarena.competition.builds import BuildLimits
+from goatarena.referee.sandbox import probe
 from goatarena.store.competition import open_competition_store
 from tests.competition_helpers import served
+from tests.test_competition_builds import build, recipe
 from tests.test_competition_pages import csrf_of, signed_in
 from tests.test_competition_site import SCRIPT, prepare
 
@@ -162,3 +167,33 @@ def test_tokens_guessed_through_the_sign_in_form_are_paused(server):
     assert said == [False] * 9 + [True] * 2  # the tenth wrong token starts the pause
     right = client.post("/competition/sign-in", data={"csrf": csrf, "token": tokens["alice"]})
     assert right.status_code == 200 and "too many wrong tokens" in right.text  # even the right one
+
+
+def processes_named(marker: str) -> list[int]:
+    """The machine's processes whose command line holds ``marker``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
+@pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
+@pytest.mark.parametrize("stopped", [False, True], ids=["finished", "stopped"])
+def test_no_process_of_a_build_outlives_it(tmp_path, stopped):
+    """A build leaves processes behind in sessions of their own (setsid, nohup), whether
+    it finishes or is stopped for its time: none is left running after it."""
+    marker = f"{os.getpid() % 1000}.{int(stopped)}4321"
+    lines = (
+        f"(setsid sleep {marker} > /dev/null 2>&1 &)",
+        f"(nohup sleep {marker} >/dev/null 2>&1 &)",
+    )
+    limits = BuildLimits(
+        seconds=2, memory_bytes=512 << 20, processes=64, file_bytes=1 << 20, log_bytes=4096
+    )
+    result, _ = build(tmp_path, recipe(*lines, *(["sleep 60"] if stopped else [])), limits)
+    assert result.ok is not stopped, result.reason
+    assert until(lambda: processes_named(f"sleep {marker}") == [], 5)
