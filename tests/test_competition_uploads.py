@@ -154,3 +154,26 @@ def test_an_archive_of_a_folders_contents_with_dot_names_is_taken(tmp_path):
     stored, _ = store_upload([data], tmp_path / "uploads", "3", LIMITS)
     unpack(stored, tmp_path / "work", LIMITS)
     assert (tmp_path / "work" / "lib" / "x.py").is_file()
+
+
+def test_a_kit_folder_zipped_whole_is_unpacked_as_its_contents(tmp_path):
+    """``zip -r mybot.zip mybot`` (or a file manager's "compress") wraps the files in
+    their folder: a kit's build runs at the top, so the folder's contents go there."""
+    data = zipped([("mybot/", b"", 0o40755), ("mybot/Makefile", b"bot:\n", 0o100644),
+                   ("mybot/src/main.rs", b"fn main() {}\n", 0o100644)])  # fmt: skip
+    stored, _ = store_upload([data], tmp_path / "uploads", "4", LIMITS)
+    unpack(stored, tmp_path / "kit", LIMITS, unwrap=True)
+    assert (tmp_path / "kit" / "Makefile").read_bytes() == b"bot:\n"
+    assert (tmp_path / "kit" / "src" / "main.rs").is_file()
+    assert not (tmp_path / "kit" / "mybot").exists()
+    unpack(stored, tmp_path / "other", LIMITS)  # the organiser's own commands: as it came
+    assert (tmp_path / "other" / "mybot" / "Makefile").is_file()
+    # A folder beside a file, or a lone file, is no wrapping.
+    beside = tar_gz(member("mybot/main.py"), member("Makefile"))
+    stored, _ = store_upload([beside], tmp_path / "uploads", "5", LIMITS)
+    unpack(stored, tmp_path / "beside", LIMITS, unwrap=True)
+    assert (tmp_path / "beside" / "mybot" / "main.py").is_file()
+    alone = tar_gz(member("main.py"))
+    stored, _ = store_upload([alone], tmp_path / "uploads", "6", LIMITS)
+    unpack(stored, tmp_path / "alone", LIMITS, unwrap=True)
+    assert (tmp_path / "alone" / "main.py").is_file()

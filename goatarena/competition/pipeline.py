@@ -32,7 +32,7 @@ from goatarena.competition.place import Place, claim, default_db, load_competiti
 from goatarena.competition.uploads import UploadLimits, UploadRefused, store_upload, unpack
 from goatarena.competition.validation import validate
 from goatarena.errors import GoatArenaError, user_error_in
-from goatarena.formats.competition import CompetitionSettings
+from goatarena.formats.competition import KIT_LANGUAGES, CompetitionSettings
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.ladder.edit import add_version, reinstate_bot, retire_bot
 from goatarena.formats.ladder.roster import version_number
@@ -234,10 +234,13 @@ class Competition:
         archive = next(self.place.folder.glob(f"uploads/{number}.*"), None)
         if archive is None:
             raise GoatArenaError("the uploaded archive is missing")
-        await trio.to_thread.run_sync(unpack, archive, folder, self.uploads)
+        kit = language in KIT_LANGUAGES and language not in self.settings.commands
+        await trio.to_thread.run_sync(
+            lambda: unpack(archive, folder, self.uploads, unwrap=kit)  # a zipped kit folder
+        )
         if language == "python":
             pin_python(folder)
-        if language == "rust" and language not in self.settings.commands:
+        if language == "rust" and kit:
             await self.rust_cache.seed(folder)  # the kit's dependencies, compiled once
         open_to_build(folder)
         commands = self.settings.build_commands(language)

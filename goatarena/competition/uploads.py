@@ -21,7 +21,7 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import IO
 
@@ -236,12 +236,25 @@ def _sync_folder(folder: Path) -> None:
         os.close(handle)
 
 
-def unpack(archive: Path, folder: Path, limits: UploadLimits) -> None:
+def wrapping_folder(members: list[Member]) -> PurePosixPath | None:
+    """The one folder that holds all of an archive, with nothing beside it (``zip -r
+    mybot.zip mybot``, or a file manager's "compress"), if there is one."""
+    tops = {member.name.parts[0] for member in members}
+    if len(tops) != 1:
+        return None
+    top = PurePosixPath(tops.pop())
+    return top if all(member.is_folder for member in members if member.name == top) else None
+
+
+def unpack(archive: Path, folder: Path, limits: UploadLimits, *, unwrap: bool = False) -> None:
     """Unpack a stored archive into the new folder ``folder``, checked again as it goes:
-    no entry leaves the folder, follows a link or writes more than its listing said."""
+    no entry leaves the folder, follows a link or writes more than its listing said.
+    With ``unwrap``, an archive of one folder alone has that folder's contents unpacked
+    (a kit's files belong at the top, where its build runs)."""
     kind, members = check_archive(archive, limits)
     folder.mkdir(mode=0o755, parents=True)
-    by_name = {member.name: member for member in members}
+    wrapper = wrapping_folder(members) if unwrap else None
+    by_name = {member.name: _unwrapped(member, wrapper) for member in members}
     with open(archive, "rb") as source:
         if kind == "tar.gz":
             with tarfile.open(fileobj=source, mode="r:gz") as tar:
@@ -264,7 +277,15 @@ def unpack(archive: Path, folder: Path, limits: UploadLimits) -> None:
                             _write_member(folder, member, extracted_zip)
 
 
+def _unwrapped(member: Member, wrapper: PurePosixPath | None) -> Member:
+    if wrapper is None:
+        return member
+    return replace(member, name=TOP / member.name.relative_to(wrapper))
+
+
 def _write_member(folder: Path, member: Member, data: IO[bytes] | None) -> None:
+    if member.name == TOP:
+        return  # the wrapping folder itself: ``folder`` is made
     target = folder.joinpath(*member.name.parts)
     # Every folder on the way is one this unpacking made (no links are ever written), so
     # creating them cannot lead outside ``folder``.
