@@ -54,6 +54,57 @@
     if (keys.length) window.goatarenaReport.openReplay(keys[0]);
   }
 
+  // The entrant's page: while their newest submission is uploaded, building or
+  // validating, the page asks the server for itself each second and swaps in its
+  // progress, versions and submissions, until the submission is active or has failed.
+  function followSubmission() {
+    const live = $("entrant-live");
+    if (!live || !live.dataset.pending) return;
+    const began = Date.now();
+    const showElapsed = () => {
+      const said = live.querySelector(".progress p");
+      if (!said || !live.dataset.pending) return;
+      let elapsed = said.querySelector(".elapsed");
+      if (!elapsed) {
+        elapsed = document.createElement("span");
+        elapsed.className = "elapsed";
+        said.append(elapsed);
+      }
+      elapsed.textContent = ` · ${Math.round((Date.now() - began) / 1000)} s`;
+    };
+    const tick = async () => {
+      try {
+        const answer = await fetch(live.dataset.live, { cache: "no-store" });
+        const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+        const fresh = page.getElementById("entrant-live");
+        if (!fresh) return; // signed out meanwhile: the page as it was
+        live.replaceChildren(...fresh.childNodes);
+        live.dataset.pending = fresh.dataset.pending || "";
+        document.body.dataset.refreshed = String(Date.now());
+      } catch (error) {
+        // The server restarting, say: asked again at the next tick.
+      }
+      showElapsed();
+      if (live.dataset.pending) setTimeout(tick, 1000);
+    };
+    showElapsed();
+    setTimeout(tick, 1000);
+  }
+
+  // The upload form: its button says the archive is on its way while it is sent.
+  function sendingUploads() {
+    document.querySelectorAll("form.upload").forEach((form) => {
+      form.addEventListener("submit", () => {
+        const button = form.querySelector("button[type=submit]");
+        const sending = form.querySelector(".sending");
+        if (button) button.disabled = true;
+        if (sending) sending.textContent = "uploading…";
+      });
+    });
+  }
+
   listen();
+  followSubmission();
+  sendingUploads();
   window.addEventListener("load", openReplay);
 })();
