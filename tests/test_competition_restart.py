@@ -251,7 +251,7 @@ def test_submit_says_in_one_line_that_an_upload_a_server_died_in_is_not_stored(t
     assert sent.returncode == 2
     said = sent.stderr.strip().splitlines()
     assert len(said) == 1, sent.stderr
-    assert said[0].startswith("goatarena: the upload was not acknowledged, so it is not stored")
+    assert said[0].startswith("goatarena: the upload was not acknowledged (cannot reach")
 
 
 def test_submit_says_in_one_line_that_an_acknowledged_upload_is_kept_when_its_server_dies(
@@ -361,3 +361,209 @@ def test_an_archive_stored_but_never_recorded_is_removed_when_the_server_starts(
         assert list(uploads.iterdir()) == []
     finally:
         opened.close()
+
+
+@pytest.mark.slow
+def test_killed_during_uploads_keeps_the_acknowledged_whole_and_nothing_of_the_rest(tmp_path):
+    """kill -9 of the whole server (its run and its site) while one upload is still
+    arriving and just after another was acknowledged: the acknowledged one is kept whole
+    and built when the server runs again; of the other there is no archive, no part of
+    one, no row."""
+    import socket
+
+    (tmp_path / "class.toml").write_text(FILE)
+    tokens = {
+        name: goatarena("entrant", "add", "class.toml", name, cwd=tmp_path).stdout.split()[-1]
+        for name in ("alice", "bob")
+    }
+    shutil.copytree(KIT, tmp_path / "mybot")
+    archive = pack_folder(tmp_path / "mybot")
+    uploads = tmp_path / "results" / "class-competition" / "uploads"
+
+    with running(tmp_path) as (run, url):
+        host, port = url.removeprefix("http://").split(":")
+        arriving = socket.create_connection((host, int(port)))
+        arriving.sendall(
+            b"POST /api/submissions?language=python HTTP/1.1\r\nHost: arena\r\n"
+            b"Authorization: Bearer %s\r\nContent-Length: %d\r\n\r\n%s"
+            % (tokens["bob"].encode(), len(archive), archive[: len(archive) // 2])
+        )
+        number = post(url, tokens["alice"], archive)  # acknowledged
+        site = site_of(run)
+        os.kill(site, signal.SIGKILL)
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+    try:
+        answered = arriving.recv(1024)
+    except ConnectionResetError:
+        answered = b""
+    assert answered == b""  # bob's upload was never answered
+    arriving.close()
+    taken = rows(tmp_path, "SELECT id, entrant, state FROM submissions")
+    assert taken in ([(number, 1, "uploaded")], [(number, 1, "building")])
+    assert sorted(path.name for path in uploads.iterdir()) == [f"{number}.tar.gz"]
+    assert (uploads / f"{number}.tar.gz").read_bytes() == archive
+
+    with running(tmp_path) as (run, url):
+        built = ("validating", "active")  # built after the restart: a build never survives
+        wait_for(lambda: submission(url, tokens["alice"], number)["state"] in built, "built")
+    assert rows(tmp_path, "SELECT id FROM submissions") == [(number,)]
+    assert sorted(path.name for path in uploads.iterdir()) == [f"{number}.tar.gz"]
+
+
+KILLED_AT = """
+import os, signal, sys
+from importlib import import_module
+
+where, when, matching = sys.argv.pop(1), sys.argv.pop(1), sys.argv.pop(1)
+module, _, name = where.partition(":")
+owner_name, _, method = name.rpartition(".")
+owner = import_module(module)
+for part in filter(None, owner_name.split(".")):
+    owner = getattr(owner, part)
+original = getattr(owner, method)
+
+def killed(*args, **kwargs):
+    if matching not in " ".join(map(str, args)):
+        return original(*args, **kwargs)
+    if when == "after":
+        original(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+setattr(owner, method, killed)
+sys.argv[0] = "goatarena"
+from goatarena.entry import main
+main()
+"""
+"""``python -c KILLED_AT MODULE:OWNER.FUNCTION before|after MATCH ARGS...``: goatarena
+ARGS, killed by SIGKILL just before (or after) FUNCTION runs with an argument holding
+MATCH: a real ``kill -9`` at one exact moment, without a hook in goatarena itself."""
+
+
+@contextmanager
+def killed_at(folder: Path, where: str, when: str, matching: str = "") -> Iterator[str]:
+    """``goatarena serve class.toml`` that kills itself at ``where`` (see
+    :data:`KILLED_AT`); its address. It must have died by the block's end."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", KILLED_AT, where, when, matching, "serve", "class.toml",
+         "--port", "0"],
+        stderr=subprocess.PIPE, text=True, cwd=folder,
+    )  # fmt: skip
+    try:
+        assert server.stderr is not None
+        found = re.search(r"http://[0-9.:]+", server.stderr.readline())
+        assert found
+        yield found.group(0)
+        assert server.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_killed_between_storing_an_upload_and_answering_it(tmp_path, when):
+    """kill -9 after the archive is stored whole, just before its row is written (or
+    just after, before the answer): the sender's goatarena submit says in one line that
+    it was not acknowledged; a restarted server keeps nothing of the first, and builds
+    the second (stored whole, with its row)."""
+    from tests.competition_helpers import served
+
+    (tmp_path / "class.toml").write_text(FILE)
+    token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
+    shutil.copytree(KIT, tmp_path / "mybot")
+    uploads = tmp_path / "results" / "class-competition" / "uploads"
+    where = "goatarena.store.competition:CompetitionStore.add_submission"
+    with killed_at(tmp_path, where, when) as url:
+        sent = goatarena("submit", url, "mybot", "--token", token, cwd=tmp_path)
+    assert sent.returncode == 2
+    said = sent.stderr.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith("goatarena: the upload was not acknowledged")
+    assert [path.name for path in uploads.iterdir()] == ["1.tar.gz"]  # stored whole
+    with served(tmp_path) as url:
+        if when == "before":
+            assert rows(tmp_path, "SELECT id FROM submissions") == []
+            assert list(uploads.iterdir()) == []
+        else:
+            assert rows(tmp_path, "SELECT id FROM submissions") == [(1,)]
+            built = ("validating", "active")
+            wait_for(lambda: submission(url, token, 1)["state"] in built, "built")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("where", "matching", "retired"),
+    [
+        ("os:replace", "class.toml", False),  # the file's edit, before its rename
+        ("goatarena.store.competition:CompetitionStore.set_version_state", "", True),
+    ],
+)
+def test_killed_while_the_organiser_retires_a_version(tmp_path, where, matching, retired):
+    """kill -9 while the organiser retires a version: before the ladder file's rename
+    the file is as it was (never half-written) and the version plays on; after it, but
+    before the database, a restarted server reads the file and retires it there too."""
+    from goatarena.competition.entrants import add_entrant
+    from goatarena.formats.ladder.edit import add_version
+    from goatarena.store.competition import open_competition_store
+    from tests.competition_helpers import served
+
+    file = tmp_path / "class.toml"
+    file.write_text(FILE)
+    store = open_competition_store(
+        tmp_path / "results" / "class-competition" / "competition.sqlite"
+    )
+    try:
+        add_entrant(store, "alice")
+        organiser = add_entrant(store, "boss", organiser=True)
+        entrant = store.entrant_named("alice")
+        assert entrant is not None
+        number = store.add_submission(entrant.id, "python", 1)
+        name, _ = add_version(file, "alice", "builtin:random")
+        store.add_version(name, entrant.id, number, "builtin:random")
+    finally:
+        store.close()
+    before = file.read_text()
+    with killed_at(tmp_path, where, "before", matching) as url, pytest.raises(httpx.HTTPError):
+        httpx.post(
+            f"{url}/api/versions/{name}/retire",
+            headers={"Authorization": f"Bearer {organiser}"},
+            timeout=60,
+        )
+    config = load_config(file)  # whole, whichever moment it was killed at
+    assert (name in config.ladder.retired) is retired
+    if not retired:
+        assert file.read_text() == before
+    assert rows(tmp_path, "SELECT state FROM versions") == [("active",)]
+    with served(tmp_path):
+        assert rows(tmp_path, "SELECT state FROM versions") == [
+            ("retired" if retired else "active",)
+        ]
+    assert file.read_text().count(f'"{name}" =') == 1
+
+
+@pytest.mark.slow
+def test_killed_between_the_ladder_files_edit_and_the_databases(tmp_path):
+    """kill -9 once a validated version is in the ladder's file (where the ladder may
+    start playing it) but not yet in the database: the restarted server records it as
+    it is, never building it again under the ladder, and names it once."""
+    from tests.competition_helpers import served
+
+    (tmp_path / "class.toml").write_text(FILE)
+    token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
+    shutil.copytree(KIT, tmp_path / "mybot")
+    archive = pack_folder(tmp_path / "mybot")
+    where = "goatarena.store.competition:CompetitionStore.add_version"
+    with killed_at(tmp_path, where, "before") as url:
+        post(url, token, archive)
+    bot = tmp_path / "results" / "class-competition" / "builds" / "1" / "bot"
+    assert load_config(tmp_path / "class.toml").bots["alice@1"] == str(bot)
+    assert rows(tmp_path, "SELECT state FROM submissions") == [("validating",)]
+    built = bot.stat()
+    with served(tmp_path) as url:
+        wait_for(lambda: submission(url, token, 1)["state"] == "active", "active", 60)
+    assert bot.stat().st_ino == built.st_ino and bot.stat().st_mtime == built.st_mtime
+    assert rows(tmp_path, "SELECT name, submission, state FROM versions") == [
+        ("alice@1", 1, "active")
+    ]
+    assert (tmp_path / "class.toml").read_text().count('"alice@1" =') == 1

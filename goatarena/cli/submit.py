@@ -51,10 +51,11 @@ def submit_command(
         tell(f"goatarena: the upload was refused: {refused}")
         sys.exit(2)
     except Unreachable as lost:
-        # The server keeps an upload whole once it has answered it, and nothing of one it
-        # stopped receiving; only a stop in the instant between the two leaves it unsure.
+        # A server keeps nothing of an upload it stopped receiving or storing; only one
+        # that stopped in the instant between recording it and answering has it.
         tell(
-            f"goatarena: the upload was not acknowledged, so it is not stored ({lost}); send it again"
+            f"goatarena: the upload was not acknowledged ({lost}); send it again (if the"
+            " server stopped just as it stored it, your submissions list it already)"
         )
         sys.exit(2)
     click.echo(f"uploaded {folder} ({len(archive) / 1024:.0f} KiB) as submission {number}")
