@@ -296,6 +296,9 @@ def main() -> None:
     parser.add_argument("--clock-samples", type=int, default=100)
     parser.add_argument("--clock-rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="a small store: the suite's size")
+    parser.add_argument(
+        "--routes-only", action="store_true", help="the start, the routes, the event delay only"
+    )
     args = parser.parse_args()
     if args.quick:
         args.games, args.bots, args.requests = 2_000, 16, 40
@@ -336,6 +339,9 @@ def main() -> None:
                           f"{p95(times) * 1e3:9.1f}   {GOALS[name]}")  # fmt: skip
             delay = event_delay(address, db)
             print(f"event delay: {delay:.2f} s   goal {GOALS['event delay']}")
+            print(f"server {peak_mb(child.pid):.0f} MB at most so far")
+            if args.routes_only:
+                return
             paths = load_paths(address, total)
             load_test(child.pid, address, paths, args)
             clock_test(child.pid, address, paths, args)
