@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[rl-bench]'
 	$(BIN)/python benchmarks/envs.py
 	$(BIN)/python benchmarks/web.py
+	$(BIN)/python benchmarks/web_index.py
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .mypy_cache .ruff_cache

@@ -6,7 +6,6 @@ query for its summaries; a game from its stored record, replayed for its moves i
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
@@ -91,7 +90,7 @@ class Api:
             raise BadRequest(404, f"no {game!r} games stored")
         return msgspec.structs.replace(
             found,
-            games=bisect_right(self.follower.index.by_game.get(game, ()), found.stored),
+            games=self.follower.index.passing_up_to(Filters(game=game), found.stored),
             standings={game: found.standings[game]},
             seat_advantage={game: found.seat_advantage.get(game, [])},
             connected={game: found.connected.get(game, True)},
@@ -113,7 +112,7 @@ class Api:
 
     async def latest(self, filters: Filters, count: int) -> list[GameRow]:
         """The last ``count`` games that pass ``filters``, newest first."""
-        numbers = list(self.follower.index.numbers(filters)[-count:])
+        numbers = self.follower.index.latest(filters, count)
         found = await self.readers.run(lambda store: summaries_numbered(store, numbers))
         return [game_row(n, summary) for n, summary in reversed(found)]
 
@@ -158,7 +157,7 @@ class Api:
             family = name.split("@", 1)[0]
             versions = sorted(bot for bot in index.by_bot if bot.split("@", 1)[0] == family)
             per_game = [_tally(game, c) for game, c in index.per_game.get(name, {}).items()]
-            versus = [_tally(rival, c) for rival, c in index.versus.get(name, {}).items()]
+        versus = [_tally(rival, c) for rival, c in index.opponents(name)]
         rows = {}
         if standings is not None:
             for table, listed in standings.standings.items():

@@ -206,9 +206,9 @@ class Follower:
             if len(rows) >= BATCH:
                 break
         with self.index.lock:
-            for number, summary in rows:
-                self.index.add(number, summary)
-                if self.sprt is not None:
+            self.index.add_all(rows)
+            if self.sprt is not None:
+                for _, summary in rows:
                     self.sprt.add(summary)
         return rows
 

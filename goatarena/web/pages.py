@@ -20,7 +20,7 @@ from goatarena.report.charts import sprt_plot
 from goatarena.report.html import BAR_WIDTH, bot_colours
 from goatarena.report.replays import encode_replay
 from goatarena.web.api import Api, BadRequest, encode, games_query, number_in
-from goatarena.web.index import MEETINGS, POINTS, Filters
+from goatarena.web.index import Filters
 from goatarena.web.ladder import is_ladder, read_ladder_state
 
 KEEP_REPLAYS = 256
@@ -78,6 +78,7 @@ class Pages:
         self._replays: OrderedDict[int, str | None] = OrderedDict()
         self._tables_html: dict[tuple[int, str | None], Markup] = {}
         self._options: dict[str | None, tuple[list[str], Markup]] = {}
+        self._head_to_head: dict[tuple[tuple[str, ...], int], dict[tuple[str, str], Any]] = {}
         self.links: list[tuple[str, str]] = []
         """Links the nav shows after the site's own (a path and its label): the ladder's
         page for a ladder; a competition's site adds its own."""
@@ -219,13 +220,11 @@ class Pages:
         index = self.api.follower.index
         bots = [row.bot for row in standings.standings.get(OVERALL, [])] if standings else []
         bots = bots[:HEAD_TO_HEAD_BOTS]
-        cells: dict[tuple[str, str], tuple[float, int]] = {}
-        with index.lock:
-            for a in bots:
-                for b in bots:
-                    counts = index.versus.get(a, {}).get(b)
-                    if counts is not None and a != b:
-                        cells[a, b] = (counts[POINTS], int(counts[MEETINGS]))
+        key = (tuple(bots), index.newest)
+        if key not in self._head_to_head:  # counted from the shown bots' games, once a game
+            counted = await trio.to_thread.run_sync(index.head_to_head, bots)
+            self._head_to_head = {key: counted}
+        cells = self._head_to_head[key]
         grid = [[_heat_cell(cells.get((a, b))) for b in bots] for a in bots]
         return self.render("head_to_head.html", bots=bots, grid=grid)
 
@@ -241,7 +240,7 @@ class Pages:
     async def ladder(self, request: Request) -> Response:
         """``/ladder``: a ladder's bots with where each stands and why, and why each of
         the latest games was chosen."""
-        numbers = list(reversed(self.api.follower.index.numbers(Filters())[-LADDER_GAMES:]))
+        numbers = list(reversed(self.api.follower.index.latest(Filters(), LADDER_GAMES)))
         state = await self.api.readers.run(lambda store: read_ladder_state(store, numbers))
         if state is None:
             raise BadRequest(404, "this tournament is not a ladder")
