@@ -5,6 +5,7 @@ ladder's file lists each version once."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -567,3 +568,47 @@ def test_killed_between_the_ladder_files_edit_and_the_databases(tmp_path):
         ("alice@1", 1, "active")
     ]
     assert (tmp_path / "class.toml").read_text().count('"alice@1" =') == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_killed_as_a_rated_game_is_stored(tmp_path, when):
+    """kill -9 of a competition's run (its site served beside it) just before its first
+    rated game is stored, or just after: that game is absent, or stored once; the run
+    started again never stores a game twice, and the standings count every stored game."""
+    from collections import Counter
+
+    from goatarena.store.opening import open_store
+
+    file = tmp_path / "class.toml"
+    file.write_text(FILE.replace("[bots]\n", '[bots]\nother = "builtin:random"\n'))
+    where = "goatarena.store.database:Store.add_game"
+    run = subprocess.Popen(
+        [sys.executable, "-c", KILLED_AT, where, when, "", "run", "class.toml",
+         "--serve", "127.0.0.1:0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == -signal.SIGKILL, err
+    db = tmp_path / "results" / "class.sqlite"
+    store = open_store(db, create=False)
+    try:
+        kept = [game.key for game in store.games()]
+    finally:
+        store.close()
+    assert len(kept) == (1 if when == "after" else 0)
+
+    file.write_text(file.read_text().replace("poll_s = 0.5", "poll_s = 0.5\nstop_games = 4"))
+    again = goatarena("run", "class.toml", "--quiet", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    store = open_store(db, create=False)
+    try:
+        keys = [game.key for game in store.games()]
+    finally:
+        store.close()
+    assert len(keys) == len(set(keys)) and set(kept) <= set(keys)
+    deals = Counter(key.rsplit("/", 1)[0] for key in keys)
+    assert set(deals.values()) <= {1, 2}, deals  # a deal is two games, each stored once
+    standings = goatarena("standings", "--db", str(db), "--format", "json", cwd=tmp_path)
+    assert standings.returncode == 0, standings.stderr
+    assert json.loads(standings.stdout)["games"] == len(keys)
