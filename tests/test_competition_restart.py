@@ -255,22 +255,39 @@ def test_submit_says_in_one_line_that_an_upload_a_server_died_in_is_not_stored(t
     assert said[0].startswith("goatarena: the upload was not acknowledged (cannot reach")
 
 
+def answer(status: str, body: bytes) -> bytes:
+    return (
+        b"HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (status.encode(), len(body), body)
+    )
+
+
+ACCEPTED = answer("202 Accepted", b'{"submission": 7, "status": "/api/submissions/7"}')
+
+
 def test_submit_says_in_one_line_that_an_acknowledged_upload_is_kept_when_its_server_dies(
     tmp_path,
 ):
     shutil.copytree(KIT, tmp_path / "mybot")
-    body = b'{"submission": 7, "status": "/api/submissions/7"}'
-    accepted = (
-        b"HTTP/1.1 202 Accepted\r\nContent-Type: application/json\r\n"
-        b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body)
-    )
-    with dying_server([accepted, None]) as url:
-        sent = goatarena("submit", url, "mybot", "--token", "1.x", cwd=tmp_path)
+    with dying_server([ACCEPTED, *[None] * 5]) as url:
+        sent = goatarena("submit", url, "mybot", "--token", "1.x", "--wait-s", "1", cwd=tmp_path)
     assert sent.returncode == 1
     assert sent.stdout.startswith("uploaded mybot")
     said = sent.stderr.strip().splitlines()
     assert len(said) == 1, sent.stderr
     assert said[0].startswith("goatarena: submission 7 is stored, but following it stopped")
+
+
+def test_submit_following_a_submission_waits_for_its_server_to_come_back(tmp_path):
+    """A server killed (and restarted by systemd, say) while submit follows an
+    acknowledged submission: submit waits for it and ends as the submission does."""
+    shutil.copytree(KIT, tmp_path / "mybot")
+    active = answer("200 OK", b'{"number": 7, "state": "active", "version": "alice@1"}')
+    with dying_server([ACCEPTED, None, None, active]) as url:
+        sent = goatarena("submit", url, "mybot", "--token", "1.x", cwd=tmp_path)
+    assert sent.returncode == 0, sent.stderr
+    assert "the server is not answering: waiting for it" in sent.stdout
+    assert sent.stdout.strip().splitlines()[-1] == "alice@1"
 
 
 @pytest.fixture

@@ -36,7 +36,8 @@ def submit_command(
     with --compare, after how it compares with your previous version: paired games and
     an SPRT);
     1 when its build or validation failed (the reason and the log's end), or the server
-    stopped answering after it took the upload (it is built when the server runs again);
+    stopped answering for a minute after it took the upload (it is built when the server
+    runs again; a server back within the minute is followed on);
     2 when the upload was refused, or not acknowledged (then it is not stored).
 
     \b

@@ -19,6 +19,9 @@ from typing import Any
 from goatarena.errors import GoatArenaError
 
 FINAL_STATES = ("active", "failed")
+RESTART_PATIENCE_S = 60.0
+"""How long ``submit`` waits for a server that stopped answering while it follows a
+submission: long enough for one restarted (by systemd, say) to answer again."""
 USER_AGENT = "goatarena-submit"
 
 
@@ -102,13 +105,29 @@ class Server:
         wait_s: float,
         poll_s: float = 1.0,
         said: Callable[[str], None] = lambda _: None,
+        patience_s: float = RESTART_PATIENCE_S,
     ) -> dict[str, Any]:
         """Poll submission ``number`` until it is active or failed (or ``wait_s`` passes);
-        ``said`` hears each new state."""
+        ``said`` hears each new state. A server that stops answering is waited for up to
+        ``patience_s`` seconds (a restarted one takes the submission up again), then
+        Unreachable."""
         deadline = time.monotonic() + wait_s
         state = ""
+        silent_since: float | None = None
         while True:
-            found = self.submission(number)
+            try:
+                found = self.submission(number)
+            except Unreachable:
+                now = time.monotonic()
+                silent_since = now if silent_since is None else silent_since
+                if now - silent_since > patience_s or now > deadline:
+                    raise
+                if state != "not answering":
+                    state = "not answering"
+                    said("the server is not answering: waiting for it")
+                time.sleep(poll_s)
+                continue
+            silent_since = None
             if found["state"] != state:
                 state = found["state"]
                 said(state)
