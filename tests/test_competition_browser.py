@@ -6,6 +6,7 @@ console error (a Content-Security-Policy violation is one). Screenshots go to
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -99,6 +100,48 @@ def test_the_organiser_suspends_and_retires_in_a_browser(browser, competition, w
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"organiser-{width}.png"), full_page=True)
+        assert errors == []
+    finally:
+        context.close()
+
+
+BROKEN_MAKEFILE = """\
+all:
+\t@echo compiling main.py
+\t@echo "main.py:3: error: expected ';' before '}' token" >&2
+\t@exit 1
+"""
+
+
+def test_a_failed_build_shows_its_reason_and_log_tail_in_a_browser(browser, competition):  # noqa: F811
+    """At a phone's width, an upload whose build fails: the page follows it by itself to
+    the failed step, says why in one line and shows the end of the build's log."""
+    url, tokens, folder = competition
+    broken = folder / "broken"
+    broken.mkdir()
+    (broken / "Makefile").write_text(BROKEN_MAKEFILE)
+    (folder / "broken.tar.gz").write_bytes(pack_folder(broken))
+    context, page, errors = open_page(browser, 390)
+    try:
+        page.goto(f"{url}/competition")
+        page.fill("input[name=token]", tokens["alice"])
+        page.click("form[action='/competition/sign-in'] button")
+        page.wait_for_load_state()
+        page.set_input_files("input[name=archive]", str(folder / "broken.tar.gz"))
+        page.click("form.upload button")
+        progress = page.locator("#entrant-live .progress")
+        progress.and_(page.locator(".failed")).wait_for(timeout=60_000)  # never reloaded
+        said = progress.locator("p").first.inner_text()
+        assert re.fullmatch(
+            r"Submission \d+ \(python\): failed: the build failed \(exit status 2\)", said
+        ), said
+        assert progress.locator("li.done").all_inner_texts() == ["uploaded"]
+        assert progress.locator("li.failed").all_inner_texts() == ["building"]
+        tail = progress.locator("pre.log-tail").inner_text()
+        assert "main.py:3: error: expected ';' before '}' token" in tail, tail
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "failed-build-390.png"), full_page=True)
         assert errors == []
     finally:
         context.close()

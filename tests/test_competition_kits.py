@@ -1,6 +1,10 @@
-"""Every kit's starter (``goatarena new-bot LANGUAGE``), submitted with ``goatarena
-submit`` to one competition that takes all six, is built on the server in the sandbox
-(no network, the machine's toolchains) and becomes ``NAME@1``.
+"""Every kit's starter (``goatarena new-bot LANGUAGE``), submitted to one competition
+that takes all six, is built on the server in the sandbox (no network, the machine's
+toolchains) and becomes ``NAME@1``: once with ``goatarena submit``, once uploaded with
+the site's form in a real browser (Chromium driven by Playwright, as
+:mod:`tests.test_web_browser`), packed as docs/competition.md tells an entrant to, at a
+phone's or a desk's width, the page following the build and the validation by itself.
+Screenshots go to ``test-artifacts/competition/``.
 
 A kit whose toolchain is missing has it installed as root (its kit.toml's apt packages,
 as tests/test_kits.py does; TypeScript's compiler with ``npm install -g``, as an
@@ -14,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +28,7 @@ import pytest
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import probe
 from tests.test_kits import ensure_toolchain
+from tests.test_web_browser import browser, open_page  # noqa: F401  (a fixture)
 
 pytestmark = [
     pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine"),
@@ -31,6 +37,7 @@ pytestmark = [
 
 KITS = Path(__file__).resolve().parent.parent / "kits"
 LANGUAGES = ("python", "cpp", "go", "java", "rust", "typescript")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "competition"
 TYPESCRIPT = "typescript@5.6.3"
 """The compiler the TypeScript kit pins, installed on the server (builds have no network)."""
 
@@ -92,27 +99,115 @@ def competition(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
         server.wait(timeout=10)
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_each_kit_starter_submitted_becomes_an_active_version(competition, language):
-    folder, url = competition
+def entrant_and_starter(folder: Path, language: str, name: str) -> tuple[str, Path]:
+    """A new entrant's token and, as ``new-bot`` makes it, the kit's starter in a folder
+    of its own, its build output cleaned away (the server builds from the sources alone);
+    the kit skipped, saying why, when its toolchain cannot be had."""
     kit = tomllib.loads((KITS / language / "kit.toml").read_text())
     ensure_toolchain(kit)
     if language == "typescript":
         ensure_server_tsc()
-    name = f"{language}-bot"
     added = goatarena("entrant", "add", "kits.toml", name, cwd=folder)
     assert added.returncode == 0, added.stderr
-    token = added.stdout.split()[-1]
-    made = goatarena("new-bot", language, f"starter-{language}", cwd=folder)
+    made = goatarena("new-bot", language, f"starter-{name}", cwd=folder)
     assert made.returncode == 0, made.stdout + made.stderr
-    starter = folder / f"starter-{language}"
-    # What new-bot built stays home: the server must build from the sources alone.
+    starter = folder / f"starter-{name}"
     if (starter / "Makefile").exists():
         cleaned = subprocess.run(["make", "clean"], cwd=starter, capture_output=True, check=False)
         assert cleaned.returncode == 0, cleaned.stderr
+    return added.stdout.split()[-1], starter
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_kit_starter_submitted_becomes_an_active_version(competition, language):
+    folder, url = competition
+    name = f"{language}-bot"
+    token, starter = entrant_and_starter(folder, language, name)
     done = goatarena(
         "submit", url, starter.name, "--token", token, "--language", language, cwd=folder
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().splitlines()[-1] == f"{name}@1"
+    assert f"{name}@1" in load_config(folder / "kits.toml").bots
+
+
+PACKING = {
+    "tar.gz": "tar -czf {archive} --exclude=target --exclude=node_modules --exclude=.git {name}",
+    "zip": "zip -qr {archive} {name} -x '*/target/*' '*/node_modules/*' '*/.git/*'",
+}
+"""How docs/competition.md tells an entrant to pack their folder for the site's form."""
+UPLOADS = [
+    ("python", 390, "zip"),
+    ("cpp", 1600, "tar.gz"),
+    ("go", 390, "tar.gz"),
+    ("java", 1600, "zip"),
+    ("rust", 390, "tar.gz"),
+    ("typescript", 1600, "zip"),
+]
+"""Each kit at a phone's or a desk's width, packed one way or the other."""
+SHOWN = "document.querySelector('#entrant-live .progress')?.className.split(' ')[1] ?? ''"
+"""The state the entrant's page shows for their newest submission."""
+
+
+def packed(starter: Path, kind: str) -> Path:
+    """``starter`` packed with the shell command the docs give."""
+    archive = starter.with_name(f"{starter.name}.{kind}")
+    command = PACKING[kind].format(archive=archive.name, name=starter.name)
+    done = subprocess.run(
+        ["sh", "-c", command], cwd=starter.parent, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return archive
+
+
+@pytest.mark.parametrize(("language", "width", "kind"), UPLOADS)
+def test_each_kit_starter_uploaded_with_the_sites_form_becomes_active(
+    browser,  # noqa: F811
+    competition,
+    language,
+    width,
+    kind,
+):
+    folder, url = competition
+    name = f"{language}-web"
+    token, starter = entrant_and_starter(folder, language, name)
+    archive = packed(starter, kind)
+    context, page, errors = open_page(browser, width)
+    try:
+        page.goto(f"{url}/competition")
+        page.fill("input[name=token]", token)
+        page.click("form[action='/competition/sign-in'] button")
+        page.wait_for_load_state()
+        assert page.locator(f"h2:text('{name}')").count() == 1, page.content()
+        page.set_input_files("input[name=archive]", str(archive))
+        page.select_option("select[name=language]", language)
+        began = time.monotonic()
+        page.click("form.upload button")
+        page.wait_for_selector("#entrant-live .progress")
+        # Never reloaded: the page follows the submission by itself.
+        seen = [page.evaluate(SHOWN)]
+        while seen[-1] not in ("active", "failed"):
+            assert time.monotonic() - began < 600, f"{name} still {seen[-1]} after 600 s"
+            page.wait_for_timeout(100)
+            if (shown := page.evaluate(SHOWN)) != seen[-1]:
+                seen.append(shown)
+        took = time.monotonic() - began
+        assert seen[-1] == "active", page.locator("#entrant-live .progress").inner_text()
+        assert {"building", "validating"} & set(seen), seen
+        assert page.locator(f".progress strong:text('{name}@1')").count() == 1
+        assert page.locator("ol.steps li.done").count() == 4
+        assert page.locator(f"li:has-text('{name}@1: active')").count() == 1, page.content()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        link = page.get_attribute("table.submissions a[href$='/log']", "href")
+        log = page.request.get(f"{url}{link}")  # with the entrant's session: their own log
+        assert log.ok
+        if language == "rust":  # the dependencies came compiled, from the kit's cache
+            assert "Compiling goatarena-bot" in log.text(), log.text()
+            assert "Compiling serde " not in log.text(), log.text()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"kit-{language}-{width}.png"), full_page=True)
+        assert errors == []
+        print(f"{language}: uploaded to active in {took:.1f} s, the page showing {seen}")
+    finally:
+        context.close()
     assert f"{name}@1" in load_config(folder / "kits.toml").bots
