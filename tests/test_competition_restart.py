@@ -54,11 +54,11 @@ def goatarena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def running(folder: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``goatarena run class.toml --serve 127.0.0.1:0`` in ``folder``: the run and its
+def running(folder: Path, port: int = 0) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``goatarena run class.toml --serve 127.0.0.1:PORT`` in ``folder``: the run and its
     site's address; stopped (Ctrl-C) at the end if it still runs."""
     run = subprocess.Popen(
-        [sys.executable, "-m", "goatarena", "run", "class.toml", "--serve", "127.0.0.1:0"],
+        [sys.executable, "-m", "goatarena", "run", "class.toml", "--serve", f"127.0.0.1:{port}"],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=folder,
     )  # fmt: skip
     try:
@@ -132,6 +132,14 @@ def submission(url: str, token: str, number: int) -> dict[str, object]:
     return found
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def post(url: str, token: str, archive: bytes) -> int:
     posted = httpx.post(
         f"{url}/api/submissions?language=python",
@@ -145,26 +153,40 @@ def post(url: str, token: str, archive: bytes) -> int:
 
 @pytest.mark.slow
 def test_killed_during_a_validation_and_a_comparison_each_is_finished_once(tmp_path):
-    """kill -9 of the run while an acknowledged submission is validated, then while the
-    next one is compared with it (the ladder playing meanwhile): each is taken up again
-    when the run starts again and finished once; one row per submission and version, and
-    each version once in the ladder's file."""
+    """kill -9 of the run while an acknowledged submission is validated (its sender's
+    goatarena submit following it), then while the next one is compared with it (the
+    ladder playing meanwhile): each is taken up again when the run starts again and
+    finished once, and the sender's submit ends as if nothing happened; one row per
+    submission and version, and each version once in the ladder's file."""
     (tmp_path / "class.toml").write_text(FILE)
     token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
     shutil.copytree(KIT, tmp_path / "mybot")
     archive = pack_folder(tmp_path / "mybot")
+    port, first = free_port(), 1
 
-    with running(tmp_path) as (run, url):
-        first = post(url, token, archive)
-        wait_for(lambda: submission(url, token, first)["state"] == "validating", "validating")
+    def state() -> object:
+        answer = httpx.get(
+            f"{url}/api/submissions/{first}", headers={"Authorization": f"Bearer {token}"}
+        )
+        return answer.json().get("state")
+
+    with running(tmp_path, port) as (run, url):
+        sender = subprocess.Popen(
+            [sys.executable, "-m", "goatarena", "submit", url, "mybot", "--token", token],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        )  # fmt: skip
+        wait_for(lambda: state() == "validating", "validating")
         kill_run(run)
     # Killed mid-validation: the database says so, and no version was made of it.
     assert rows(tmp_path, "SELECT id, state FROM submissions") == [(first, "validating")]
     assert "alice@1" not in load_config(tmp_path / "class.toml").bots
 
-    with running(tmp_path) as (run, url):
-        wait_for(lambda: submission(url, token, first)["state"] != "validating", "resumed")
-        wait_for(lambda: submission(url, token, first)["state"] == "active", "active")
+    with running(tmp_path, port) as (run, url):
+        out, err = sender.communicate(timeout=180)  # it follows the restarted server
+        assert sender.returncode == 0, err
+        assert "the server is not answering: waiting for it" in out
+        assert out.strip().splitlines()[-1] == "alice@1"
+        assert submission(url, token, first)["state"] == "active"
         second = post(url, token, archive)
         wait_for(
             lambda: str(submission(url, token, second)["comparison"]).startswith("comparing"),
