@@ -651,3 +651,32 @@ def test_killed_as_a_rated_game_is_stored(tmp_path, when):
     standings = goatarena("standings", "--db", str(db), "--format", "json", cwd=tmp_path)
     assert standings.returncode == 0, standings.stderr
     assert json.loads(standings.stdout)["games"] == len(keys)
+
+
+@pytest.mark.slow
+def test_a_site_killed_alone_is_started_again_by_its_run_and_finishes_the_work(tmp_path):
+    """kill -9 of the site's process alone (the kernel out of memory picks the biggest)
+    while a submission is validated: the run, playing on, starts its site again on the
+    same address, which takes the submission up and makes its version once."""
+    (tmp_path / "class.toml").write_text(FILE)
+    token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
+    shutil.copytree(KIT, tmp_path / "mybot")
+    archive = pack_folder(tmp_path / "mybot")
+
+    def state(url: str, number: int) -> object:
+        try:
+            return submission(url, token, number)["state"]
+        except httpx.HTTPError:
+            return None  # the site is not back yet
+
+    with running(tmp_path, free_port()) as (run, url):
+        number = post(url, token, archive)
+        wait_for(lambda: state(url, number) == "validating", "validating")
+        killed = site_of(run)
+        os.kill(killed, signal.SIGKILL)
+        wait_for(lambda: state(url, number) == "active", "active again")
+        assert site_of(run) != killed and run.poll() is None
+    assert rows(tmp_path, "SELECT name, submission, state FROM versions") == [
+        ("alice@1", number, "active")
+    ]
+    assert (tmp_path / "class.toml").read_text().count('"alice@1" =') == 1

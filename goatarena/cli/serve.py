@@ -15,7 +15,7 @@ from goatarena.cli._common import only_database, reports_errors, tell
 from goatarena.formats.tournament_file import load_config
 from goatarena.interrupt import run_trio
 from goatarena.web.app import Site
-from goatarena.web.server import is_loopback, serve_site
+from goatarena.web.server import end_with_run, is_loopback, serve_site
 
 
 @main.command("serve")
@@ -47,6 +47,7 @@ def serve_command(
         goatarena serve tournaments/demo.toml
         goatarena serve --db results/demo.sqlite --host 0.0.0.0 --port 8080
     """
+    end_with_run()  # a site a run started ends with it
     config = load_config(file) if file is not None else None
     if db is None:
         db = Path("results") / f"{config.name}.sqlite" if config else only_database()

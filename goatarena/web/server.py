@@ -16,7 +16,9 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+import threading
+import time
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -123,19 +125,62 @@ def serve_command_child(arguments: list[str]) -> Iterator[None]:
 
     The child has its own session, so a Ctrl-C typed at the run reaches the run alone,
     which ends the child when it ends (SIGTERM, then SIGKILL after a few seconds); a run
-    that dies without ending it (``kill -9``) ends it too (:func:`_ending_with`). It runs
-    below the run's referees for the CPU: the site, and whatever it starts (fits, builds,
-    validations inherit it), never takes a bot's time.
+    that dies without ending it (``kill -9``) ends it too (:func:`end_with_run`). A child
+    killed by a signal (``kill -9``, the kernel out of memory) is started again, so the
+    site, and a competition's builds, come back while the run plays on; one that ends by
+    itself (a port in use) is left ended. It runs below the run's referees for the CPU:
+    the site, and whatever it starts (fits, builds, validations inherit it), never takes
+    a bot's time.
     """
-    command = [sys.executable, "-m", "goatarena", "serve", *arguments]
-    child = subprocess.Popen(  # noqa: S603
-        command, start_new_session=True, preexec_fn=_ending_with(os.getpid())
-    )
-    with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, child.pid, SITE_NICENESS)
+    site = _SiteChild([sys.executable, "-m", "goatarena", "serve", *arguments])
     try:
         yield
     finally:
+        site.stop()
+
+
+RESTART_PAUSE_S = 1.0
+"""How long a run waits before starting again a site that was killed."""
+
+
+class _SiteChild:
+    """The site's process of a run, started again when a signal kills it."""
+
+    def __init__(self, command: list[str]) -> None:
+        self._command = command
+        self._lock = threading.Lock()
+        self._stopping = False
+        self._child = self._start()
+        # A child started again is started by this thread, which then waits for it: the
+        # child's parent-death signal follows the thread that made it, not the process.
+        threading.Thread(target=self._keep, daemon=True).start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        environment = {**os.environ, SITE_OF: str(os.getpid())}
+        child = subprocess.Popen(self._command, start_new_session=True, env=environment)  # noqa: S603
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, child.pid, SITE_NICENESS)
+        return child
+
+    def _keep(self) -> None:
+        while True:
+            code = self._child.wait()
+            if code >= 0 or self._stopping:
+                return
+            sys.stderr.write(
+                f"goatarena: the site's process was killed (signal {-code}); starting it again\n"
+            )
+            time.sleep(RESTART_PAUSE_S)
+            with self._lock:
+                if self._stopping:
+                    return
+                self._child = self._start()
+
+    def stop(self) -> None:
+        """End the child: SIGTERM, then SIGKILL after a few seconds."""
+        with self._lock:
+            self._stopping = True
+            child = self._child
         if child.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid, signal.SIGTERM)
@@ -146,23 +191,21 @@ def serve_command_child(arguments: list[str]) -> Iterator[None]:
                 child.wait()
 
 
+SITE_OF = "GOATARENA_SITE_OF"
+"""Set by a run in its site's environment: the run's process id."""
 PR_SET_PDEATHSIG = 1
 """Linux's ``prctl`` option: the signal a process gets when its parent dies."""
 
 
-def _ending_with(parent: int) -> Callable[[], None] | None:
-    """What a child of ``parent`` runs before ``exec`` so that it gets SIGTERM (and stops
-    as on Ctrl-C) when ``parent`` dies, even of ``kill -9``: left running, a competition's
-    site would go on building submissions beside the one a restarted run starts. None
-    where ``prctl`` is missing (not Linux)."""
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-    def end_with_parent() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:  # it died before the signal was asked for
-            os._exit(1)
-
-    return end_with_parent
+def end_with_run() -> None:
+    """In a site a run started: get SIGTERM (and stop as on Ctrl-C) when that run dies,
+    even of ``kill -9``. Left running, a competition's site would go on building
+    submissions beside the one a restarted run starts. Nothing for a site started by
+    hand, or where ``prctl`` is missing (not Linux)."""
+    parent = os.environ.pop(SITE_OF, "")
+    if not parent.isdigit():
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != int(parent):  # it died before the signal was asked for
+        raise ConfigError("the run that started this site has ended")
