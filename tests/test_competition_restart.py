@@ -669,13 +669,19 @@ def test_a_site_killed_alone_is_started_again_by_its_run_and_finishes_the_work(t
         except httpx.HTTPError:
             return None  # the site is not back yet
 
+    scratch = tmp_path / "results" / "class-competition" / "scratch"
     with running(tmp_path, free_port()) as (run, url):
         number = post(url, token, archive)
         wait_for(lambda: state(url, number) == "validating", "validating")
         killed = site_of(run)
         os.kill(killed, signal.SIGKILL)
+        wait_for(lambda: not is_alive(killed), "killed")
+        # The bot's stderr meanwhile is left in the competition's folder, not in /tmp.
+        left = [path.name for path in scratch.iterdir()]
+        assert len(left) == 1 and left[0].startswith("goatarena-validation-")
         wait_for(lambda: state(url, number) == "active", "active again")
         assert site_of(run) != killed and run.poll() is None
+    assert list(scratch.iterdir()) == []  # cleared as the site started again
     assert rows(tmp_path, "SELECT name, submission, state FROM versions") == [
         ("alice@1", number, "active")
     ]

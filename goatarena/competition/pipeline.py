@@ -73,6 +73,8 @@ class Competition:
             sandbox=self.sandbox,
         )
         self._forget_unacknowledged()
+        # A validation's scratch (the bot's stderr) a stop left behind.
+        shutil.rmtree(self.place.folder / "scratch", ignore_errors=True)
         self.follow_ladder()
 
     def close(self) -> None:
@@ -269,6 +271,7 @@ class Competition:
             reference=self.config.bots[reference],
             sandbox=self._policy(),
             seed=number,
+            scratch=await trio.to_thread.run_sync(self._scratch),
         )
         if not checked.ok:
             reason = f"validation: {checked.reason}"
@@ -310,6 +313,13 @@ class Competition:
             for old in retired:
                 await trio.to_thread.run_sync(self.store.set_version_state, old, "retired")
         self._compare_in.send_nowait(number)
+
+    def _scratch(self) -> Path:
+        """Where validations keep the bot's stderr meanwhile: the competition's folder,
+        which no bot sees, and which a server starting clears of what a stop left."""
+        folder = self.place.folder / "scratch"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        return folder
 
     def _comparing(self, versions: list[Version], number: int) -> str:
         """``comparing with NAME@k`` when submission ``number``'s version is to be compared

@@ -9,6 +9,7 @@ competition's folder ``results/NAME-competition/`` (0700, the runner's alone):
   then read-only: a version's bot is its submission's build (``builds/N/bot``, or the
   language's own command);
 - ``logs/build-N.log`` — submission N's build log (capped);
+- ``scratch/`` — a validation's bot stderr while it runs (cleared when a server starts);
 - ``server.lock`` — held by the one server that works on the submissions (:func:`claim`).
 """
 

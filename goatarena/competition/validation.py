@@ -41,11 +41,13 @@ async def validate(
     reference: str,
     sandbox: SandboxPolicy,
     seed: int = 1,
+    scratch: Path | None = None,
 ) -> ValidationResult:
     """Run the gate on the bot ``command`` for ``config``'s games; ``reference`` is the
-    organiser's bot's command it plays against."""
-    with tempfile.TemporaryDirectory(prefix="goatarena-validation-") as scratch:
-        logs = Path(scratch)
+    organiser's bot's command it plays against. The bot's stderr is kept meanwhile in a
+    folder made in ``scratch`` (the system's temporary folder by default)."""
+    with tempfile.TemporaryDirectory(prefix="goatarena-validation-", dir=scratch) as made:
+        logs = Path(made)
         reason = await _checks(command, config, games, sandbox, logs, seed)
         if reason is None:
             reason = await _games(command, config, reference, sandbox, logs, seed)
