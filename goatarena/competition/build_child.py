@@ -4,8 +4,11 @@ goatarena.competition.build_child SETTINGS`` from the folder to build.
 The launcher shows a bot the folder it runs from (its working folder) and nothing else
 of its parent: a build runs from the submission's folder, so it is started in a process of
 its own with that folder as its working folder, and a server building several
-submissions never changes its own. Its last line on stdout is the outcome as JSON
-(:class:`BuildOutcome`); the build's own output goes to the capped log.
+submissions never changes its own. The build runs, with all it starts, at the
+machine's idle priority (:mod:`goatarena.referee.idle`): it uses what the games leave,
+and its time limit does not count its wait for a CPU (:class:`_Clock`); this process,
+which keeps that time, stays at its parent's. Its last line on stdout is the outcome as
+JSON (:class:`BuildOutcome`); the build's own output goes to the capped log.
 """
 
 from __future__ import annotations
@@ -19,12 +22,18 @@ from pathlib import Path
 import msgspec
 import trio
 
+from goatarena.referee.cgroups import BotCgroup
+from goatarena.referee.idle import idle_cgroups
 from goatarena.referee.launcher import launch
 from goatarena.referee.sandbox import SandboxPolicy
 
 CUT_NOTE = b"\n[the build log is cut here: it reached its cap]\n"
 ORPHAN_POLL_S = 0.5
 DISK_POLL_S = 0.5
+TIME_POLL_S = 0.1
+BUSY_TIMES = 10
+"""A build that waits for the CPU so long that this many times its time limit passes is
+stopped all the same: a machine whose games never leave a CPU free builds nothing."""
 
 
 class BuildSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,24 +103,24 @@ async def run_build(settings: BuildSettings) -> BuildOutcome:
         open_files=1024,
         file_bytes=settings.file_bytes,
         policy=policy,
+        idle=True,
     )
     reason = ""
     try:
         await process.stdin.aclose()
         stopped: list[str] = []
-        with trio.move_on_after(settings.seconds) as timer:
-            async with trio.open_nursery() as watching:
-                parent = settings.parent or os.getppid()
-                watching.start_soon(_orphaned, parent, watching.cancel_scope, stopped)
-                watching.start_soon(_disk, folder, settings, watching.cancel_scope, stopped)
-                async with trio.open_nursery() as copying:
-                    for stream in (process.stdout, process.stderr):
-                        copying.start_soon(_copy, stream, log)
-                    await process.wait_exited()
-                watching.cancel_scope.cancel()  # built: the output is all in the log
-        if timer.cancelled_caught:
-            reason = f"the build took longer than {settings.seconds:g} s and was stopped"
-        elif stopped:
+        async with trio.open_nursery() as watching:
+            parent = settings.parent or os.getppid()
+            clock = _Clock(started, _pressure_file(confinement.cgroup))
+            watching.start_soon(_timed, clock, settings.seconds, watching.cancel_scope, stopped)
+            watching.start_soon(_orphaned, parent, watching.cancel_scope, stopped)
+            watching.start_soon(_disk, folder, settings, watching.cancel_scope, stopped)
+            async with trio.open_nursery() as copying:
+                for stream in (process.stdout, process.stderr):
+                    copying.start_soon(_copy, stream, log)
+                await process.wait_exited()
+            watching.cancel_scope.cancel()  # built: the output is all in the log
+        if stopped:
             reason = stopped[0]
     finally:
         confinement.kill_all()
@@ -127,6 +136,61 @@ async def run_build(settings: BuildSettings) -> BuildOutcome:
         else:
             reason = f"the build failed (exit status {status})"
     return BuildOutcome(status=status, reason=reason, seconds=time.monotonic() - started)
+
+
+class _Clock:
+    """A build's time: the wall clock's, less the time it waited for a CPU that others
+    had (the build runs at idle priority: the games come first). That is its cgroup's CPU
+    pressure (``cpu.pressure``: time some task of it was ready to run but not running),
+    where the kernel keeps one (a cgroup v2 folder, or the unified hierarchy beside v1);
+    elsewhere the wall clock's alone."""
+
+    def __init__(self, started: float, pressure: Path | None) -> None:
+        self.started = started
+        self.pressure = pressure
+        self.waited_at_start = self._waited()
+
+    def _waited(self) -> float:
+        if self.pressure is None:
+            return 0.0
+        try:
+            some = self.pressure.read_text().split("\n", 1)[0]
+            return int(some.rsplit("total=", 1)[1]) / 1e6
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    def wall(self) -> float:
+        """Seconds since the build started."""
+        return time.monotonic() - self.started
+
+    def ran(self) -> float:
+        """Seconds the build had to run: its wall time less its wait for a CPU."""
+        return self.wall() - (self._waited() - self.waited_at_start)
+
+
+def _pressure_file(cgroup: BotCgroup | None) -> Path | None:
+    if cgroup is None:
+        return None
+    found = [folder / "cpu.pressure" for folder in dict.fromkeys(cgroup.folders.values())]
+    return next((path for path in found if path.exists()), None)
+
+
+async def _timed(clock: _Clock, seconds: float, scope: trio.CancelScope, why: list[str]) -> None:
+    """Stop the build once it has had ``seconds`` to run, or once it has waited for the
+    CPU so long that the server is too busy to build (:data:`BUSY_TIMES` its time)."""
+    while True:
+        await trio.sleep(TIME_POLL_S)
+        if clock.ran() > seconds:
+            why.append(f"the build took longer than {seconds:g} s and was stopped")
+        elif clock.wall() > seconds * BUSY_TIMES:
+            why.append(
+                f"the server was too busy to give the build {seconds:g} s within"
+                f" {clock.wall():.0f} s; it was stopped"
+            )
+        else:
+            continue
+        scope.cancel()
+        return
 
 
 async def _orphaned(parent: int, scope: trio.CancelScope, why: list[str]) -> None:
@@ -179,6 +243,9 @@ async def _copy(stream: trio.abc.ReceiveStream, log: _CappedLog) -> None:
 def main() -> None:
     """Run the build the one argument describes; print its outcome as the last line."""
     settings = msgspec.json.decode(sys.argv[1].encode(), type=BuildSettings)
+    said = idle_cgroups()
+    if said:
+        print(f"the build's priority: {said}", file=sys.stderr)
     try:
         outcome = trio.run(run_build, settings)
     except OSError as error:

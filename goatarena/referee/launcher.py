@@ -22,6 +22,7 @@ from goatarena.referee.bot_copies import with_copy
 from goatarena.referee.bot_uids import claim_uid
 from goatarena.referee.cgroups import BotCgroup
 from goatarena.referee.confinement import Confinement
+from goatarena.referee.idle import run_idle
 from goatarena.referee.proc_view import close_static_files, open_static_files
 from goatarena.referee.sandbox import (
     SandboxPolicy,
@@ -51,10 +52,13 @@ def _set_limits(
     processes: int | None,
     cgroup: BotCgroup | None,
     own_uid: bool,
+    idle: bool = False,
 ) -> None:
     """In the child before it executes the bot: join the cgroup, set the rlimits."""
     if cgroup is not None:
         cgroup.join()
+    if idle:
+        run_idle()
     if memory_bytes is not None:
         # RLIMIT_DATA rather than RLIMIT_AS: runtimes such as the JVM reserve large address
         # ranges they never touch, and fail under an address-space limit of this size.
@@ -84,8 +88,11 @@ async def launch(
     open_files: int | None,
     file_bytes: int | None,
     policy: SandboxPolicy,
+    idle: bool = False,
 ) -> tuple[ChildProcess, Confinement]:
-    """Start ``argv`` with piped stdin, stdout and stderr, confined by ``policy``.
+    """Start ``argv`` with piped stdin, stdout and stderr, confined by ``policy``; at the
+    machine's idle priority for CPU and disk if ``idle`` (:mod:`~goatarena.referee.idle`:
+    background work such as a build, never a bot in a game).
 
     Raises :class:`~goatarena.referee.sandbox.SandboxUnavailable` if the policy asks for
     a sandbox that this machine cannot give, and OSError if the command cannot start.
@@ -142,6 +149,7 @@ async def launch(
                 processes=processes,
                 cgroup=cgroup,
                 own_uid=uid is not None,
+                idle=idle,
             ),
             env=bot_environment(os.environ) if policy.enabled else None,
             pass_fds=(*([] if seccomp is None else [seccomp]), *static_files.values()),
