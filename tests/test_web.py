@@ -533,3 +533,37 @@ def test_a_stream_that_is_not_read_holds_up_no_other(tmp_path) -> None:
         child.send_signal(signal.SIGINT)
         child.wait(timeout=30)
         deaf.close()
+
+
+def test_a_database_that_goes_bad_while_served_is_one_clear_answer(tmp_path) -> None:
+    db = tmp_path / "spoilt.sqlite"
+    make_store(db, games=40)
+    child, address = start_server(db)
+    try:
+        with httpx.Client(base_url=address, timeout=20) as client:
+            wait_for_standings(client)
+            with open(db, "r+b") as file:  # every page but the first (the header) spoilt
+                file.seek(4096)
+                file.write(random.Random(1).randbytes(db.stat().st_size - 4096))
+            pages = ["/", "/games", "/games?bot=alpha&violation=1", "/games/3", "/bots/alpha"]
+            for path in pages:
+                answer = client.get(path)
+                assert answer.status_code == 503, path
+                assert "the results database cannot be read" in answer.text
+                assert (
+                    "spoilt.sqlite is corrupt" in answer.text and str(tmp_path) not in answer.text
+                )
+            for path in ["/api/games", "/api/games?game=goat-lords&bot=bravo", "/api/games/7"]:
+                answer = client.get(path)
+                assert answer.status_code == 503, path
+                said = answer.json()["error"]
+                assert said.startswith("the results database cannot be read: spoilt.sqlite is")
+            assert client.get("/api/standings").status_code == 200  # the cached fit still
+    finally:
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=30)
+    assert child.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err and all(line.startswith("goatarena: ") for line in lines), err
+    assert sum("goatarena: serving: " in line for line in lines) == 1, err  # once, not per page
+    assert "is corrupt" in err

@@ -9,6 +9,7 @@ Content-Security-Policy), framing and content sniffing; only GET and HEAD are se
 
 from __future__ import annotations
 
+import sys
 from importlib.resources import files
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from goatarena.errors import StoreError
 from goatarena.web.answers import openapi_document
 from goatarena.web.api import Api, BadRequest, json_response, problem
 from goatarena.web.follow import Follower, Readers
@@ -133,8 +135,13 @@ class Site:
         ]
         self.starlette = Starlette(
             routes=routes,
-            exception_handlers={BadRequest: self._bad_request, HTTPException: self._http_error},
+            exception_handlers={
+                BadRequest: self._bad_request,
+                HTTPException: self._http_error,
+                StoreError: self._store_error,
+            },  # fmt: skip
         )
+        self._logged_store_error = ""
         self.app = SecurityHeaders(self.starlette)
 
     def close(self) -> None:
@@ -164,6 +171,20 @@ class Site:
             error.status_code, str(error.detail)
         )
         return self._error(request, error.status_code, message)
+
+    async def _store_error(self, request: Request, error: Exception) -> Response:
+        """The database could not be read (corrupt, locked, replaced by another file):
+        503 with the cause, the database named by its file's name alone (no path of the
+        organiser's machine), and one line in the log for each new cause, not one per
+        request."""
+        said = str(error)
+        if said != self._logged_store_error:
+            self._logged_store_error = said
+            print(f"goatarena: serving: {said}", file=sys.stderr, flush=True)
+        db = self.follower.path
+        for path in {str(db.resolve()), str(db)}:
+            said = said.replace(path, db.name)
+        return self._error(request, 503, f"the results database cannot be read: {said}")
 
     def _error(self, request: Request, status: int, message: str) -> Response:
         if request.url.path.startswith("/api/"):

@@ -148,8 +148,19 @@ class Follower:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._refit_while_games_arrive)
             started = False
+            failed = ""
             while True:
-                rows = await trio.to_thread.run_sync(self._read_batch)
+                try:
+                    rows = await trio.to_thread.run_sync(self._read_batch)
+                except StoreError as error:
+                    if not started:  # the site does not start on a database it cannot read
+                        raise
+                    if str(error) != failed:  # one line for each new cause, not each look
+                        failed = str(error)
+                        print(f"goatarena: following: {error}", file=sys.stderr, flush=True)
+                    await trio.sleep(RETRY_S)
+                    continue
+                failed = ""
                 if self.loaded and rows:
                     events = [GameEvent(game=game_row(n, summary)) for n, summary in rows]
                     self.publish_all([("game", encode(event)) for event in events])
