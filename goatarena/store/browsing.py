@@ -10,13 +10,12 @@ after a number (:func:`numbered_summaries`), fetch the summaries of a page of nu
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from goatarena.errors import StoreError
 from goatarena.store.database import Store
-from goatarena.store.opening import _connect_to_read, open_store
+from goatarena.store.opening import connect_to_read, require_readable_file
 from goatarena.store.reading import BATCH, Reading, StoredGame
 from goatarena.store.summary import GameSummary
 
@@ -63,20 +62,6 @@ def record_numbered(store: Reading, number: int) -> StoredGame | None:
     return StoredGame(key=row[0], round=row[1], result=store._decode(row[0], row[2]))
 
 
-def ladder_choice(store: Reading, deal: str) -> tuple[str, str] | None:
-    """Why a ladder chose deal ``deal`` (its rule and reason), if it was a ladder's."""
-    with store._errors():
-        found = store._db.execute(
-            "SELECT name FROM sqlite_master WHERE name = 'ladder_choices'"
-        ).fetchone()
-        if found is None:
-            return None
-        row = store._db.execute(
-            "SELECT rule, reason FROM ladder_choices WHERE deal = ?", (deal,)
-        ).fetchone()
-    return None if row is None else (str(row[0]), str(row[1]))
-
-
 def ladder_choices_of(store: Reading, deals: Sequence[str]) -> dict[str, tuple[str, str]]:
     """Why a ladder chose each of ``deals`` (its rule and reason), for those it chose."""
     with store._errors():
@@ -109,10 +94,5 @@ def open_to_follow(path: Path) -> Store:
     immutable file, whose reader would not see the games stored after it opened. Where
     SQLite's side files cannot be made (a read-only folder), nothing can write the
     database either, and it is read as immutable."""
-    store = open_store(path, create=False)  # every check, and one clear line on a failure
-    store.close()
-    try:
-        connection = _connect_to_read(path, immutable=False)
-    except sqlite3.Error:
-        connection = _connect_to_read(path, immutable=True)
-    return Store(connection, path)
+    require_readable_file(path)  # every check, once, and one clear line on a failure
+    return Store(connect_to_read(path, immutable=False), path)

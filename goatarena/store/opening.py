@@ -112,6 +112,14 @@ def _open_to_read(path: Path) -> Store:
     read as immutable, which needs no side files; with one, a run may be writing, and
     SQLite's read-only mode uses the side files that run made (or, where they cannot be
     used, such as in a read-only folder, the database is read as immutable after all)."""
+    require_readable_file(path)
+    wal = path.with_name(path.name + "-wal").exists()
+    return Store(connect_to_read(path, immutable=not wal), path)
+
+
+def require_readable_file(path: Path) -> None:
+    """Refuse in one line a database path that is missing, cannot be looked at, is no
+    regular file or is empty (SQLite would take an empty file for a new database)."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -119,21 +127,25 @@ def _open_to_read(path: Path) -> Store:
     except OSError as error:  # a name too long, a folder we may not enter, ...
         raise StoreError(f"{path}: cannot be read: {error.strerror or error}") from None
     require_regular_file(path, info.st_mode)
-    size = info.st_size
-    if size == 0:
+    if info.st_size == 0:
         raise StoreError(f"{path} is not a goatarena results database (an empty file)")
-    wal = path.with_name(path.name + "-wal").exists()
+
+
+def connect_to_read(path: Path, *, immutable: bool) -> sqlite3.Connection:
+    """A read-only connection to ``path``, checked to be goatarena's (once): as an
+    immutable file when asked, else through SQLite's side files, or as immutable after
+    all where those cannot be used (a read-only folder). A :class:`StoreError` saying
+    what is wrong otherwise."""
     try:
         try:
-            connection = _connect_to_read(path, immutable=not wal)
+            return _connect_to_read(path, immutable=immutable)
         except sqlite3.Error as error:
             name = getattr(error, "sqlite_errorname", "")
-            if not wal or not name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+            if immutable or not name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
                 raise
-            connection = _connect_to_read(path, immutable=True)
+            return _connect_to_read(path, immutable=True)
     except sqlite3.Error as error:
         raise StoreError(f"{path} {explain_sqlite_error(error, path)}") from None
-    return Store(connection, path)
 
 
 def _connect_to_read(path: Path, *, immutable: bool) -> sqlite3.Connection:

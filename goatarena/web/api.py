@@ -22,7 +22,7 @@ from goatarena.render.replay import record_of
 from goatarena.render.view import replay_steps
 from goatarena.render.words import describe_action
 from goatarena.report.details import shown_details
-from goatarena.store.browsing import ladder_choice, record_numbered, summaries_numbered
+from goatarena.store.browsing import ladder_choices_of, record_numbered, summaries_numbered
 from goatarena.store.database import Store, StoredGame
 from goatarena.store.summary import GameSummary
 from goatarena.web.answers import (
@@ -125,7 +125,8 @@ class Api:
         ) -> tuple[StoredGame | None, list[tuple[int, GameSummary]], tuple[str, str] | None]:
             summaries = summaries_numbered(store, [number])
             deal = summaries[0][1].deal_key if summaries else ""
-            return record_numbered(store, number), summaries, ladder_choice(store, deal)
+            chosen = ladder_choices_of(store, [deal]).get(deal) if summaries else None
+            return record_numbered(store, number), summaries, chosen
 
         stored, summaries, chosen = await self.readers.run(read)  # each time: a cheap, small read
         if stored is None or not summaries:
