@@ -21,10 +21,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import trio
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import Message, Receive, Send
 
 from goatarena.competition.access import (
     NOBODY,
@@ -48,6 +50,38 @@ FORM_EXTRA_BYTES = 64 << 10
 NOT_FOUND = "not found"
 """The one answer for what does not exist and for what the viewer may not see."""
 FORM_REFUSED = "this form was refused: it is out of date, too large, or from another site"
+LINGER_S = 30.0
+"""How long the body of a request answered before it was read is still read, and thrown
+away, before the answer ends (:class:`Lingering`)."""
+
+
+class Lingering:
+    """An ASGI request's ``receive`` and ``send``, wrapped so that an answer is not
+    finished before the request's body has arrived: what a handler left unread (an
+    upload too large, a form refused, a wrong token's upload) is read and thrown away
+    first, for at most :data:`LINGER_S`. Hypercorn stops reading a connection whose
+    application reads no more, and would then never send the answer's end: the client,
+    still sending, would wait for its own timeout instead of reading the refusal."""
+
+    def __init__(self, receive: Receive, send: Send) -> None:
+        self._receive = receive
+        self._send = send
+        self._body_done = False
+
+    async def receive(self) -> Message:
+        """The request's next message, noting when its body has ended."""
+        message = await self._receive()
+        if message["type"] != "http.request" or not message.get("more_body"):
+            self._body_done = True
+        return message
+
+    async def send(self, message: Message) -> None:
+        """Send ``message``; before an answer's last part, read the rest of the body."""
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            with trio.move_on_after(LINGER_S):
+                while not self._body_done:
+                    await self.receive()
+        await self._send(message)
 
 
 class Serving(Protocol):
@@ -113,6 +147,8 @@ class Doors:
             form = None
             if method == "POST" and not api:
                 expected = session.csrf if session else request.cookies.get(FORM_COOKIE, "")
+                if self._form_too_large(request):
+                    return PlainTextResponse(FORM_REFUSED, 403)  # not read
                 form = await self._checked_form(request, expected)
                 if form is None:
                     return PlainTextResponse(FORM_REFUSED, 403)
@@ -176,14 +212,16 @@ class Doors:
             return False
         return origin.split("://", 1)[-1] != request.headers.get("host", "")
 
-    async def _checked_form(self, request: Request, expected: str) -> FormData | None:
-        """The posted form, or None when it is cross-site, too large, or its CSRF token
-        is wrong."""
-        if self.cross_site(request):
-            return None
+    def _form_too_large(self, request: Request) -> bool:
+        """Whether a form is larger than an archive and its fields, or does not say its
+        size (it is then not read)."""
         declared = request.headers.get("content-length", "")
         limit = self.site.competition.uploads.upload_bytes + FORM_EXTRA_BYTES
-        if not declared.isdigit() or int(declared) > limit:
+        return not declared.isdigit() or int(declared) > limit
+
+    async def _checked_form(self, request: Request, expected: str) -> FormData | None:
+        """The posted form, or None when it is cross-site or its CSRF token is wrong."""
+        if self.cross_site(request):
             return None
         form = await request.form(max_files=1, max_fields=4, max_part_size=4096)
         given = form.get("csrf")

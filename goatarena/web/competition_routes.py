@@ -64,7 +64,7 @@ from goatarena.web.app import (
     head_bytes,
     refuse_as_too_large,
 )
-from goatarena.web.competition_entry import Doors, Entry
+from goatarena.web.competition_entry import Doors, Entry, Lingering
 from goatarena.web.competition_organiser import OrganiserPage
 from goatarena.web.competition_pages import CompetitionPages, text_answer
 from goatarena.web.server import hypercorn_config, serve_command_child
@@ -166,12 +166,14 @@ class CompetitionSite:
             await refuse_as_too_large(send, 431)
             return
 
+        lingering = Lingering(receive, send)
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
-            await send(message)
+            await lingering.send(message)
 
-        await self.starlette(scope, receive, send_with_headers)
+        await self.starlette(scope, lingering.receive, send_with_headers)
 
     async def on_store(self, work: Any, *args: Any) -> Any:
         """``work(*args)`` in a worker thread, one at a time on the competition's database."""
