@@ -8,7 +8,10 @@
 - :mod:`.validation` — the gate a new version passes before it plays rated games;
 - :mod:`.versions` — an accepted build made ``NAME@k`` in the ladder's file;
 - :mod:`.pipeline` — submissions taken through build and validation, resumed after a stop;
-- :mod:`.access` — what a viewer may see: the one place that decides it.
+- :mod:`.access` — what a viewer may see and do, route by route: the one place that
+  decides it;
+- :mod:`.guards` — the client's address, a pause for token guessing, one upload at a time;
+- :mod:`.sessions` — the site's sessions, kept in the competition's database.
 
 May import: formats, checkbot, referee, store, ratings (never running, web or cli).
 """
