@@ -4,8 +4,12 @@ stop; a version that fails its build or the validation gate never joins."""
 from __future__ import annotations
 
 import errno
+import json
 import re
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -262,3 +266,55 @@ def test_a_machine_failure_with_one_submission_fails_it_and_the_queue_goes_on(
     trio.run(competition.process, second)
     done = competition.store.submission(second)
     assert done is not None and done.state == "active", done
+
+
+def test_an_organisers_language_run_from_its_build_makes_one_version_per_submission(tmp_path):
+    """``run = "python3 -m mybot"`` names nothing in the build's folder: each version's
+    command still runs its own build (from its folder), and a second submission becomes
+    a second version, not a second record of the first."""
+    file = tmp_path / "class.toml"
+    organisers = FILE.replace('languages = ["python"]', 'languages = ["mine"]')
+    organisers += (
+        "[competition.commands.mine]\n"
+        'build = "true"\n'
+        f"run = {json.dumps(shlex.join([sys.executable, '-m', 'mybot']))}\n"
+    )
+    file.write_text(organisers)
+    competition = Competition(file, tmp_path / "results" / "class.sqlite")
+    try:
+        alice = entrant(competition, "alice")
+        numbers = []
+        for which in ("first", "second"):
+            folder = tmp_path / which
+            (folder / "mybot").mkdir(parents=True)
+            (folder / "mybot" / "__init__.py").write_text("")
+            # A relative path: read only when the bot runs from its own build's folder.
+            marker = "import sys\nprint(open('mybot/which.txt').read(), file=sys.stderr)\n"
+            main = (KIT / "main.py").read_text()
+            (folder / "mybot" / "__main__.py").write_text(marker + main)
+            (folder / "mybot" / "which.txt").write_text(f"{which} build")
+            number = competition.submit(alice, "mine", [pack_folder(folder)])
+            trio.run(competition.process, number)
+            done = competition.store.submission(number)
+            assert done is not None and done.state == "active", done
+            numbers.append(number)
+        versions = competition.store.versions_of(alice.id)
+        assert [(version.name, version.submission) for version in versions] == [
+            ("alice@1", numbers[0]),
+            ("alice@2", numbers[1]),
+        ]
+        bots = load_config(file).bots
+        assert bots["alice@1"] != bots["alice@2"]
+        for name, which in (("alice@1", "first"), ("alice@2", "second")):
+            # Started from elsewhere, as the ladder's runner may be.
+            ran = subprocess.run(
+                shlex.split(bots[name]),
+                cwd=tmp_path,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert f"{which} build" in ran.stderr, ran.stderr
+    finally:
+        competition.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,9 +124,13 @@ async def build_folder(
     hidden: tuple[str, ...] = (),
     hidden_where_possible: tuple[str, ...] = (),
     sandbox: str = "bwrap",
+    in_folder: bool = False,
 ) -> BuildResult:
     """Build ``folder`` with ``build_command`` in the sandbox; the log goes to ``log``.
-    A build that leaves no ``run_command`` to run has failed (None: not asked)."""
+    A build that leaves no ``run_command`` to run has failed (None: not asked). With
+    ``in_folder`` (an organiser's own language), the bot's command runs from ``folder``
+    (see :func:`run_in_folder`); otherwise its first word is made absolute in it (a kit's
+    ``./bot``, which finds its files from where it lies)."""
     settings = BuildSettings(
         command=build_command,
         seconds=limits.seconds,
@@ -158,25 +163,38 @@ async def build_folder(
         return BuildResult(False, f"the build could not run: {reason}", log_text, "", 0.0)
     if run_command is None:
         return BuildResult(outcome.status == 0, outcome.reason, log_text, "", outcome.seconds)
-    command = _run_command(folder, run_command)
-    if outcome.status == 0 and not _program_of(command).exists():
+    words = _run_words(folder, run_command)
+    command = run_in_folder(folder, words) if in_folder else shlex.join(words)
+    if outcome.status == 0 and not _runnable(words[0] if words else ""):
         missing = f"the build left no {run_command} to run"
         return BuildResult(False, missing, log_text, command, outcome.seconds)
     return BuildResult(outcome.status == 0, outcome.reason, log_text, command, outcome.seconds)
 
 
-def _run_command(folder: Path, run_command: str) -> str:
-    """The bot's command with its first word made absolute in ``folder``."""
+def _run_words(folder: Path, run_command: str) -> list[str]:
+    """The bot's command's words, the first made absolute in ``folder`` where it names a
+    file there (or is written ``./NAME``); a program on ``PATH`` (``java``) is left."""
     words = shlex.split(run_command)
     if words and (words[0].startswith("./") or "/" not in words[0]):
         first = folder.absolute() / words[0].removeprefix("./")
         if first.exists() or words[0].startswith("./"):
             words[0] = str(first)
-    return shlex.join(words)
+    return words
 
 
-def _program_of(command: str) -> Path:
-    return Path(shlex.split(command)[0])
+def _runnable(program: str) -> bool:
+    """Whether ``program`` (a path, or a name looked up on ``PATH``) exists."""
+    return Path(program).exists() if "/" in program else shutil.which(program) is not None
+
+
+def run_in_folder(folder: Path, words: list[str]) -> str:
+    """A command that runs ``words`` from ``folder``: ``sh -c 'cd "$0" && exec ...'
+    FOLDER``. The bot's other words (``java -cp build Main``, ``python3 -m mybot``) then
+    mean its own build wherever the runner was started; and the folder, a word of the
+    command, is the bot's own folder to the sandbox and tells each version's command
+    apart from every other's."""
+    script = f'cd "$0" && exec {shlex.join(words)} "$@"'
+    return shlex.join(["sh", "-c", script, str(folder.absolute())])
 
 
 def log_tail(log: str, lines: int = 20) -> str:

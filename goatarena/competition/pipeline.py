@@ -35,7 +35,7 @@ from goatarena.errors import GoatArenaError, user_error_in
 from goatarena.formats.competition import KIT_LANGUAGES, CompetitionSettings
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.ladder.edit import add_version, reinstate_bot, retire_bot
-from goatarena.formats.ladder.roster import version_number
+from goatarena.formats.ladder.roster import base_name, version_number
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import SandboxPolicy
 from goatarena.store.competition import (
@@ -257,6 +257,8 @@ class Competition:
             hidden=self._hidden(),
             hidden_where_possible=self._hidden_where_possible(),
             sandbox=self.sandbox,
+            # An organiser's command runs from its build: its folder's name is in it.
+            in_folder=language in self.settings.commands,
         )
         await trio.to_thread.run_sync(close_after_build, folder)
         if not built.ok:
@@ -285,7 +287,11 @@ class Competition:
         async with self._ladder_lock:
             config = await trio.to_thread.run_sync(load_config, self.file)
             # A stop between the file's edit and the database's: the version is there.
-            named = [name for name, bot in config.bots.items() if bot == command]
+            named = [
+                name
+                for name, bot in config.bots.items()
+                if bot == command and base_name(name) == entrant.name
+            ]
             retired: list[str] = []
             known = await trio.to_thread.run_sync(self.store.versions_of, entrant.id)
             if named:
