@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -318,3 +320,19 @@ def test_an_organisers_language_run_from_its_build_makes_one_version_per_submiss
             assert f"{which} build" in ran.stderr, ran.stderr
     finally:
         competition.close()
+
+
+def test_a_server_starting_sweeps_what_an_edit_of_its_ladder_file_killed_mid_way_left(tmp_path):
+    from tests.test_ladder_file import killed_mid_edit
+
+    file = tmp_path / "class.toml"
+    file.write_text(FILE)
+    left = killed_mid_edit(file)
+    long_ago = time.time() - 600
+    os.utime(left, (long_ago, long_ago))
+    started = Competition(file, tmp_path / "results" / "class.sqlite")
+    try:
+        assert not left.exists()
+        assert file.read_text() == FILE
+    finally:
+        started.close()

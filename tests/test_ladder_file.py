@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -10,7 +16,7 @@ from click.testing import CliRunner
 
 from goatarena.cli import main
 from goatarena.errors import ConfigError
-from goatarena.formats.ladder.edit import add_bot, retire_bot, update_bot
+from goatarena.formats.ladder.edit import add_bot, retire_bot, sweep_leftovers, update_bot
 from goatarena.formats.ladder.roster import ErrorWatch, base_name, next_version
 from goatarena.formats.tournament_file import load_config
 from tests.helpers import RANDOM_BOT
@@ -211,3 +217,50 @@ def test_ladder_why_takes_the_ladder_file_and_says_so_when_databases_are_many(
     assert result.exit_code == 2 and "give the ladder's FILE and one game KEY" in result.output
     result = CliRunner().invoke(main, ["ladder", "why", str(path)])
     assert result.exit_code == 2 and "which game? give its KEY after the file" in result.output
+
+
+KILLED_MID_EDIT = """\
+import os, signal, sys
+from pathlib import Path
+from goatarena.formats.ladder.edit import add_bot
+
+os.replace = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # killed before the rename
+add_bot(Path(sys.argv[1]), "late", sys.argv[2])
+"""
+
+
+def killed_mid_edit(path: Path) -> Path:
+    """The hidden file an edit of ``path`` killed (kill -9) just before its rename left."""
+    before = set(path.parent.iterdir())
+    done = subprocess.run([sys.executable, "-c", KILLED_MID_EDIT, str(path), RANDOM_BOT])
+    assert done.returncode == -signal.SIGKILL
+    (left,) = set(path.parent.iterdir()) - before
+    return left
+
+
+def test_an_edit_killed_mid_way_leaves_a_hidden_file_that_the_next_edit_sweeps(tmp_path):
+    path = ladder_file(tmp_path)
+    before = path.read_text()
+    left = killed_mid_edit(path)
+    assert left.name.startswith(".lad.toml.") and left.name.endswith(".toml")
+    assert path.read_text() == before  # the file itself is as it was
+    # A file of the organiser's of a like name, and one a living edit holds, stay.
+    notes = tmp_path / ".lad.toml.my-notes.toml"
+    notes.write_text("mine")
+    living = tmp_path / ".lad.toml.abcd1234.toml"
+    living.write_text("")
+    long_ago = time.time() - 600
+    for old in (left, notes, living):
+        os.utime(old, (long_ago, long_ago))
+    with open(living) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert sweep_leftovers(path) == [left]
+    assert not left.exists() and notes.exists() and living.exists()
+    # A fresh leftover is swept by a later edit, once past the instant an edit takes.
+    fresh = killed_mid_edit(path)
+    assert sweep_leftovers(path) == []
+    os.utime(fresh, (long_ago, long_ago))
+    add_bot(path, "gamma", RANDOM_BOT)
+    # ... with the one whose holder let it go; the organiser's file stays.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lad.toml.my-notes.toml", "lad.toml"]
+    assert "gamma" in load_config(path).bots and "late" not in load_config(path).bots

@@ -34,7 +34,12 @@ from goatarena.competition.validation import validate
 from goatarena.errors import GoatArenaError, user_error_in
 from goatarena.formats.competition import KIT_LANGUAGES, CompetitionSettings
 from goatarena.formats.config import TournamentConfig
-from goatarena.formats.ladder.edit import add_version, reinstate_bot, retire_bot
+from goatarena.formats.ladder.edit import (
+    add_version,
+    reinstate_bot,
+    retire_bot,
+    sweep_leftovers,
+)
 from goatarena.formats.ladder.roster import base_name, version_number
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import SandboxPolicy
@@ -73,6 +78,7 @@ class Competition:
             sandbox=self.sandbox,
         )
         self._forget_unacknowledged()
+        sweep_leftovers(file)  # what an edit of the ladder's file killed mid-way left
         # A validation's scratch (the bot's stderr) a stop left behind.
         shutil.rmtree(self.place.folder / "scratch", ignore_errors=True)
         self.follow_ladder()

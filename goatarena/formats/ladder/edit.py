@@ -3,7 +3,10 @@
 The file stays the user's: the edit changes only the lines it must (a line added to
 ``[bots]``, the ``retired`` line of ``[ladder]``), keeps every comment, and is written
 whole or not at all (a new file checked as a tournament file, then renamed over the
-old). A running ladder notices the change within ``ladder.poll_s`` seconds.
+old). A running ladder notices the change within ``ladder.poll_s`` seconds. An edit
+cut short by a stop (``kill -9``) may leave its hidden file (``.NAME.XXXXXXXX.toml``)
+beside the file; the next edit, and a competition's server as it starts, remove such
+leftovers (:func:`sweep_leftovers`), never one a living edit holds.
 
 Every character a line separator could be taken for (U+0085, U+2028, U+2029, and every
 other character that is not printable) is written as an escape, and the file is split
@@ -13,9 +16,12 @@ and a command holding one would be cut in two, breaking the file for every later
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+import stat
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -113,11 +119,78 @@ def _ladder(path: Path) -> tuple[TournamentConfig, str]:
     return config, path.read_text(encoding="utf-8")
 
 
+_TEMPORARY_SUFFIX = ".toml"
+_MKSTEMP_PART = re.compile(r"[a-z0-9_]{8}")
+"""The random part of a name :func:`tempfile.mkstemp` makes (eight of its letters)."""
+LEFTOVER_MIN_AGE_S = 5.0
+"""How old a hidden file must be to be swept: well past the instant between an edit's
+creating it and locking it."""
+
+
+def _temporary_name_of(path: Path, name: str) -> bool:
+    """Whether ``name`` is one an edit of ``path`` gives its hidden file."""
+    prefix = f".{path.name}."
+    if not (name.startswith(prefix) and name.endswith(_TEMPORARY_SUFFIX)):
+        return False
+    return bool(_MKSTEMP_PART.fullmatch(name[len(prefix) : -len(_TEMPORARY_SUFFIX)]))
+
+
+def sweep_leftovers(path: Path, *, min_age_s: float = LEFTOVER_MIN_AGE_S) -> list[Path]:
+    """Remove the hidden files that edits of ``path`` cut short by a stop left beside it;
+    the files removed. Only a plain file of exactly the name an edit gives it, at least
+    ``min_age_s`` old, that no living edit holds locked (an edit holds its file locked
+    until it is renamed; a killed one's lock went with it)."""
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        if _temporary_name_of(path, entry.name) and _sweep_one(entry.path, min_age_s):
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _sweep_one(name: str, min_age_s: float) -> bool:
+    try:
+        handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False  # a link, gone already, or not ours to open
+    try:
+        found = os.fstat(handle)
+        if not stat.S_ISREG(found.st_mode) or time.time() - found.st_mtime < min_age_s:
+            return False
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # a living edit's
+        try:
+            now = os.stat(name, follow_symlinks=False)
+        except OSError:
+            return False
+        # Still that file under that name: not one renamed over the ladder's meanwhile.
+        if (now.st_dev, now.st_ino) != (found.st_dev, found.st_ino):
+            return False
+        os.unlink(name)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(handle)
+
+
 def _write_checked(path: Path, text: str, bots: dict[str, str], retired: list[str]) -> None:
     """Write ``text`` over ``path`` if it reads back as a ladder with these bots and
     retired versions; otherwise leave the file as it was and say why."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".toml")
+    sweep_leftovers(path)
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=_TEMPORARY_SUFFIX
+    )
+    # Locked until renamed (a second descriptor keeps the lock once the file is closed):
+    # a sweep takes only a file whose edit is gone.
+    held = os.dup(handle)
     try:
+        fcntl.flock(held, fcntl.LOCK_EX)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         try:
@@ -135,6 +208,8 @@ def _write_checked(path: Path, text: str, bots: dict[str, str], retired: list[st
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    finally:
+        os.close(held)
 
 
 CommandCheck = Callable[[str, str], None]
