@@ -55,6 +55,8 @@ GOALS = {
     "games page, deepest": "p95 <= 50 ms",
     "game page": "p95 <= 50 ms",
     "bot page": "p95 <= 50 ms",
+    "games page, 2 filters": "p95 <= 50 ms",
+    "head to head": "p95 <= 50 ms",
     "event delay": "<= 2 s",
     "load": "no errors, p95 <= 200 ms, server <= 300 MB",
     "clock": "p99 overshoot under load within 1 ms of idle",
@@ -330,10 +332,14 @@ def main() -> None:
                     "games page, deepest": f"/games?page={deep}",
                     "game page": f"/games/{total // 2}",
                     "bot page": f"/bots/{bot}",
+                    "games page, 2 filters": f"/games?bot={bot}&game=goat-lords",
+                    "head to head": "/head-to-head",
                 }
                 print(f"{'route':<22}{'p50 ms':>9}{'p95 ms':>9}   goal")
                 for name, path in rows.items():
-                    client.get(path)  # the first asking of a game reads and replays it
+                    first = timed(client, path, 1)[0]  # a game is read and replayed at first
+                    if name == "head to head":  # counted once for each game stored
+                        print(f"{'head to head, first':<22}{first * 1e3:9.1f}")
                     times = timed(client, path, args.requests)
                     print(f"{name:<22}{statistics.median(times) * 1e3:9.1f}"
                           f"{p95(times) * 1e3:9.1f}   {GOALS[name]}")  # fmt: skip

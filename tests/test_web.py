@@ -21,6 +21,7 @@ from urllib.parse import unquote
 import httpx
 import jsonschema
 import pytest
+from markupsafe import escape
 
 from goatarena.games import GAMES, find_game
 from goatarena.referee.records import MatchResult, Violation
@@ -192,6 +193,18 @@ def test_hostile_names_and_details_are_escaped_on_every_page(served) -> None:
     embedded = re.search(r'id="report-data">(.*?)</script>', game, re.S)
     assert embedded and "\u2028" not in embedded.group(1) and "</" not in embedded.group(1)
     assert json.loads(embedded.group(1))["list"]["bots"][2] == HOSTILE
+
+
+def test_head_to_head_shows_each_pairs_points_as_each_bots_page_counts_them(served) -> None:
+    client, _ = served
+    page = client.get("/head-to-head").text
+    shown = 0
+    for bot in ["alpha", "bravo"]:  # the hostile name's "/" takes it to no bot's route
+        for rival in client.get(f"/api/bots/{bot}").json()["per_opponent"]:
+            names = f"{bot} vs {escape(rival['name'])}"  # as the template escapes them
+            assert f'title="{names}: {rival["points"]} of {rival["meetings"]}"' in page, names
+            shown += 1
+    assert shown == 4  # each met both others
 
 
 def test_every_answer_forbids_inline_script(served) -> None:

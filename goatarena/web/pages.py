@@ -220,8 +220,11 @@ class Pages:
         index = self.api.follower.index
         bots = [row.bot for row in standings.standings.get(OVERALL, [])] if standings else []
         bots = bots[:HEAD_TO_HEAD_BOTS]
-        key = (tuple(bots), index.newest)
-        if key not in self._head_to_head:  # counted from the shown bots' games, once a game
+        # Counted from the shown bots' games once for each fit of the standings (which
+        # chose them), not for each game stored: at most once a second, however fast
+        # games arrive.
+        key = (tuple(bots), standings.stored if standings else 0)
+        if key not in self._head_to_head:
             counted = await trio.to_thread.run_sync(index.head_to_head, bots)
             self._head_to_head = {key: counted}
         cells = self._head_to_head[key]
