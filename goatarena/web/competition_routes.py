@@ -43,6 +43,7 @@ from goatarena.competition.access import (
     Viewer,
     bot_log_for,
     entrant_for,
+    number_in,
     submission_for,
     submissions_for,
     version_for,
@@ -251,15 +252,16 @@ class CompetitionSite:
     async def bot_log(self, entry: Entry) -> Response | Refusal:
         """What the bot in a game's seat wrote to stderr in it, as text: the seat's
         owner's or the organiser's."""
-        number, seat = entry.request.path_params["number"], entry.request.path_params["seat"]
-        if not (number.isascii() and number.isdigit() and len(number) <= 12):
+        number = number_in(entry.request.path_params["number"])
+        if number is None:
             return Refusal.NOT_FOUND
         try:
-            _, stored = await self.site.api.game(int(number))
+            _, stored = await self.site.api.game(number)
         except BadRequest:
             return Refusal.NOT_FOUND
         game = (stored.key, list(stored.result.players))
         store, logs = self.competition.store, self.competition.place.logs
+        seat = entry.request.path_params["seat"]
         text = await self.on_store(bot_log_for, store, entry.viewer, game, seat, logs)
         return Refusal.NOT_FOUND if text is None else text_answer(text)
 
