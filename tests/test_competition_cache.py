@@ -26,7 +26,8 @@ LIMITS = BuildLimits(
 DEPENDENCY = Path("release") / "deps" / "libserde.rlib"
 KIT_MAKEFILE = """\
 bot:
-\tmkdir -p target/release/deps
+\tmkdir -p target/release/deps target/release/.fingerprint/kitbot-1 \\
+\t\ttarget/release/.fingerprint/serde-2
 \techo trusted > target/release/deps/libserde.rlib
 \tprintf '#!/bin/sh\\n' > bot && chmod +x bot
 """
@@ -49,6 +50,7 @@ def a_kit(tmp_path: Path) -> Path:
     kit = tmp_path / "kit"
     kit.mkdir()
     (kit / "Makefile").write_text(KIT_MAKEFILE)
+    (kit / "Cargo.toml").write_text('[package]\nname = "kitbot"\n')
     return kit
 
 
@@ -100,13 +102,15 @@ def test_the_cache_is_built_once_and_a_submissions_own_target_is_left_alone(tmp_
     first = trio.run(cache.ready)
     assert first is not None and first.parent.name == f"rust-{kit_key(kit)}"
     made = first.stat().st_ino
+    # The kit's own crate is forgotten: an entrant's crate of its name is always compiled.
+    assert [path.name for path in (first / "release" / ".fingerprint").iterdir()] == ["serde-2"]
     assert trio.run(cache.ready) == first and first.stat().st_ino == made
     own = tmp_path / "own"
     (own / "target").mkdir(parents=True)
     assert trio.run(cache.seed, own) is False
     assert list((own / "target").iterdir()) == []
     # A changed kit is a new cache; the shipped kit keys without its build output.
-    (kit / "Cargo.toml").write_text("[package]\n")
+    (kit / "Cargo.toml").write_text('[package]\nname = "other"\n')
     assert kit_key(kit) != first.parent.name.removeprefix("rust-")
     assert kit_key(RUST_KIT) == kit_key(RUST_KIT)
 

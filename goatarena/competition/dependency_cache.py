@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import tomllib
 from pathlib import Path
 
 import trio
@@ -101,6 +102,8 @@ class DependencyCache:
             hidden_where_possible=self.hidden_where_possible,
             sandbox=self.sandbox,
         )
+        if built.ok and (making / TARGET).is_dir():
+            await trio.to_thread.run_sync(_forget_the_kits_own_crate, making)
         await trio.to_thread.run_sync(close_after_build, making)
         if not built.ok or not (making / TARGET).is_dir():
             self.failed = built.reason or "the kit's build left no target folder"
@@ -125,6 +128,17 @@ def _copy_writable(cached: Path, target: Path) -> None:
     for path in [target, *target.rglob("*")]:
         if not path.is_symlink():
             path.chmod(path.stat().st_mode | (0o700 if path.is_dir() else 0o600))
+
+
+def _forget_the_kits_own_crate(built: Path) -> None:
+    """Remove the fingerprints of the kit's own crate from its build, so that cargo
+    compiles an entrant's crate of the same name whatever its files' times say."""
+    manifest = built / "Cargo.toml"
+    if not manifest.is_file():
+        return
+    package = tomllib.loads(manifest.read_text())["package"]["name"]
+    for fingerprint in (built / TARGET).glob(f"*/.fingerprint/{package}-*"):
+        shutil.rmtree(fingerprint)
 
 
 def _remove(folder: Path) -> None:
