@@ -264,3 +264,28 @@ def test_an_edit_killed_mid_way_leaves_a_hidden_file_that_the_next_edit_sweeps(t
     # ... with the one whose holder let it go; the organiser's file stays.
     assert sorted(p.name for p in tmp_path.iterdir()) == [".lad.toml.my-notes.toml", "lad.toml"]
     assert "gamma" in load_config(path).bots and "late" not in load_config(path).bots
+
+
+def test_an_edit_puts_the_new_file_on_the_disk_before_its_rename_and_the_rename_after(
+    tmp_path, monkeypatch
+):
+    """A power cut cannot be staged in a test; what it needs can: the hidden file synced
+    before it is renamed over the ladder's file, then the folder holding the rename."""
+    path = ladder_file(tmp_path)
+    done: list[tuple[str, str]] = []
+    sync, rename = os.fsync, os.replace
+
+    def fsync(handle: int) -> None:
+        done.append(("fsync", os.readlink(f"/proc/self/fd/{handle}")))
+        sync(handle)
+
+    def replace(source, target) -> None:
+        done.append(("rename", str(source)))
+        rename(source, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    add_bot(path, "gamma", RANDOM_BOT)
+    (renamed,) = [name for step, name in done if step == "rename"]
+    assert Path(renamed).name.startswith(".lad.toml.")
+    assert done == [("fsync", renamed), ("rename", renamed), ("fsync", str(tmp_path))]

@@ -2,11 +2,13 @@
 
 The file stays the user's: the edit changes only the lines it must (a line added to
 ``[bots]``, the ``retired`` line of ``[ladder]``), keeps every comment, and is written
-whole or not at all (a new file checked as a tournament file, then renamed over the
-old). A running ladder notices the change within ``ladder.poll_s`` seconds. An edit
-cut short by a stop (``kill -9``) may leave its hidden file (``.NAME.XXXXXXXX.toml``)
-beside the file; the next edit, and a competition's server as it starts, remove such
-leftovers (:func:`sweep_leftovers`), never one a living edit holds.
+whole or not at all (a new file checked as a tournament file, put on the disk, then
+renamed over the old, and the rename put on the disk: a power cut leaves the old file or
+the new, never an empty one). A running ladder notices the change within
+``ladder.poll_s`` seconds. An edit cut short by a stop (``kill -9``) may leave its hidden
+file (``.NAME.XXXXXXXX.toml``) beside the file; the next edit, and a competition's
+server as it starts, remove such leftovers (:func:`sweep_leftovers`), never one a living
+edit holds.
 
 Every character a line separator could be taken for (U+0085, U+2028, U+2029, and every
 other character that is not printable) is written as an escape, and the file is split
@@ -193,6 +195,10 @@ def _write_checked(path: Path, text: str, bots: dict[str, str], retired: list[st
         fcntl.flock(held, fcntl.LOCK_EX)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+            out.flush()
+            # On the disk before it is renamed over the file: after a power cut the file
+            # is the old one or the new one, never an empty one.
+            os.fsync(out.fileno())
         try:
             written = load_config(Path(temporary))
         except ConfigError as error:
@@ -205,11 +211,26 @@ def _write_checked(path: Path, text: str, bots: dict[str, str], retired: list[st
             )
         os.chmod(temporary, path.stat().st_mode & 0o7777)
         os.replace(temporary, path)
+        _sync_folder(path.parent)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     finally:
         os.close(held)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Put ``folder``'s entries (a rename in it) on the disk."""
+    try:
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass  # a file system that cannot sync a folder: the rename stands all the same
+    finally:
+        os.close(handle)
 
 
 CommandCheck = Callable[[str, str], None]
