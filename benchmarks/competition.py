@@ -6,7 +6,8 @@ submit`` as an entrant would, on loopback only.
    validated), ``--trials`` times one after another. Goal: within 30 s.
 2. The same for compiled kits (``--kits``, Rust and Java by default): each kit's starter
    from ``goatarena new-bot``, cleaned, built on the server from its sources (every build
-   is a fresh folder: Rust compiles serde each time). Goal: within 3 minutes. A kit whose
+   is a fresh folder; Rust's first waits for the competition's dependency cache to be
+   compiled, later ones start from a copy of it). Goal: within 3 minutes. A kit whose
    toolchain check (its kit.toml) fails is reported as skipped.
 3. A burst: ``--entrants`` entrants at once, each submitting ``--each`` times in a row
    (builds and validations run one at a time on the server): how long until every one
