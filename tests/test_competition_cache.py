@@ -15,7 +15,7 @@ from goatarena.competition.builds import (
     close_after_build,
     open_to_build,
 )
-from goatarena.competition.dependency_cache import RUST_KIT, DependencyCache, kit_key
+from goatarena.competition.dependency_cache import RETRY_S, RUST_KIT, DependencyCache, kit_key
 from goatarena.referee.sandbox import probe
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
@@ -126,3 +126,8 @@ def test_a_kit_that_does_not_build_leaves_no_cache_and_says_why(tmp_path):
     assert cache.failed == "the build failed (exit status 2)"  # make's, for the failed rule
     assert not (submission / "target").exists()
     assert not cache.folder.exists()
+    # Not tried again at once (each Rust submission would wait for it), but later.
+    (kit / "Makefile").write_text(KIT_MAKEFILE)
+    assert trio.run(cache.ready) is None
+    cache._failed_at -= RETRY_S
+    assert trio.run(cache.ready) is not None and cache.failed == ""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import time
 import tomllib
 from pathlib import Path
 
@@ -37,6 +38,9 @@ TARGET = "target"
 """The folder cargo builds into, in the cache and in a submission."""
 BUILT = (TARGET, "bot", "Cargo.lock")
 """What a build of the kit leaves in its folder: never part of the key or the copy."""
+RETRY_S = 600.0
+"""How long after a failed build of the cache (out of time on a busy machine, say) the
+next Rust submission tries it again; meanwhile builds go on without it."""
 
 
 def kit_key(kit: Path) -> str:
@@ -70,16 +74,18 @@ class DependencyCache:
         self.sandbox = sandbox
         self.failed = ""
         """Why the cache could not be built (then builds go on without it)."""
+        self._failed_at = 0.0
         self._lock = trio.Lock()
 
     async def ready(self) -> Path | None:
         """The cached ``target/`` folder, built first if need be; None when it cannot be
-        built (the reason in :attr:`failed`; tried once per server)."""
+        built (the reason in :attr:`failed`; tried again :data:`RETRY_S` later)."""
         async with self._lock:
             if (self.folder / TARGET).is_dir():
                 return self.folder / TARGET
-            if self.failed:
+            if self.failed and time.monotonic() - self._failed_at < RETRY_S:
                 return None
+            self.failed = ""
             await self._build()
             return self.folder / TARGET if not self.failed else None
 
@@ -107,6 +113,7 @@ class DependencyCache:
         await trio.to_thread.run_sync(close_after_build, making)
         if not built.ok or not (making / TARGET).is_dir():
             self.failed = built.reason or "the kit's build left no target folder"
+            self._failed_at = time.monotonic()
             return
         making.rename(self.folder)
 
