@@ -2,8 +2,9 @@
 that takes all six, is built on the server in the sandbox (no network, the machine's
 toolchains) and becomes ``NAME@1``: once with ``goatarena submit``, once uploaded with
 the site's form in a real browser (Chromium driven by Playwright, as
-:mod:`tests.test_web_browser`), packed as docs/competition.md tells an entrant to, at a
-phone's or a desk's width, the page following the build and the validation by itself.
+:mod:`tests.test_web_browser`), packed as docs/competition.md tells an entrant to or as
+a folder chosen in the form (the page packs it), at a phone's or a desk's width, the
+page following the build and the validation by itself.
 Screenshots go to ``test-artifacts/competition/``.
 
 A kit whose toolchain is missing has it installed as root (its kit.toml's apt packages,
@@ -139,12 +140,13 @@ PACKING = {
 UPLOADS = [
     ("python", 390, "zip"),
     ("cpp", 1600, "tar.gz"),
-    ("go", 390, "tar.gz"),
+    ("go", 390, "folder"),
     ("java", 1600, "zip"),
     ("rust", 390, "tar.gz"),
-    ("typescript", 1600, "zip"),
+    ("typescript", 1600, "folder"),
 ]
-"""Each kit at a phone's or a desk's width, packed one way or the other."""
+"""Each kit at a phone's or a desk's width, packed with tar or zip, or its folder chosen
+in the form (packed by the page)."""
 SHOWN = "document.querySelector('#entrant-live .progress')?.className.split(' ')[1] ?? ''"
 """The state the entrant's page shows for their newest submission."""
 
@@ -171,7 +173,6 @@ def test_each_kit_starter_uploaded_with_the_sites_form_becomes_active(
     folder, url = competition
     name = f"{language}-web"
     token, starter = entrant_and_starter(folder, language, name)
-    archive = packed(starter, kind)
     context, page, errors = open_page(browser, width)
     try:
         page.goto(f"{url}/competition")
@@ -179,7 +180,14 @@ def test_each_kit_starter_uploaded_with_the_sites_form_becomes_active(
         page.click("form[action='/competition/sign-in'] button")
         page.wait_for_load_state()
         assert page.locator(f"h2:text('{name}')").count() == 1, page.content()
-        page.set_input_files("input[name=archive]", str(archive))
+        if kind == "folder":
+            (starter / "node_modules" / "left").mkdir(parents=True)  # never packed
+            (starter / "node_modules" / "left" / "x.js").write_text("x")
+            page.set_input_files("form.upload input.folder", str(starter))
+            page.locator(".packed:has-text('files packed')").wait_for()
+            assert page.evaluate("document.querySelector('input[name=archive]').files.length")
+        else:
+            page.set_input_files("input[name=archive]", str(packed(starter, kind)))
         page.select_option("select[name=language]", language)
         began = time.monotonic()
         page.click("form.upload button")
@@ -198,6 +206,9 @@ def test_each_kit_starter_uploaded_with_the_sites_form_becomes_active(
         assert page.locator("ol.steps li.done").count() == 4
         assert page.locator(f"li:has-text('{name}@1: active')").count() == 1, page.content()
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        number = page.locator("table.submissions td").first.inner_text()
+        built = folder / "results" / "kits-competition" / "builds" / number
+        assert (built / "Makefile").is_file() and not (built / "node_modules").exists()
         link = page.get_attribute("table.submissions a[href$='/log']", "href")
         log = page.request.get(f"{url}{link}")  # with the entrant's session: their own log
         assert log.ok

@@ -103,8 +103,92 @@
     });
   }
 
+  // The upload form's folder field: the chosen folder is packed here, as a tar.gz of its
+  // files (build output and version control left out, as `goatarena submit` packs), and
+  // put in the archive field. Browsers give no file modes: a script ("#!") or a program
+  // (ELF) is made executable, anything else not.
+  const SKIPPED = new Set([".git", ".hg", ".svn", "__pycache__", "node_modules", "target",
+    ".venv", ".mypy_cache"]);
+  const encoder = new TextEncoder();
+
+  function tarHeader(path, size, mode) {
+    const header = new Uint8Array(512);
+    const put = (text, at, length) => header.set(encoder.encode(text).slice(0, length), at);
+    const octal = (value, length) => value.toString(8).padStart(length - 1, "0");
+    let name = path;
+    let prefix = "";
+    if (encoder.encode(path).length > 100) {
+      const cut = path.lastIndexOf("/", 155);
+      prefix = path.slice(0, cut);
+      name = path.slice(cut + 1);
+      if (cut < 0 || encoder.encode(name).length > 100) throw new Error(`a path too long: ${path}`);
+    }
+    put(name, 0, 100);
+    put(octal(mode, 8), 100, 8);
+    put(octal(0, 8), 108, 8);
+    put(octal(0, 8), 116, 8);
+    put(octal(size, 12), 124, 12);
+    put(octal(Math.floor(Date.now() / 1000), 12), 136, 12);
+    put("        ", 148, 8);
+    put("0", 156, 1);
+    put("ustar\u000000", 257, 8);
+    put(prefix, 345, 155);
+    const sum = header.reduce((total, byte) => total + byte, 0);
+    put(`${octal(sum, 7)}\u0000`, 148, 8);
+    return header;
+  }
+
+  async function packFolder(files) {
+    const parts = [];
+    let count = 0;
+    for (const file of files) {
+      const inside = file.webkitRelativePath.split("/").slice(1); // the folder's own name off
+      if (!inside.length || inside.some((part) => SKIPPED.has(part))) continue;
+      const data = new Uint8Array(await file.arrayBuffer());
+      const script = data[0] === 0x23 && data[1] === 0x21;
+      const program = data[0] === 0x7f && data[1] === 0x45 && data[2] === 0x4c && data[3] === 0x46;
+      parts.push(tarHeader(inside.join("/"), data.length, script || program ? 0o755 : 0o644), data);
+      if (data.length % 512) parts.push(new Uint8Array(512 - (data.length % 512)));
+      count += 1;
+    }
+    parts.push(new Uint8Array(1024));
+    const packed = new Blob(parts).stream().pipeThrough(new CompressionStream("gzip"));
+    return { archive: await new Response(packed).blob(), count };
+  }
+
+  function packingFolders() {
+    document.querySelectorAll("form.upload input.folder").forEach((chooser) => {
+      const form = chooser.form;
+      const archive = form.querySelector("input[name=archive]");
+      const said = form.querySelector(".packed");
+      chooser.addEventListener("change", async () => {
+        const files = [...chooser.files];
+        if (!files.length) return;
+        const folder = files[0].webkitRelativePath.split("/")[0];
+        said.textContent = `packing ${folder}…`;
+        try {
+          const { archive: packed, count } = await packFolder(files);
+          const most = Number(archive.dataset.uploadBytes);
+          if (packed.size > most) {
+            archive.value = "";
+            said.textContent = `${folder} packs to ${(packed.size / 1048576).toFixed(1)} MiB: at most ${(most / 1048576).toFixed(1)} MiB`;
+            return;
+          }
+          const chosen = new DataTransfer();
+          chosen.items.add(new File([packed], `${folder}.tar.gz`, { type: "application/gzip" }));
+          archive.files = chosen.files;
+          said.textContent = `${folder}: ${count} files packed, ${Math.ceil(packed.size / 1024)} KiB`;
+        } catch (error) {
+          archive.value = "";
+          said.textContent = `${folder} could not be packed: ${error.message}`;
+        }
+      });
+    });
+  }
+
   listen();
   followSubmission();
+  packingFolders();
   sendingUploads();
   window.addEventListener("load", openReplay);
 })();
