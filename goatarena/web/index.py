@@ -119,6 +119,7 @@ class GameIndex:
     bot_ids: dict[str, int] = field(default_factory=dict)
     """Bot -> its number in :attr:`seat_bots` (in the order bots first played)."""
     bot_names: list[str] = field(default_factory=list)
+    """Each bot's name, at its number (only ever appended to)."""
     seat_starts: Numbers = field(default_factory=Numbers)
     """Per game, in the order of :attr:`everything`: where its seats begin in the columns."""
     seat_bots: Numbers = field(default_factory=Numbers)
