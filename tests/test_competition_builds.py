@@ -153,10 +153,11 @@ def test_goatarena_build_builds_a_folder_locally_and_gives_it_back(tmp_path):
 
     folder = tmp_path / "mybot"
     folder.mkdir()
-    (folder / "Makefile").write_text("all:\n\t@id -u > built-by\n")
+    (folder / "Makefile").write_text("all:\n\t@id -u > built-by\n\t@echo > bot\n")
     result = CliRunner().invoke(main, ["build", str(folder)])
     assert result.exit_code == 0, result.output
     assert "built" in result.output and "in the sandbox" in result.output
+    assert result.output.rstrip().endswith(f"; its bot: {folder / 'bot'}"), result.output
     assert (folder / "built-by").read_text().strip() != "0"  # not the caller's rights
     assert (folder / "built-by").stat().st_uid == folder.stat().st_uid  # but theirs now
     (folder / "Makefile").write_text("all:\n\t@echo compiling; exit 4\n")

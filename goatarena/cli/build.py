@@ -68,6 +68,6 @@ def build_command(
         click.echo(log_tail(result.log), err=True)
         click.echo(f"goatarena: {folder}: {result.reason}", err=True)
         sys.exit(1)
-    click.echo(
-        f"built {folder} in {result.seconds:.1f} s in the sandbox; its bot: {result.command}"
-    )
+    bot = folder / "bot"  # every kit's program; a folder built with --command may have none
+    its_bot = f"; its bot: {bot}" if bot.is_file() else ""
+    click.echo(f"built {folder} in {result.seconds:.1f} s in the sandbox{its_bot}")
