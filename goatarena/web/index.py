@@ -29,6 +29,10 @@ list: a million games update some four million of them, and a list is quicker th
 object's attributes."""
 PLAYED, WINS, POINTS, MEETINGS = range(4)
 
+GAMES_A_PASS = 50_000
+"""About how many games :meth:`GameIndex.head_to_head` counts at once: the memory it
+takes while counting, some 16 MB, whatever the store's size (the 40 top bots' games of
+a million among 256 bots, counted at once, took 153 MB)."""
 GROWTH = 1.125
 """How much a full :class:`Numbers` grows by (as Python's own lists do): at most an
 eighth of it is ever unused."""
@@ -255,19 +259,29 @@ class GameIndex:
     def head_to_head(self, bots: Sequence[str]) -> dict[tuple[str, str], tuple[float, int]]:
         """Each ordered pair of ``bots`` that met (two bots, not one with itself): the
         first's points against the second and their meetings. Counted from those bots'
-        games alone, in one pass over their seats."""
+        games alone, a few bots a pass, so that a pass gathers some
+        :data:`GAMES_A_PASS` games' seats, whatever the store's size."""
         with self.lock:
             ids = {bot: self.bot_ids[bot] for bot in bots if bot in self.bot_ids}
+            played = {bot: len(self.by_bot[bot]) for bot in ids}
         known = list(ids)
-        found = self._meetings(known)
-        if found is None:
-            return {}
-        meetings, _, points = found
         columns = [ids[bot] for bot in known]
-        meetings, points = meetings[:, columns].tolist(), points[:, columns].tolist()
-        return {(a, b): (points[row][column], meetings[row][column])
-                for row, a in enumerate(known) for column, b in enumerate(known)
-                if a != b and meetings[row][column]}  # fmt: skip
+        cells: dict[tuple[str, str], tuple[float, int]] = {}
+        chunk: list[str] = []
+        for place, bot in enumerate(known):
+            chunk.append(bot)
+            gathered = sum(played[asked] for asked in chunk)
+            if gathered < GAMES_A_PASS and place < len(known) - 1:
+                continue
+            found = self._meetings(chunk)
+            assert found is not None  # every bot of the chunk has played
+            meetings, points = found[0][:, columns].tolist(), found[2][:, columns].tolist()
+            for row, a in enumerate(chunk):
+                for column, b in enumerate(known):
+                    if a != b and meetings[row][column]:
+                        cells[a, b] = (points[row][column], meetings[row][column])
+            chunk = []
+        return cells
 
     def _meetings(self, bots: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The meetings, wins and points of each of ``bots`` (rows, in their order)
