@@ -19,8 +19,8 @@ ladder plays before the flood, then again and again for as long as the flood run
 p50 and p99 of how late each cut-off came, and how many there were (goal: the flood adds
 at most a millisecond to the p99).
 
-``--quick`` is a shorter run with the same shape (6 entrants, 3 submissions each, 60
-cut-offs before the flood): a few minutes on two cores, for comparing changes.
+``--quick`` is a shorter run with the same shape (6 entrants, 3 submissions each, 200
+cut-offs before the flood): two or three minutes on two cores, for comparing changes.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ OVERSHOOTS = (
 )
 """Prints how late each cut-off came, in seconds, one a line: ``samples`` of them, or (-1)
 until stopped."""
-QUICK = {"entrants": 6, "each": 3, "clock_samples": 60}
+QUICK = {"entrants": 6, "each": 3, "clock_samples": 200}
 
 
 class Clock:
@@ -204,7 +204,7 @@ def main() -> None:
     parser.add_argument("--entrants", type=int, default=20)
     parser.add_argument("--each", type=int, default=5)
     parser.add_argument("--limit-s", type=float, default=1200.0, help="the most it may take")
-    parser.add_argument("--clock-samples", type=int, default=100,
+    parser.add_argument("--clock-samples", type=int, default=300,
                         help="cut-offs timed with the ladder alone")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="a shorter run: " +
                         ", ".join(f"--{key.replace('_', '-')} {value}"

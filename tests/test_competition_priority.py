@@ -1,18 +1,30 @@
 """A build runs with what the games leave: its processes are SCHED_IDLE, in the idle I/O
 class and in an idle cgroup, so that ordinary work (a referee, a bot) beside it gets the
-CPU as if the build were not there."""
+CPU as if the build were not there, and its wait for the CPU does not count against its
+time. A validation is a timed game and plays at the games' priority."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import trio
 
-from goatarena.competition.builds import BuildLimits, BuildResult, build_folder, open_to_build
-from goatarena.referee.sandbox import probe
+from goatarena.competition.builds import (
+    BuildLimits,
+    BuildResult,
+    build_folder,
+    close_after_build,
+    open_to_build,
+    pin_python,
+)
+from goatarena.competition.validation import validate
+from goatarena.formats.tournament_file import load_config
+from goatarena.referee.sandbox import SandboxPolicy, probe
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
 
@@ -47,6 +59,7 @@ print("done")
 """
 """Work for 0.3 s of CPU time, however long it waits for it."""
 BUSY = "import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end: pass"
+PINNED_BUSY = f"import os, sys\nos.sched_setaffinity(0, {{int(sys.argv.pop(1))}})\n{BUSY}"
 
 
 def build_with(
@@ -127,3 +140,70 @@ def test_a_builds_wait_for_the_cpu_does_not_count_against_its_time(tmp_path):
     assert result.ok, result.log
     assert said.strip() == "done"
     assert result.seconds > 2
+
+
+KIT = Path(__file__).resolve().parent.parent / "goatarena" / "kits" / "python"
+THINKER = """\
+import time
+from goatarena.sdk import Request, SeededBot, run
+
+
+class Thinker(SeededBot):
+    name = "thinker"
+
+    def choose(self, request: Request) -> int:
+        began = time.process_time()
+        while time.process_time() - began < 0.01:  # 10 ms of CPU: 10 % of its time
+            pass
+        return self.rng.randrange(request.action_count)
+
+
+run(Thinker())
+"""
+VALIDATED = """\
+name = "class"
+format = "ladder"
+[time]
+move_ms = 100
+[bots]
+random = "builtin:random"
+greedy = "builtin:greedy"
+[[games]]
+name = "mountain-goats"
+players = 2
+"""
+
+
+@pytest.mark.slow
+def test_a_validation_plays_at_the_games_priority_so_a_busy_machine_fails_no_bot(tmp_path):
+    """Validation games are timed games, so unlike a build they are not run idle: an
+    honest bot that thinks for 10 % of its time passes beside ordinary work busy on every
+    CPU (idle, it would get next to no CPU and time out: works locally, fails on the
+    server)."""
+    folder = tmp_path / "thinker"
+    shutil.copytree(KIT, folder)
+    (folder / "main.py").write_text(THINKER)
+    pin_python(folder)
+    close_after_build(folder)
+    file = tmp_path / "class.toml"
+    file.write_text(VALIDATED)
+    config = load_config(file)
+    busy = [
+        subprocess.Popen([sys.executable, "-c", PINNED_BUSY, str(cpu), "300"])
+        for cpu in sorted(os.sched_getaffinity(0))
+    ]
+    try:
+        checked = trio.run(
+            lambda: validate(
+                str(folder / "bot"),
+                config,
+                games=1,
+                reference=config.bots["random"],
+                sandbox=SandboxPolicy(),
+            )
+        )
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    assert checked.ok, f"{checked.reason}\n{checked.log[-2000:]}"
