@@ -122,3 +122,25 @@ def test_numbers_grow_in_place_and_answer_python_ints() -> None:
     assert numbers.nbytes < 1.2 * 4 * 1_000 + 64
     with pytest.raises(ValueError):
         numbers.view()[0] = 1  # read-only
+
+
+def test_counts_kept_from_an_earlier_asking_grow_with_the_games_stored_since(monkeypatch) -> None:
+    monkeypatch.setattr(index_module, "GAMES_A_PASS", 300)
+    games = made_up_games(1_500, seed=8)
+    late = GameSummary(key="k/late/r0", round=0, game=KINDS[0], seed=0, players=["b0", "new"],
+                       ranks=[2, 1], scores=[0.0, 1.0], violations=[[], []],
+                       forfeits=[None, None], latency=[None, None], decisions=0,
+                       duration_s=0.0, finished_at=0.0)  # fmt: skip
+    index, numbers = filled(games[:700])
+    for bot in BOTS:
+        index.opponents(bot)  # counted and kept up to here
+    with index.lock:
+        for position, summary in enumerate([*games[700:], late]):
+            index.add(numbers[-1] + 2 * (position + 1), summary)
+    for bot in [*BOTS, "new"]:
+        expected = counted_pairwise([*games, late], bot)
+        found = dict(index.opponents(bot))
+        assert found.keys() == expected.keys(), bot
+        for rival, counts in expected.items():
+            assert found[rival] == pytest.approx(counts), (bot, rival)
+    assert index.head_to_head(["b0", "new"]) == {("b0", "new"): (0.0, 1), ("new", "b0"): (1.0, 1)}

@@ -7,7 +7,8 @@ asked only for the page's own summaries; two filters or more at once are the sma
 list looked up in the others, so they cost what that list costs. Beside them it keeps
 every game's seats as columns (a bot's number, 4 bytes, and its rank, 1 byte, a seat)
 and counts a bot's results per game type. A bot's results per opponent are counted
-from its own games' seats when asked, so nothing is kept per pair of bots: memory
+from its own games' seats when asked (and kept for the bots asked last, to be brought up
+to date with the games stored since), so nothing is kept per pair of bots: memory
 grows with the games and the bots. A million games of four seats among 1,000 bots take
 50 MB of arrays, 74 MB of the process's memory (``benchmarks/web_index.py``).
 """
@@ -15,6 +16,7 @@ grows with the games and the bots. A million games of four seats among 1,000 bot
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
@@ -30,9 +32,12 @@ object's attributes."""
 PLAYED, WINS, POINTS, MEETINGS = range(4)
 
 GAMES_A_PASS = 50_000
-"""About how many games :meth:`GameIndex.head_to_head` counts at once: the memory it
-takes while counting, some 16 MB, whatever the store's size (the 40 top bots' games of
-a million among 256 bots, counted at once, took 153 MB)."""
+"""How many of a bot's games :meth:`GameIndex.versus` counts at once: the memory it
+takes while counting, some 16 MB, whatever the store's size (head to head of the 40
+top bots of a million games among 256 bots, counted at once, took 153 MB)."""
+KEEP_COUNTED = 64
+"""The bots whose counts per opponent are kept (three numbers per bot each): the 40 of
+head to head and those whose pages were looked at last."""
 GROWTH = 1.125
 """How much a full :class:`Numbers` grows by (as Python's own lists do): at most an
 eighth of it is ever unused."""
@@ -130,6 +135,10 @@ class GameIndex:
     """Per seat: its bot's number."""
     seat_ranks: Numbers = field(default_factory=lambda: Numbers(np.int8))
     """Per seat: its rank."""
+    _counted: OrderedDict[str, tuple[int, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=OrderedDict
+    )
+    """Bot -> the games of it counted so far, and its meetings, wins and points then."""
 
     def add(self, number: int, summary: GameSummary) -> None:
         """Count game ``number`` (called with the lock held, numbers rising)."""
@@ -245,12 +254,11 @@ class GameIndex:
 
     def opponents(self, bot: str) -> list[tuple[str, Counts]]:
         """``bot``'s counts against each opponent it met (itself too, where it sat in two
-        seats of a game), counted from its games' seats: a few milliseconds for tens of
-        thousands of games, and no memory kept per pair of bots."""
-        found = self._meetings([bot])
+        seats of a game), counted from its games' seats (:meth:`versus`)."""
+        found = self.versus(bot)
         if found is None:
             return []
-        meetings, wins, points = (values[0] for values in found)
+        meetings, wins, points = found
         names = self.bot_names  # only ever appended to: a bot's number stays its own
         return [(names[rival], [float(meetings[rival]), float(wins[rival]),
                                 float(points[rival]), float(meetings[rival])])
@@ -258,47 +266,55 @@ class GameIndex:
 
     def head_to_head(self, bots: Sequence[str]) -> dict[tuple[str, str], tuple[float, int]]:
         """Each ordered pair of ``bots`` that met (two bots, not one with itself): the
-        first's points against the second and their meetings. Counted from those bots'
-        games alone, a few bots a pass, so that a pass gathers some
-        :data:`GAMES_A_PASS` games' seats, whatever the store's size."""
+        first's points against the second and their meetings (:meth:`versus`)."""
         with self.lock:
             ids = {bot: self.bot_ids[bot] for bot in bots if bot in self.bot_ids}
-            played = {bot: len(self.by_bot[bot]) for bot in ids}
-        known = list(ids)
-        columns = [ids[bot] for bot in known]
+        columns = list(ids.values())
         cells: dict[tuple[str, str], tuple[float, int]] = {}
-        chunk: list[str] = []
-        for place, bot in enumerate(known):
-            chunk.append(bot)
-            gathered = sum(played[asked] for asked in chunk)
-            if gathered < GAMES_A_PASS and place < len(known) - 1:
-                continue
-            found = self._meetings(chunk)
-            assert found is not None  # every bot of the chunk has played
-            meetings, points = found[0][:, columns].tolist(), found[2][:, columns].tolist()
-            for row, a in enumerate(chunk):
-                for column, b in enumerate(known):
-                    if a != b and meetings[row][column]:
-                        cells[a, b] = (points[row][column], meetings[row][column])
-            chunk = []
+        for a in ids:
+            found = self.versus(a)
+            assert found is not None  # a bot with a number has played
+            meetings, points = found[0][columns].tolist(), found[2][columns].tolist()
+            for column, b in enumerate(ids):
+                if a != b and meetings[column]:
+                    cells[a, b] = (points[column], meetings[column])
         return cells
 
-    def _meetings(self, bots: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The meetings, wins and points of each of ``bots`` (rows, in their order)
-        against every bot (columns, by the bots' numbers); None when one never played.
-        The columns are read under the lock, counted without it (what was appended
-        never changes)."""
+    def versus(self, bot: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``bot``'s meetings, wins and points against every bot, by the bots' numbers
+        (None when it never played; not to be changed). Counted from its games' seats,
+        :data:`GAMES_A_PASS` games at a time (so the memory counting takes is bounded),
+        and kept for the last :data:`KEEP_COUNTED` bots asked: asked again, only the
+        games stored since are counted. The columns are read under the lock, counted
+        without it (what was appended never changes)."""
         with self.lock:
-            if not bots or any(bot not in self.bot_ids for bot in bots):
+            ident = self.bot_ids.get(bot)
+            if ident is None:
                 return None
             everything, starts = self.everything.view(), self.seat_starts.view()
             seats, ranks = self.seat_bots.view(), self.seat_ranks.view()
-            played = [self.by_bot[bot].view() for bot in bots]
-            idents = np.array([self.bot_ids[bot] for bot in bots], dtype=np.int64)
+            numbers = self.by_bot[bot].view()
             count = len(self.bot_names)
-        positions = np.searchsorted(everything, np.concatenate(played))
-        asker = np.repeat(np.arange(len(bots)), [len(numbers) for numbers in played])
-        return meetings_of(idents, asker, positions, starts, seats, ranks, count)
+            kept = self._counted.get(bot)
+        counted = 0 if kept is None else kept[0]
+        totals = [np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64),
+                  np.zeros(count)]  # fmt: skip
+        if kept is not None:  # bots that first played since are counted from nothing
+            for total, values in zip(totals, kept[1:], strict=True):
+                total[: len(values)] = values
+        for start in range(counted, len(numbers), GAMES_A_PASS):
+            positions = np.searchsorted(everything, numbers[start : start + GAMES_A_PASS])
+            found = meetings_of(np.array([ident]), np.zeros(len(positions), dtype=np.int64),
+                                positions, starts, seats, ranks, count)  # fmt: skip
+            for total, values in zip(totals, found, strict=True):
+                total += values[0]
+        meetings, wins, points = totals
+        with self.lock:  # new arrays each time: one handed out earlier never changes
+            self._counted[bot] = (len(numbers), meetings, wins, points)
+            self._counted.move_to_end(bot)
+            while len(self._counted) > KEEP_COUNTED:
+                self._counted.popitem(last=False)
+        return meetings, wins, points
 
 
 def intersect_sorted(smaller: np.ndarray, larger: np.ndarray) -> np.ndarray:
