@@ -48,8 +48,9 @@ LIMITS = {
 
 
 SITE_NICENESS = 10
-"""How much lower the site's process runs beside a run (``nice``): on a busy machine a
-referee's clock never waits for a page."""
+"""How much lower the site's process runs beside a run (``nice``): a page waits for the
+referees where the kernel weighs the two together (not across sessions, see
+:func:`serve_command_child`)."""
 
 
 def parse_address(text: str, *, default_host: str = "127.0.0.1") -> tuple[str, int]:
@@ -128,9 +129,11 @@ def serve_command_child(arguments: list[str]) -> Iterator[None]:
     that dies without ending it (``kill -9``) ends it too (:func:`end_with_run`). A child
     killed by a signal (``kill -9``, the kernel out of memory) is started again, so the
     site, and a competition's builds, come back while the run plays on; one that ends by
-    itself (a port in use) is left ended. It runs below the run's referees for the CPU:
-    the site, and whatever it starts (fits, builds, validations inherit it), never takes
-    a bot's time.
+    itself (a port in use) is left ended. It runs ``nice``d (fits and validations
+    inherit that; builds run lower still, at the machine's idle priority, see
+    :mod:`goatarena.referee.idle`). It is in a session of its own, which a kernel that
+    weighs sessions as wholes (``sched_autogroup``) gives a session's share beside the
+    run's, whatever its nice value.
     """
     site = _SiteChild([sys.executable, "-m", "goatarena", "serve", *arguments])
     try:
