@@ -140,10 +140,11 @@ async def run_build(settings: BuildSettings) -> BuildOutcome:
 
 class _Clock:
     """A build's time: the wall clock's, less the time it waited for a CPU that others
-    had (the build runs at idle priority: the games come first). That is its cgroup's CPU
-    pressure (``cpu.pressure``: time some task of it was ready to run but not running),
-    where the kernel keeps one (a cgroup v2 folder, or the unified hierarchy beside v1);
-    elsewhere the wall clock's alone."""
+    had (the build runs at idle priority: the games come first). That is the ``full``
+    line of its cgroup's CPU pressure (``cpu.pressure``: time when tasks of it were ready
+    to run and none was running; not ``some``, which a parallel build on fewer CPUs than
+    its jobs counts against itself), where the kernel keeps one (a cgroup v2 folder, or
+    the unified hierarchy beside v1); elsewhere the wall clock's alone."""
 
     def __init__(self, started: float, pressure: Path | None) -> None:
         self.started = started
@@ -154,9 +155,10 @@ class _Clock:
         if self.pressure is None:
             return 0.0
         try:
-            some = self.pressure.read_text().split("\n", 1)[0]
-            return int(some.rsplit("total=", 1)[1]) / 1e6
-        except (OSError, IndexError, ValueError):
+            lines = self.pressure.read_text().splitlines()
+            full = next(line for line in lines if line.startswith("full "))
+            return int(full.rsplit("total=", 1)[1]) / 1e6
+        except (OSError, StopIteration, IndexError, ValueError):
             return 0.0
 
     def wall(self) -> float:
