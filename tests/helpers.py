@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shlex
+import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -17,6 +19,14 @@ from goatarena.referee import BotViolation, Cause
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{shlex.quote(sys.executable)} {ROOT / 'bots' / 'python' / 'random_bot.py'}"
+
+
+def goatarena(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``goatarena ARGS`` run as a user runs it, in ``cwd``, its output kept as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "goatarena", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
 
 
 def misbehaving(mode: str, after: int = 0, arg: int | None = None) -> str:
@@ -143,3 +153,24 @@ STANDINGS_ROW_KEYS = {
     "violations",
 }
 """The fields every row of ``standings --format json`` must have."""
+
+
+def trickled_head_is_cut_off(
+    host: str, port: int, path: str, others_served: Callable[[], None]
+) -> bool:
+    """Whether a server closes a connection whose request head arrives a byte every half
+    second (slowloris) within a minute, calling ``others_served`` (which asserts that
+    another client is answered meanwhile) at every pause."""
+    with socket.create_connection((host, port), timeout=30) as slow:
+        slow.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nX-Slow: ".encode())
+        for _ in range(120):
+            try:
+                slow.sendall(b"a")
+                slow.settimeout(0.5)
+                if slow.recv(1024) == b"":
+                    return True
+            except TimeoutError:
+                others_served()
+            except (BrokenPipeError, ConnectionResetError):
+                return True
+    return False

@@ -17,19 +17,9 @@ from goatarena.bots import BUILTIN_MODULES
 from goatarena.bots.random_bot import parse_seed
 from goatarena.errors import BotError
 from goatarena.referee.command import parse_command
+from tests.helpers import goatarena
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-
-
-def goatarena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """goatarena run as a user runs it, in ``cwd``."""
-    return subprocess.run(
-        [sys.executable, "-m", "goatarena", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.mark.parametrize("name", sorted(BUILTIN_MODULES))

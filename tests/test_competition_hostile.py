@@ -20,6 +20,7 @@ from goatarena.competition.builds import BuildLimits
 from goatarena.referee.sandbox import probe
 from goatarena.store.competition import open_competition_store
 from tests.competition_helpers import served
+from tests.helpers import trickled_head_is_cut_off
 from tests.test_competition_builds import build, recipe
 from tests.test_competition_pages import csrf_of, signed_in
 from tests.test_competition_site import SCRIPT, prepare
@@ -119,22 +120,14 @@ def test_a_session_cookie_does_nothing_on_the_api(server):
 
 def test_headers_sent_a_byte_at_a_time_are_cut_off_and_others_served(server):
     url, _, _ = server
-    with socket.create_connection(address(url), timeout=30) as slow:
-        slow.sendall(b"GET /competition HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-        closed = False
-        for _ in range(120):  # up to a minute of trickling; the server gives 5 s
-            try:
-                slow.sendall(b"a")
-                slow.settimeout(0.5)
-                if slow.recv(1024) == b"":
-                    closed = True
-                    break
-            except TimeoutError:
-                assert httpx.get(url + "/competition", timeout=30).status_code == 200
-            except (BrokenPipeError, ConnectionResetError):
-                closed = True
-                break
-        assert closed, "the server waited a minute for a request's headers"
+
+    def others_served() -> None:
+        assert httpx.get(url + "/competition", timeout=30).status_code == 200
+
+    host, port = address(url)
+    assert trickled_head_is_cut_off(host, port, "/competition", others_served), (
+        "the server waited a minute for a request's headers"
+    )
 
 
 def test_headers_and_forms_too_large_are_refused_and_nothing_is_stored(server):

@@ -28,6 +28,7 @@ import pytest
 
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import probe
+from tests.helpers import goatarena as run_goatarena
 from tests.test_kits import ensure_toolchain
 from tests.test_web_browser import browser, open_page  # noqa: F401  (a fixture)
 
@@ -59,10 +60,7 @@ name = "mountain-goats"
 
 
 def goatarena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "goatarena", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    return run_goatarena(*args, cwd=cwd, timeout=600)
 
 
 def ensure_server_tsc() -> None:

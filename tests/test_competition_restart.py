@@ -24,6 +24,7 @@ import pytest
 from goatarena.competition.uploads import pack_folder
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import probe
+from tests.helpers import goatarena
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
 
@@ -44,13 +45,6 @@ compare_games = 40
 [[games]]
 name = "mountain-goats"
 """
-
-
-def goatarena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "goatarena", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 @contextmanager

@@ -15,6 +15,7 @@ import pytest
 
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import probe
+from tests.helpers import goatarena as run_goatarena
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
 
@@ -35,10 +36,7 @@ name = "mountain-goats"
 
 
 def goatarena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "goatarena", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    return run_goatarena(*args, cwd=cwd, timeout=300)
 
 
 def test_submit_from_folder_to_active_version(tmp_path):

@@ -28,6 +28,7 @@ from goatarena.referee.records import MatchResult, Violation
 from goatarena.store.opening import open_store
 from goatarena.testing import random_playout
 from goatarena.web.follow import QUEUE
+from tests.helpers import trickled_head_is_cut_off
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = '<script>alert("name")</script>\u2028&amp;'
@@ -300,23 +301,14 @@ def test_binding_beyond_this_machine_is_said(tmp_path) -> None:
 def test_a_slow_client_cannot_hold_a_connection(served) -> None:
     """Headers sent a byte at a time (slowloris) are cut off, and others are served meanwhile."""
     client, _ = served
+
+    def others_served() -> None:
+        assert client.get("/api/standings").status_code == 200
+
     host, port = client.base_url.host, client.base_url.port
-    with socket.create_connection((host, port), timeout=30) as slow:
-        slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-        closed = False
-        for _ in range(120):  # up to a minute of trickling; the server gives 5 s
-            try:
-                slow.sendall(b"a")
-                slow.settimeout(0.5)
-                if slow.recv(1024) == b"":
-                    closed = True
-                    break
-            except TimeoutError:
-                assert client.get("/api/standings").status_code == 200  # others still served
-            except (BrokenPipeError, ConnectionResetError):
-                closed = True
-                break
-        assert closed, "the server waited a minute for a request's headers"
+    assert trickled_head_is_cut_off(host, port, "/", others_served), (
+        "the server waited a minute for a request's headers"
+    )
 
 
 @pytest.mark.slow
