@@ -11,6 +11,7 @@ alice@2: +35 ± 20 Elo, H1 accepted after 140 games".
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 
 from goatarena.formats.config import SprtSettings, TournamentConfig
 from goatarena.formats.sprt import PAIR_SCORES, SprtStatus, SprtTally
@@ -18,6 +19,7 @@ from goatarena.games import find_game
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.match import play_match
 from goatarena.referee.sandbox import SandboxPolicy
+from goatarena.running.game_slots import GameSlots
 
 SETTINGS = SprtSettings(elo0=0.0, elo1=20.0, alpha=0.05, beta=0.05)
 """H0: the new version is no stronger; H1: it is 20 Elo stronger."""
@@ -31,9 +33,11 @@ async def compare(
     games: int,
     sandbox: SandboxPolicy,
     seed: int = 1,
+    slots: GameSlots | None = None,
 ) -> str:
     """Play the new version (its name and command) against the old one and say how they
-    compare, in one sentence."""
+    compare, in one sentence; each pair of games holds one of ``slots`` (the ladder's,
+    shared) while it plays."""
     entry = next((entry for entry in config.games if entry.players == 2), None)
     if entry is None:
         return "no comparison: the competition has no game of two seats"
@@ -52,14 +56,15 @@ async def compare(
         played = 0
         while played + 2 <= games:
             deal = seed * 100_003 + played // 2
-            for order in (lineup, lineup[::-1]):
-                result = await play_match(
-                    info, order, seed=deal, options=entry.options, time_control=config.time
-                )
-                tally.add(f"{deal}/{played % 2}", result)
-                played += 1
-                if any(bot.broken is not None for bot in lineup):
-                    return f"no comparison: a bot broke down after {played} games"
+            async with slots.held() if slots is not None else nullcontext():
+                for order in (lineup, lineup[::-1]):
+                    result = await play_match(
+                        info, order, seed=deal, options=entry.options, time_control=config.time
+                    )
+                    tally.add(f"{deal}/{played % 2}", result)
+                    played += 1
+                    if any(bot.broken is not None for bot in lineup):
+                        return f"no comparison: a bot broke down after {played} games"
             if tally.status().verdict != "running":
                 break
     return describe_comparison(tally.status(), played)

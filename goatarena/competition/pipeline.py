@@ -43,6 +43,7 @@ from goatarena.formats.ladder.edit import (
 from goatarena.formats.ladder.roster import base_name, version_number
 from goatarena.formats.tournament_file import load_config
 from goatarena.referee.sandbox import SandboxPolicy
+from goatarena.running.game_slots import GameSlots
 from goatarena.store.competition import (
     CompetitionStore,
     Entrant,
@@ -67,6 +68,10 @@ class Competition:
         self._queue_in, self._queue_out = trio.open_memory_channel[int](1000)
         self._compare_in, self._compare_out = trio.open_memory_channel[int](1000)
         self._ladder_lock = trio.Lock()
+        self.slots = GameSlots.of_competition(self.place.db, config.workers)
+        """The ladder's slots for timed games: a validation, or a comparison's pair of
+        games, takes one, so the machine never plays more games at once than the ladder
+        is set to (:mod:`goatarena.running.game_slots`)."""
         self.uploads = UploadLimits.of(settings)
         self.builds = BuildLimits.of(settings)
         self._read_at = file.stat().st_mtime_ns
@@ -199,6 +204,7 @@ class Competition:
                 games=self.settings.compare_games,
                 sandbox=self._policy(),
                 seed=number,
+                slots=self.slots,
             )
         except (GoatArenaError, BaseExceptionGroup) as error:
             found = user_error_in(error)
@@ -272,15 +278,17 @@ class Competition:
             return
         await self._set(number, "validating", build_log=built.log)
         reference = self.settings.reference_bot(self.config.bots)
-        checked = await validate(
-            built.command,
-            self.config,
-            games=self.settings.validation_games,
-            reference=self.config.bots[reference],
-            sandbox=self._policy(),
-            seed=number,
-            scratch=await trio.to_thread.run_sync(self._scratch),
-        )
+        scratch = await trio.to_thread.run_sync(self._scratch)
+        async with self.slots.held():
+            checked = await validate(
+                built.command,
+                self.config,
+                games=self.settings.validation_games,
+                reference=self.config.bots[reference],
+                sandbox=self._policy(),
+                seed=number,
+                scratch=scratch,
+            )
         if not checked.ok:
             reason = f"validation: {checked.reason}"
             await self._set(

@@ -10,6 +10,8 @@ competition's folder ``results/NAME-competition/`` (0700, the runner's alone):
   language's own command);
 - ``logs/build-N.log`` — submission N's build log (capped);
 - ``scratch/`` — a validation's bot stderr while it runs (cleared when a server starts);
+- ``slots/`` — the timed games' slots the ladder and the site share
+  (:mod:`goatarena.running.game_slots`);
 - ``server.lock`` — held by the one server that works on the submissions (:func:`claim`).
 """
 
@@ -25,6 +27,7 @@ from goatarena.errors import ConfigError
 from goatarena.formats.competition import CompetitionSettings
 from goatarena.formats.config import TournamentConfig
 from goatarena.formats.tournament_file import load_config
+from goatarena.running.game_slots import competition_folder
 from goatarena.store.competition import CompetitionStore, open_competition_store
 
 
@@ -38,7 +41,7 @@ class Place:
     @property
     def folder(self) -> Path:
         """The competition's own folder, beside the results database."""
-        return self.db.with_name(f"{self.db.stem}-competition")
+        return competition_folder(self.db)
 
     @property
     def database(self) -> Path:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 
@@ -174,7 +175,9 @@ class LadderRun:
             if game.key not in runner.finished
         ]
         assert runner._executor is not None
-        async with runner._limiter:
+        # A competition's deal takes a slot its site's validations share (game_slots).
+        holding = runner.slots.held() if runner.slots is not None else nullcontext()
+        async with runner._limiter, holding:
             outcomes = await runner._executor.play([_job(runner, game) for game in games])
         for scheduled, outcome in zip(games, outcomes, strict=True):
             await runner._take(scheduled, outcome)

@@ -16,6 +16,7 @@ anyone.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
 
 import msgspec
 import trio
@@ -135,7 +136,8 @@ class Newcomers:
             match=match_id(key, runner.secret),
         )
         assert runner._executor is not None
-        async with runner._limiter:
+        holding = runner.slots.held() if runner.slots is not None else nullcontext()
+        async with runner._limiter, holding:  # a competition's slot, as a deal's
             (outcome,) = await runner._executor.play([job])
         if outcome.result is None:
             return outcome.failed or outcome.refused or "the game did not finish"

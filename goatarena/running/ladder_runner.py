@@ -15,6 +15,7 @@ from goatarena.formats.config import TournamentConfig
 from goatarena.formats.schedule import ScheduledGame
 from goatarena.referee.sandbox import SandboxPolicy
 from goatarena.running.executors import Executor
+from goatarena.running.game_slots import GameSlots
 from goatarena.running.job import JobOutcome
 from goatarena.running.progress import Progress
 from goatarena.store.database import Store
@@ -38,6 +39,7 @@ class Runner(Protocol):
     _tournament: str
     _executor: Executor | None
     _limiter: trio.CapacityLimiter
+    slots: GameSlots | None
     ladder: Any
 
     async def _in_store(self, call: Callable[[], T]) -> T:

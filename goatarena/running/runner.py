@@ -48,6 +48,7 @@ from goatarena.referee.records import MatchResult
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.referee.violations import Cause
 from goatarena.running.executors import Executor, open_executor
+from goatarena.running.game_slots import GameSlots
 from goatarena.running.job import JobOutcome, deal_of, job_for
 from goatarena.running.ladder import LadderRun
 from goatarena.running.pool import MAX_START_FAILURES
@@ -118,6 +119,9 @@ class Runner:
         self.source: Path | None = None
         """The tournament file: a ladder reads it again as it runs, for bots that come and go."""
         self.ladder: LadderRun | None = None
+        self.slots: GameSlots | None = None
+        """A competition's slots its ladder's deals take, shared with the validations and
+        comparisons of its site (None: not a competition, or played on a cluster)."""
 
     def schedule(self) -> Iterator[ScheduledGame]:
         """The games of a round-robin or gauntlet, made as they are asked for (a Swiss is
@@ -187,6 +191,8 @@ class Runner:
                 self.progress.slots = executor.capacity
                 self.progress.start()
             if self.config.format == "ladder":
+                if self.config.competition is not None and self.cluster is None:
+                    self.slots = GameSlots.of_competition(self.store.path, self.config.workers)
                 self.ladder = LadderRun(self, source=self.source)
                 await self.ladder.run()
             elif self.config.sprt is not None:
