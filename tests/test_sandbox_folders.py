@@ -29,7 +29,7 @@ import pytest
 from click.testing import CliRunner
 
 from goatarena.cli import main
-from goatarena.referee.readable_copy import COPIES_PREFIX, COPY_LIMIT_ENTRIES
+from goatarena.referee.readable_copy import COPIES_PREFIX, COPY_LIMIT_ENTRIES, LOCK_NAME
 from goatarena.referee.sandbox import probe
 from tests.helpers import ROOT
 from tests.test_sandbox import HONEST, assert_honest_game
@@ -304,9 +304,15 @@ def test_copies_are_removed_after_play_and_run_and_swept_after_a_kill(tmp_path, 
     )
     try:
         deadline = time.monotonic() + 60
-        while not copies() and time.monotonic() < deadline and killed.poll() is None:
+
+        # Killed once its folder of copies has its maker's lock file: a folder killed
+        # before it had one is swept only after a grace (its maker may be starting).
+        def locked() -> bool:
+            return any((copy / LOCK_NAME).exists() for copy in copies())
+
+        while not locked() and time.monotonic() < deadline and killed.poll() is None:
             time.sleep(0.05)
-        assert copies(), "the killed play made no copy"
+        assert locked(), "the killed play made no copy"
     finally:
         killed.send_signal(signal.SIGKILL)
         killed.wait()
