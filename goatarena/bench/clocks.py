@@ -20,6 +20,7 @@ from goatarena.errors import GoatArenaError
 from goatarena.games import GAMES
 from goatarena.referee.bot import BotProcess, BotViolation, open_bot
 from goatarena.referee.clock import TimeControl
+from goatarena.referee.latency import clocks_first
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.match import play_match
 from goatarena.referee.seat import Connection
@@ -68,7 +69,13 @@ class Stopwatch:
 
 
 async def deadline_overshoots(samples: int, move_ms: int) -> list[float]:
-    """Seconds by which a silent bot's cut-off came after its hard deadline."""
+    """Seconds by which a silent bot's cut-off came after its hard deadline, measured by a
+    referee thread as a run's are (:func:`~goatarena.referee.latency.clocks_first`)."""
+    with clocks_first():
+        return await _deadline_overshoots(samples, move_ms)
+
+
+async def _deadline_overshoots(samples: int, move_ms: int) -> list[float]:
     control = TimeControl(move_ms=move_ms, startup_ms=BENCH_TIME.startup_ms)
     deadline_s = (control.move_ms + control.bank_ms + control.margin_ms) / 1000
     overshoots = []

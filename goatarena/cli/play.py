@@ -27,6 +27,7 @@ from goatarena.referee import (
 )
 from goatarena.referee.bot_copies import with_copies_for
 from goatarena.referee.bot_folders import bot_folders, check_commands, shared_folder_warnings
+from goatarena.referee.latency import clocks_first
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.sandbox import SandboxPolicy, require_sandbox
 from goatarena.render.live import LiveBoard
@@ -244,34 +245,35 @@ def play_command(
 
     async def main_task() -> MatchResult:
         shown = await with_copies_for(isolation, bots)  # off the event loop, before any start
-        async with open_lineup(
-            bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir, sandbox=shown
-        ) as lineup:
-            for bot in lineup:
-                if bot.broken is not None:
-                    # A game with a seat that never started is no game: like a command
-                    # that does not exist, this ends the run, with the end of its stderr.
-                    for line in bot.last_words(STDERR_LINES):
-                        tell(f"    | {line}")
-                    raise BotError(
-                        f"bot {bot.command!r} did not start: {bot.broken}; nothing was played"
+        with clocks_first():  # this thread keeps the bots' clocks
+            async with open_lineup(
+                bots, startup_s=startup_ms / 1000, limits=limits, log_dir=log_dir, sandbox=shown
+            ) as lineup:
+                for bot in lineup:
+                    if bot.broken is not None:
+                        # A game with a seat that never started is no game: like a command
+                        # that does not exist, this ends the run, with the end of its stderr.
+                        for line in bot.last_words(STDERR_LINES):
+                            tell(f"    | {line}")
+                        raise BotError(
+                            f"bot {bot.command!r} did not start: {bot.broken}; nothing was played"
+                        )
+                for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
+                    bot.name = name
+                if live is not None:
+                    live.names = [bot.name for bot in lineup]
+                    live.show(
+                        info.new_state(len(bots), seed, rule_options), f"{info.title}, seed {seed}"
                     )
-            for bot, name in zip(lineup, unique_names([bot.name for bot in lineup])):
-                bot.name = name
-            if live is not None:
-                live.names = [bot.name for bot in lineup]
-                live.show(
-                    info.new_state(len(bots), seed, rule_options), f"{info.title}, seed {seed}"
+                return await play_match(
+                    info,
+                    lineup,
+                    seed=seed,
+                    options=rule_options,
+                    time_control=control,
+                    policy=policy,
+                    watch=live,
                 )
-            return await play_match(
-                info,
-                lineup,
-                seed=seed,
-                options=rule_options,
-                time_control=control,
-                policy=policy,
-                watch=live,
-            )
 
     result = run_trio(main_task)
     if quiet:

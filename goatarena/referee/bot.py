@@ -28,6 +28,7 @@ from goatarena.referee._pipe_holders import holds_pipe, pipe_name
 from goatarena.referee.bot_pipes import READ_CHUNK, SMALL_READ_BYTES, SMALL_READ_PAUSE_S, BotPipes
 from goatarena.referee.command import parse_command as parse_command  # re-exported
 from goatarena.referee.confinement import Confinement
+from goatarena.referee.latency import ask_prompt_wakeups
 from goatarena.referee.launcher import launch
 from goatarena.referee.limits import BotLimits as BotLimits  # re-exported
 from goatarena.referee.sandbox import NO_SANDBOX, SandboxPolicy
@@ -332,7 +333,11 @@ async def open_bot(
     :class:`BotError` when the command cannot be started at all, and
     :class:`~goatarena.referee.sandbox.SandboxUnavailable` when the sandbox it asks for
     cannot be had here.
+
+    The calling thread, which keeps the bot's clock, asks to be woken promptly (see
+    :mod:`goatarena.referee.latency`).
     """
+    ask_prompt_wakeups()
     limits = limits or BotLimits()
     argv = parse_command(command)
     shown = command if isinstance(command, str) else shlex.join(command)

@@ -24,6 +24,7 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
+from goatarena.referee.latency import clocks_first
 from goatarena.referee.limits import BotLimits
 from goatarena.referee.readable_copy import remove_copies
 from goatarena.referee.stderr_log import StderrLog
@@ -272,7 +273,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, _absorb)
     signal.signal(signal.SIGTERM, _absorb)
     try:
-        trio.run(serve, FORWARD_LOGS in sys.argv[1:])
+        with clocks_first():  # this process's one thread keeps its bots' clocks
+            trio.run(serve, FORWARD_LOGS in sys.argv[1:])
     except BaseException as error:
         if not _out_of_memory(error):
             raise

@@ -21,6 +21,7 @@ import msgspec
 import trio
 
 from goatarena.errors import ClusterError
+from goatarena.referee.latency import clocks_first
 from goatarena.referee.readable_copy import remove_copies, sweep_copies
 from goatarena.running.dask_worker import exit_at_once
 from goatarena.running.host import HostClosed, JobHost
@@ -52,6 +53,10 @@ class _Referee:
         self._ready.wait()
 
     async def _serve(self) -> None:
+        with clocks_first():  # this thread keeps its bots' clocks
+            await self._host_jobs()
+
+    async def _host_jobs(self) -> None:
         async with trio.open_nursery() as nursery:
             self._host = JobHost(nursery, log_dir=self._log_dir)
             self._token = trio.lowlevel.current_trio_token()
