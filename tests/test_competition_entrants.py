@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from goatarena.cli import main
 from goatarena.competition.entrants import add_entrant, sign_in, upload_refusal
 from goatarena.competition.place import open_place
+from goatarena.competition.tokens import CheckedTokens, hash_token, new_token, token_matches
 from goatarena.errors import ConfigError
 from goatarena.formats.tournament_file import load_config
 
@@ -127,6 +128,32 @@ def test_a_token_signs_in_its_own_entrant_only(tmp_path):
             assert sign_in(store, guess) is None, guess
     finally:
         store.close()
+
+
+def test_a_remembered_token_is_taken_only_with_the_hash_it_matched():
+    checked = CheckedTokens(size=2)
+    alice = new_token(1)
+    hashed = hash_token(alice)
+    assert not checked.recalls(alice, hashed)  # nothing is taken before argon2 said so
+    assert token_matches(alice, hashed)
+    checked.remember(alice, hashed)
+    assert checked.recalls(alice, hashed)
+    assert not checked.recalls(alice, None)  # the entrant is gone
+    assert not checked.recalls(alice, hash_token(new_token(1)))  # a token made anew
+    number, secret = alice.split(".")
+    assert not checked.recalls(f"{number}.{secret[:-1]}x", hashed)
+    assert not checked.recalls(f"2.{secret}", hashed)
+
+
+def test_the_least_recently_used_tokens_are_forgotten_first():
+    checked = CheckedTokens(size=2)
+    tokens = [new_token(number) for number in (1, 2, 3)]
+    hashes = {token: f"hash of {token}" for token in tokens}
+    for token in tokens[:2]:
+        checked.remember(token, hashes[token])
+    assert checked.recalls(tokens[0], hashes[tokens[0]])  # now the most recently used
+    checked.remember(tokens[2], hashes[tokens[2]])
+    assert [checked.recalls(token, hashes[token]) for token in tokens] == [True, False, True]
 
 
 def test_limits_on_uploads_are_said_in_one_line(tmp_path):

@@ -204,6 +204,7 @@ def test_only_the_organiser_suspends_an_entrant(server):
         headers = {"Authorization": f"Bearer {tokens[who]}"}
         return httpx.post(url + path, headers=headers, timeout=30)
 
+    assert get(server, "/api/submissions", "bob").status_code == 200  # the token is known
     assert post("/api/entrants/bob/suspend", "alice").status_code == 404  # as if none
     assert post("/api/entrants/nobody/suspend", "organiser").status_code == 404
     assert post("/api/entrants/bob/suspend?reason=copied", "organiser").status_code == 200

@@ -4,13 +4,17 @@ A token reads ``<entrant number>.<secret>``: the number finds the one hash to ch
 check costs one hash whatever the number of entrants. The secret holds 256 random bits,
 which no guessing reaches; argon2 still keeps a stolen database from giving tokens back.
 Its cost is set low (a token is no password a person chose) so that signing in stays
-cheap beside the games.
+cheap beside the games; a server also remembers the tokens it has checked
+(:class:`CheckedTokens`), so that an entrant following a submission once a second costs
+one hash, not one a request.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
+from collections import OrderedDict
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -53,3 +57,37 @@ def token_matches(token: str, token_hash: str | None) -> bool:
 def same_text(a: str, b: str) -> bool:
     """Whether two secrets (a CSRF token, say) are equal, compared in constant time."""
     return hmac.compare_digest(a.encode(), b.encode())
+
+
+class CheckedTokens:
+    """The tokens a server has found right, remembered by a keyed digest (never the token
+    itself) with the hash each matched: a token is taken again without argon2 while its
+    entrant's hash is the same one. A wrong token is never remembered, so each guess
+    still costs a hash. The least recently used are forgotten beyond ``size``."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._key = secrets.token_bytes(32)
+        self._size = size
+        self._matched: OrderedDict[bytes, str] = OrderedDict()
+
+    def _digest(self, token: str) -> bytes:
+        return hmac.new(self._key, token.encode(), hashlib.sha256).digest()
+
+    def recalls(self, token: str, token_hash: str | None) -> bool:
+        """Whether ``token`` was found to match ``token_hash`` before."""
+        if token_hash is None:
+            return False
+        digest = self._digest(token)
+        matched = self._matched.get(digest)
+        if matched is None or not same_text(matched, token_hash):
+            return False
+        self._matched.move_to_end(digest)
+        return True
+
+    def remember(self, token: str, token_hash: str) -> None:
+        """Note that ``token`` matched ``token_hash``."""
+        digest = self._digest(token)
+        self._matched[digest] = token_hash
+        self._matched.move_to_end(digest)
+        while len(self._matched) > self._size:
+            self._matched.popitem(last=False)

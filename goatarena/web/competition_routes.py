@@ -51,7 +51,7 @@ from goatarena.competition.access import (
 )
 from goatarena.competition.guards import SignInGuard, UploadGate, client_address, token_owner
 from goatarena.competition.pipeline import Competition
-from goatarena.competition.tokens import token_matches
+from goatarena.competition.tokens import CheckedTokens, token_matches
 from goatarena.competition.uploads import UploadRefused
 from goatarena.errors import GoatArenaError, user_error_in
 from goatarena.interrupt import run_trio
@@ -132,6 +132,7 @@ class CompetitionSite:
         self.competition = competition
         self.guard = SignInGuard()
         self.gate = UploadGate()
+        self.checked = CheckedTokens()
         self._store_lock = trio.Lock()  # one thread at a time on the competition's database
         self.doors = Doors(self, self._sign_in_page)
         self.pages = CompetitionPages(self, self.doors)
@@ -199,7 +200,11 @@ class CompetitionSite:
             return None
         owner = await self.on_store(token_owner, self.competition.store, token)
         known = None if owner is None else owner.token_hash
-        matches = await trio.to_thread.run_sync(token_matches, token, known)
+        matches = self.checked.recalls(token, known)
+        if not matches:
+            matches = await trio.to_thread.run_sync(token_matches, token, known)
+            if matches and known is not None:
+                self.checked.remember(token, known)
         return self.guard.verdict(client, owner if matches else None)
 
     async def upload(self, entry: Entry) -> Response:
