@@ -54,6 +54,10 @@ BATCH = 5_000
 """Games read into the index between two looks at the listeners."""
 FIT_PAUSE_S = 1.0
 """The least time between two refits (a fit of a large store takes seconds anyway)."""
+FIT_SHARE = 0.2
+"""The most of the site's time its fits may take: a fit that took t seconds (its process's
+start included, and its wait for a CPU on a busy machine) is followed by a pause of at
+least 4t, so that a ladder storing games all the time never keeps a CPU fitting."""
 RETRY_S = 5.0
 """How long after a failed fit the next is tried."""
 QUEUE = 64
@@ -180,7 +184,8 @@ class Follower:
 
     async def _refit_while_games_arrive(self) -> None:
         """Refit whenever games arrived since the last fit, at most every
-        :data:`FIT_PAUSE_S`; one fit at a time, each in a process of its own."""
+        :data:`FIT_PAUSE_S` and for at most :data:`FIT_SHARE` of the time; one fit at a
+        time, each in a process of its own."""
         while True:
             # The first fit starts at once, beside the reading of the index.
             current = self.standings
@@ -199,7 +204,8 @@ class Follower:
             self.fit_seconds = time.monotonic() - began
             event = StandingsEvent(stored=self.standings.stored, games=self.standings.games)
             self.publish("standings", encode(event))
-            await trio.sleep(max(POLL_S, FIT_PAUSE_S - self.fit_seconds))
+            took = self.fit_seconds
+            await trio.sleep(max(POLL_S, FIT_PAUSE_S - took, took / FIT_SHARE - took))
 
     def _retired(self) -> list[str]:
         """The ladder's retired versions, read afresh (the follower's own connection is
