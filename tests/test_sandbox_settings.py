@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -283,6 +284,9 @@ def test_doctor_says_which_system_calls_and_cpu_shares_bots_get():
     [share] = [line for line in result.output.splitlines() if line.startswith("CPU share")]
     cpu = "cpu" in cgroups.detect().controllers
     assert ("one share per bot" in share) is cpu, share
+    [clock] = [line for line in result.output.splitlines() if line.startswith("referee's clock")]
+    privileged = os.geteuid() == 0 or resource.getrlimit(resource.RLIMIT_RTPRIO)[0] > 0
+    assert ("real-time (SCHED_FIFO 1)" in clock) is privileged, clock
 
 
 def test_whatever_a_bind_shows_of_the_runner_is_masked_after_it_and_the_bot_shown_above(

@@ -8,6 +8,7 @@ import subprocess
 
 from goatarena.referee import seccomp
 from goatarena.referee.cgroups import detect
+from goatarena.referee.latency import referee_priority
 from goatarena.referee.sandbox import bot_user, bwrap_options, find_bwrap, probe
 
 UNIFIED_HINT = (
@@ -110,4 +111,5 @@ def isolation_report() -> tuple[list[tuple[str, str]], bool]:
             else "per thread: a bot's busy threads each take a share of a CPU games share",
         )
     )
+    rows.append(("referee's clock", referee_priority()))
     return rows, why is None

@@ -113,3 +113,23 @@ def clocks_first() -> Iterator[str]:
         if hasattr(_thread, "said"):
             del _thread.said  # asked again as it was, by the next bot it starts
         ask_prompt_wakeups()
+
+
+def referee_priority() -> str:
+    """What a referee thread gets on this machine, in words (``goatarena doctor``): tried
+    in a thread of its own, which is gone after."""
+    said: list[str] = []
+
+    def probe() -> None:
+        with clocks_first() as refused:
+            said.append(refused)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join()
+    if not said[0]:
+        return (
+            f"real-time (SCHED_FIFO {REAL_TIME_PRIORITY}) while a referee keeps clocks;"
+            " its bots are ordinary"
+        )
+    return f"{said[0]}; `ulimit -r 1` (or root) gives referees real-time priority"
