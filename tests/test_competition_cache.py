@@ -15,7 +15,13 @@ from goatarena.competition.builds import (
     close_after_build,
     open_to_build,
 )
-from goatarena.competition.dependency_cache import RETRY_S, RUST_KIT, DependencyCache, kit_key
+from goatarena.competition.dependency_cache import (
+    RETRY_S,
+    RUST_KIT,
+    DependencyCache,
+    drop_built_dependencies,
+    kit_key,
+)
 from goatarena.referee.sandbox import probe
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason="no sandbox on this machine")
@@ -131,3 +137,32 @@ def test_a_kit_that_does_not_build_leaves_no_cache_and_says_why(tmp_path):
     assert trio.run(cache.ready) is None
     cache._failed_at -= RETRY_S
     assert trio.run(cache.ready) is not None and cache.failed == ""
+
+
+@pytest.mark.parametrize(
+    ("bot", "dropped"),
+    [(b"\x7fELF\x02\x01", True), (b"#!/bin/sh\nexec target/release/bot\n", False), (None, False)],
+)
+def test_a_built_versions_dependencies_go_once_its_bot_is_a_program_of_its_own(
+    tmp_path, bot, dropped
+):
+    built = tmp_path / "built"
+    (built / "target" / "release" / "deps").mkdir(parents=True)
+    (built / "target" / DEPENDENCY).write_text("compiled")
+    (built / "target" / "release" / "deps").chmod(0o500)  # as a closed build leaves it
+    if bot is not None:
+        (built / "bot").write_bytes(bot)
+    assert drop_built_dependencies(built) is dropped
+    assert (built / "target").exists() is not dropped
+
+
+def test_a_target_that_is_a_link_is_never_followed(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "precious").write_text("kept")
+    built = tmp_path / "built"
+    built.mkdir()
+    (built / "bot").write_bytes(b"\x7fELF")
+    (built / "target").symlink_to(elsewhere)
+    assert drop_built_dependencies(built) is False
+    assert (elsewhere / "precious").read_text() == "kept"

@@ -213,6 +213,7 @@ def test_each_kit_starter_uploaded_with_the_sites_form_becomes_active(
         if language == "rust":  # the dependencies came compiled, from the kit's cache
             assert "Compiling goatarena-bot" in log.text(), log.text()
             assert "Compiling serde " not in log.text(), log.text()
+            assert not (built / "target").exists()  # the active version runs without it
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"kit-{language}-{width}.png"), full_page=True)
         assert errors == []

@@ -38,6 +38,8 @@ TARGET = "target"
 """The folder cargo builds into, in the cache and in a submission."""
 BUILT = (TARGET, "bot", "Cargo.lock")
 """What a build of the kit leaves in its folder: never part of the key or the copy."""
+ELF_MAGIC = b"\x7fELF"
+"""How a compiled program begins (a script may run something in ``target/``)."""
 RETRY_S = 600.0
 """How long after a failed build of the cache (out of time on a busy machine, say) the
 next Rust submission tries it again; meanwhile builds go on without it."""
@@ -127,6 +129,21 @@ class DependencyCache:
             return False
         await trio.to_thread.run_sync(_copy_writable, cached, submission / TARGET)
         return True
+
+
+def drop_built_dependencies(built: Path) -> bool:
+    """Remove a built Rust submission's ``target/`` (about 150 MB of compiled dependencies
+    a version) once its build left ``./bot`` a compiled program of its own, as the kit's
+    Makefile makes it (a copy of cargo's output); a ``./bot`` that is a script, or a link,
+    keeps it. Whether it was removed."""
+    bot, target = built / "bot", built / TARGET
+    if bot.is_symlink() or not bot.is_file() or target.is_symlink() or not target.is_dir():
+        return False
+    with bot.open("rb") as program:
+        if program.read(len(ELF_MAGIC)) != ELF_MAGIC:
+            return False
+    _remove(target)
+    return True
 
 
 def _copy_writable(cached: Path, target: Path) -> None:

@@ -26,7 +26,7 @@ from goatarena.competition.builds import (
     pin_python,
 )
 from goatarena.competition.comparison import compare
-from goatarena.competition.dependency_cache import DependencyCache
+from goatarena.competition.dependency_cache import DependencyCache, drop_built_dependencies
 from goatarena.competition.entrants import upload_refusal
 from goatarena.competition.place import Place, claim, default_db, load_competition
 from goatarena.competition.uploads import UploadLimits, UploadRefused, store_upload, unpack
@@ -272,6 +272,8 @@ class Competition:
             # An organiser's command runs from its build: its folder's name is in it.
             in_folder=language in self.settings.commands,
         )
+        if built.ok and language == "rust" and kit:  # ./bot is cargo's output, copied
+            await trio.to_thread.run_sync(drop_built_dependencies, folder)
         await trio.to_thread.run_sync(close_after_build, folder)
         if not built.ok:
             await self._set(number, "failed", reason=built.reason, build_log=built.log)
