@@ -159,8 +159,14 @@ def test_a_runs_referee_processes_keep_clocks_first_and_their_bots_do_not(tmp_pa
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and run.poll() is None:
             below = descendants(run.pid)
-            referees = [pid for pid in below if "goatarena.running.procs" in command_line(pid)]
             bots = [pid for pid in below if "misbehaving.py" in command_line(pid)]
+            # A referee process with a bot started is past its start-up (and its priority).
+            referees = [
+                pid
+                for pid in below
+                if "goatarena.running.procs" in command_line(pid)
+                and set(bots) & set(descendants(pid))
+            ]
             if referees and bots:
                 with contextlib.suppress(ProcessLookupError):
                     seen = ([policy_of(pid) for pid in referees], [policy_of(pid) for pid in bots])

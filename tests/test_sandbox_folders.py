@@ -266,6 +266,18 @@ def test_a_named_pipe_in_a_copied_folder_holds_nothing_up(tmp_path):
 # -- copies left behind ------------------------------------------------------------------------
 
 
+def holders(copy: Path) -> list[str]:
+    """The processes that have ``copy``'s lock file open (what keeps it from a sweep)."""
+    found = []
+    for fd_folder in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if any(os.readlink(fd).startswith(str(copy / LOCK_NAME)) for fd in fd_folder.iterdir()):
+                found.append((fd_folder.parent / "cmdline").read_text().replace("\0", " "))
+        except OSError:
+            continue
+    return found
+
+
 @ROOT_ONLY
 def test_copies_are_removed_after_play_and_run_and_swept_after_a_kill(tmp_path, monkeypatch):
     scratch = tmp_path / "tmp"
@@ -319,7 +331,7 @@ def test_copies_are_removed_after_play_and_run_and_swept_after_a_kill(tmp_path, 
     [left] = copies()
     result, _ = play(tmp_path, hostile(folder))
     assert_honest_game(outcome_of(result))
-    assert not left.exists()
+    assert not left.exists(), f"left: {sorted(left.iterdir())}, held by: {holders(left)}"
     assert copies() == []
 
 
