@@ -380,7 +380,7 @@ def _run_until_first_game(
         process.wait()
         return Measure(time.monotonic() - started, 0, f"exit {process.returncode}"), Measure(0, 0)
     first, rss = time.monotonic() - started, _rss_mb(process.pid)
-    time.sleep(2.0)  # well into play
+    time.sleep(args.playing_s)  # well into play: a game is stored, more are under way
     return Measure(first, rss), _stop(process, signal.SIGINT)
 
 
@@ -440,11 +440,13 @@ def main() -> None:
     parser.add_argument("--memory-mb", type=int, default=6144, help="memory cap per step")
     parser.add_argument("--only", default="readers,fit,swiss,run,growth", help="which parts")
     args = parser.parse_args()
+    args.playing_s = 0.5 if args.quick else 2.0  # after the first game, before Ctrl-C
     games = [int(n) for n in args.games.split(",")]
     bots = [int(n) for n in args.bots.split(",")]
     run_games, early, late = 1_000_000, 5_000, 100_000
     if args.quick:
-        games, bots, run_games, early, late = [200], [16], 1_000_000, 200, 2_000
+        # 50 games: the report (a replay per game) is most of a reader row's time.
+        games, bots, run_games, early, late = [50], [16], 1_000_000, 200, 2_000
     parts = set(args.only.split(","))
     rows: list[list[str]] = []
 
