@@ -13,11 +13,12 @@ import statistics
 import sys
 import threading
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import trio
 
-from goatarena.games import find_game
+from goatarena.games import find_game, mountain_goats
 from goatarena.referee import MatchResult, TimeControl, play_match
 from goatarena.referee.bot import open_bot
 from goatarena.referee.cgroups import BotCgroup, detect
@@ -34,6 +35,14 @@ SCRIPT = ROOT / "tests" / "bots" / "hostile_pause.py"
 KEPT_SHARE = 0.65
 """The least part of its CPU share an honest bot keeps beside the attacker (unchecked,
 the attack took 56-70 % of its work)."""
+SHARE_ROUNDS = 50
+"""Rounds per game where a CPU share is measured: half a whole game's 100, and still an
+upper quartile that a burst of other load seldom moves (with 30, one in six games of a
+bot that paused nothing kept over 65 %)."""
+SHARE_ATTEMPTS = 2
+"""Pairs of games played, their shares taken together, before a low share fails: a burst
+of other load on a shared machine can take a short game's upper quartile, but not that of
+two; the attack takes its share in every game."""
 
 
 def pause_bot(role: str, number: int | None = None) -> str:
@@ -41,8 +50,12 @@ def pause_bot(role: str, number: int | None = None) -> str:
     return command if number is None else f"{command} {number}"
 
 
-def play_on_one_cpu(commands: list[str], log_dir: Path) -> MatchResult:
-    """One game with every bot sandboxed and pinned to CPU 0, logs in ``log_dir``."""
+def play_on_one_cpu(
+    commands: list[str], log_dir: Path, rounds: int = mountain_goats.MAX_ROUNDS
+) -> MatchResult:
+    """One game of at most ``rounds`` rounds with every bot sandboxed and pinned to CPU 0,
+    logs in ``log_dir``. A check that a pause holds needs only a few dozen pauses: a
+    game cut short (the bots here never end one sooner) spares the rest of the 100."""
 
     async def main() -> MatchResult:
         async with open_lineup(
@@ -53,21 +66,25 @@ def play_on_one_cpu(commands: list[str], log_dir: Path) -> MatchResult:
             return await play_match(MOUNTAIN_GOATS, bots, seed=1, time_control=CONTROL)
 
     log_dir.mkdir()
-    return trio.run(main)
+    with mock.patch.object(mountain_goats, "MAX_ROUNDS", rounds):
+        return trio.run(main)
 
 
-def cpu_share(log: Path) -> float:
-    """The honest bot's usual share of the CPU in its turns, from its log: the upper
+def cpu_share(logs: list[Path]) -> float:
+    """The honest bot's usual share of the CPU in its turns, from its logs: the upper
     quartile, as other load on a shared machine takes some at random, and an attacker
     takes it in every turn."""
-    shares = [float(share) for share in re.findall(r"^share ([\d.]+)$", log.read_text(), re.M)]
-    assert len(shares) >= 8, log.read_text()[-500:]
+    text = "".join(log.read_text() for log in logs)
+    shares = [float(share) for share in re.findall(r"^share ([\d.]+)$", text, re.M)]
+    assert len(shares) >= 8, text[-500:]
     return statistics.quantiles(shares, n=4)[2]
 
 
-def kept_share(folder: Path) -> float:
-    """The honest seat's CPU share beside the attacker, as a part of its share alone."""
-    return cpu_share(folder / "attacked" / "seat0.log") / cpu_share(folder / "alone" / "seat0.log")
+def kept_share(folders: list[Path]) -> float:
+    """The honest seat's CPU share beside the attacker, as a part of its share alone, over
+    the games played in ``folders``."""
+    attacked = cpu_share([folder / "attacked" / "seat0.log" for folder in folders])
+    return attacked / cpu_share([folder / "alone" / "seat0.log" for folder in folders])
 
 
 def freezes() -> bool:
@@ -78,13 +95,20 @@ def freezes() -> bool:
 def test_a_frozen_bot_whose_timers_send_sigcont_steals_nothing(tmp_path):
     if not freezes():
         pytest.skip(f"no cgroup freezer here: {detect().reason or 'no cgroups'}")
-    baseline = play_on_one_cpu([pause_bot("honest"), pause_bot("honest")], tmp_path / "alone")
-    attacked = play_on_one_cpu([pause_bot("honest"), pause_bot("timers")], tmp_path / "attacked")
-    assert baseline.all_violations == [[], []] and attacked.all_violations == [[], []]
-    kept = kept_share(tmp_path)
+    honest, timers = pause_bot("honest"), pause_bot("timers")
+    folders: list[Path] = []
+    for attempt in range(SHARE_ATTEMPTS):
+        folders.append(folder := tmp_path / str(attempt))
+        folder.mkdir()
+        baseline = play_on_one_cpu([honest, honest], folder / "alone", rounds=SHARE_ROUNDS)
+        attacked = play_on_one_cpu([honest, timers], folder / "attacked", rounds=SHARE_ROUNDS)
+        assert baseline.all_violations == [[], []] and attacked.all_violations == [[], []]
+        # The kernel is not asked to wake it when its input is ready, either.
+        assert "setsig refused" in (folder / "attacked" / "seat1.log").read_text()
+        kept = kept_share(folders)
+        if kept >= KEPT_SHARE:
+            break
     assert kept >= KEPT_SHARE, f"the honest bot kept {kept:.0%} of its CPU share"
-    # The kernel is not asked to wake it when its input is ready, either.
-    assert "setsig refused" in (tmp_path / "attacked" / "seat1.log").read_text()
 
 
 def test_where_pausing_is_by_signal_a_bot_that_wakes_itself_forfeits(tmp_path, monkeypatch):
