@@ -29,6 +29,9 @@ HONEST = pause_bot("honest", 100)
 PAUSED_SHARE = 0.2
 """The most of its pauses the attacker may have had the CPU for (with no pause at all, it
 shares the CPU with its opponent: about half)."""
+PAUSES = 25
+"""Rounds played (the attacker's pauses): 2.5 s of pauses measured, where a whole game of
+100 took 10 s to say the same."""
 V1 = [name for name in cgroups.WANTED_V1 if is_cgroup(cgroups.ROOT / name, 1)]
 V1_HERE = pytest.mark.skipif(
     not V1 or os.geteuid() != 0,
@@ -100,7 +103,7 @@ def test_a_bot_beside_an_empty_freezer_folder_is_paused_all_the_same(
         assert not list((tmp_path / "cgroup" / "freezer").iterdir())
     else:
         assert (support.bases["freezer"] / "freezer.state").exists()
-    result = play_on_one_cpu([HONEST, FREEZER_BOT], tmp_path / "game")
+    result = play_on_one_cpu([HONEST, FREEZER_BOT], tmp_path / "game", rounds=PAUSES)
     assert result.all_violations[0] == [], result.all_violations
     if freezer == "real":
         assert result.all_violations[1] == [], result.all_violations
