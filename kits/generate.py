@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,23 @@ sys.path.insert(0, str(ROOT))
 from goatarena.schema import SHAPES, render, schema_files  # noqa: E402
 
 QUICKTYPE = KITS / "node_modules" / ".bin" / "quicktype"
+QUICKTYPE_MODULE = KITS / "node_modules" / "quicktype" / "dist" / "index.js"
+RUN_ALL = """\
+const quicktype = require(process.argv[1]);
+const runs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+(async () => {
+  for (const [language, args] of runs) {
+    try {
+      await quicktype.main(args);
+    } catch (error) {
+      console.error(`${language}: ${error instanceof Error ? error.message : error}`);
+      process.exit(1);
+    }
+  }
+})();
+"""
+"""Runs quicktype's own command line (``main``) once per language in one node process:
+the same output as its command, with its modules loaded once instead of per language."""
 PROTOCOL_TYPES = ("RefereeHello", "Start", "Decide", "End", "Quit", "BotHello", "Action")
 """The protocol's messages, each a top-level type of every generated file."""
 GAME_TYPES = ("Observation", "Action", "Event", "Decide")
@@ -147,24 +163,46 @@ def ensure_quicktype() -> None:
     subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=KITS, check=True)
 
 
-def run_quicktype(language: str, target: Target, schema_folder: Path, out: Path) -> dict[str, str]:
-    """The files quicktype writes for ``language``, by name relative to its output."""
+def quicktype_arguments(target: Target, schema_folder: Path, out: Path) -> list[str]:
+    """quicktype's command-line arguments for ``target``, writing into the new folder ``out``."""
     out.mkdir(parents=True)
     # A folder target is given a file name too: quicktype writes its files beside it.
     name = "Protocol.java" if target.output.endswith("/") else Path(target.output).name
     destination = out / name
-    command = [str(QUICKTYPE), "--src-lang", "schema", *target.options, "-o", str(destination)]
+    return ["--src-lang", "schema", *target.options, "-o", str(destination)] + sources(
+        schema_folder
+    )
+
+
+def run_quicktype(schema_folder: Path, work: Path) -> dict[str, dict[str, str]]:
+    """The files quicktype writes for each language, by name relative to its output."""
+    runs = [
+        [language, quicktype_arguments(target, schema_folder, work / language)]
+        for language, target in TARGETS.items()
+    ]
+    node = shutil.which("node")
+    if node is None:
+        raise SystemExit("generate.py: node is not on PATH (quicktype runs on it)")
     result = subprocess.run(
-        command + sources(schema_folder), capture_output=True, text=True, check=False
+        [node, "-e", RUN_ALL, str(QUICKTYPE_MODULE)],
+        input=json.dumps(runs),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if result.returncode != 0:
-        raise SystemExit(f"generate.py: quicktype failed for {language}:\n{result.stderr}")
-    texts = {
-        path.relative_to(out).as_posix(): path.read_text(encoding="utf-8")
-        for path in sorted(out.rglob("*"))
-        if path.is_file()
+        raise SystemExit(f"generate.py: quicktype failed: {result.stderr.strip()}")
+    return {
+        language: finish(
+            target,
+            {
+                path.relative_to(work / language).as_posix(): path.read_text(encoding="utf-8")
+                for path in sorted((work / language).rglob("*"))
+                if path.is_file()
+            },
+        )
+        for language, target in TARGETS.items()
     }
-    return finish(target, texts)
 
 
 def finish(target: Target, texts: dict[str, str]) -> dict[str, str]:
@@ -190,16 +228,10 @@ def generated() -> dict[Path, str]:
         schema_folder.mkdir()
         for name, schema in schema_files().items():
             (schema_folder / name).write_text(json.dumps(closed(schema)), encoding="utf-8")
-        with ThreadPoolExecutor(max_workers=len(TARGETS)) as pool:
-            outputs = {
-                language: pool.submit(
-                    run_quicktype, language, target, schema_folder, work / language
-                )
-                for language, target in TARGETS.items()
-            }
+        outputs = run_quicktype(schema_folder, work)
         for language, target in TARGETS.items():
             base = KITS / target.output
-            for name, text in outputs[language].result().items():
+            for name, text in outputs[language].items():
                 files[base / name if target.output.endswith("/") else base] = text
     return files
 
