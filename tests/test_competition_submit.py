@@ -93,13 +93,15 @@ def test_a_server_killed_mid_build_resumes_the_submission(tmp_path):
     (tmp_path / "class.toml").write_text(FILE.replace("compare_games", "x"))
     token = goatarena("entrant", "add", "class.toml", "alice", cwd=tmp_path).stdout.split()[-1]
     shutil.copytree(KIT, tmp_path / "mybot")
-    (tmp_path / "mybot" / "Makefile").write_text("all:\n\tsleep 4\n")  # to be killed in
+    # The first server's build sleeps, to be killed in; the restarted server's is quick.
+    # They differ by TZ, one of the few variables a build keeps of its server's.
+    (tmp_path / "mybot" / "Makefile").write_text('all:\n\ttest "$$TZ" != BLD0 || sleep 4\n')
     archive = pack_folder(tmp_path / "mybot")
 
-    def start() -> tuple[subprocess.Popen[str], str]:
+    def start(zone: str) -> tuple[subprocess.Popen[str], str]:
         child = subprocess.Popen(
             [sys.executable, "-m", "goatarena", "serve", "class.toml", "--port", "0"],
-            stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env={**os.environ, "TZ": zone},
         )  # fmt: skip
         assert child.stderr is not None
         url = re.search(r"http://[0-9.:]+", child.stderr.readline())
@@ -111,7 +113,7 @@ def test_a_server_killed_mid_build_resumes_the_submission(tmp_path):
         return str(answer.json()["state"])
 
     auth = {"Authorization": f"Bearer {token}"}
-    server, url = start()
+    server, url = start("BLD0")
     try:
         posted = httpx.post(f"{url}/api/submissions", content=archive, headers=auth)
         assert posted.status_code == 202
@@ -127,11 +129,11 @@ def test_a_server_killed_mid_build_resumes_the_submission(tmp_path):
     while live_processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert live_processes_mentioning(str(tmp_path)) == {}
-    server, url = start()
+    server, url = start("UTC0")
     try:
         deadline = time.monotonic() + 120
         while state(url) not in ("active", "failed") and time.monotonic() < deadline:
-            time.sleep(0.5)
+            time.sleep(0.1)
         found = httpx.get(f"{url}/api/submissions/1", headers=auth, timeout=30).json()
         assert found["state"] == "active", found["reason"]
         assert "alice@1" in load_config(tmp_path / "class.toml").bots
