@@ -12,6 +12,7 @@ sandbox stops an attack it is also made with ``--sandbox none``, where it must w
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shlex
@@ -266,6 +267,18 @@ def test_a_named_pipe_in_a_copied_folder_holds_nothing_up(tmp_path):
 # -- copies left behind ------------------------------------------------------------------------
 
 
+def lock_is_free(copy: Path) -> bool:
+    """Whether no process holds ``copy``'s lock (as the sweep asks)."""
+    lock = os.open(copy / LOCK_NAME, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(lock)
+
+
 def holders(copy: Path) -> list[str]:
     """The processes that have ``copy``'s lock file open (what keeps it from a sweep)."""
     found = []
@@ -329,6 +342,12 @@ def test_copies_are_removed_after_play_and_run_and_swept_after_a_kill(tmp_path, 
         killed.send_signal(signal.SIGKILL)
         killed.wait()
     [left] = copies()
+    # A child the killed play had forked but not yet started its program in holds the
+    # lock until it does: the sweep is for the next start once no process holds it.
+    deadline = time.monotonic() + 30
+    while not lock_is_free(left) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lock_is_free(left), f"held by: {holders(left)}"
     result, _ = play(tmp_path, hostile(folder))
     assert_honest_game(outcome_of(result))
     assert not left.exists(), f"left: {sorted(left.iterdir())}, held by: {holders(left)}"
