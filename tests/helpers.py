@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import resource
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -174,3 +176,12 @@ def trickled_head_is_cut_off(
             except (BrokenPipeError, ConnectionResetError):
                 return True
     return False
+
+
+def may_be_real_time() -> bool:
+    """Whether this machine lets this user run a real-time thread, asked of util-linux's
+    ``chrt`` (root without it, say in a cgroup given no real-time time, is refused)."""
+    chrt = shutil.which("chrt")
+    if chrt is None:
+        return os.geteuid() == 0 or resource.getrlimit(resource.RLIMIT_RTPRIO)[0] > 0
+    return subprocess.run([chrt, "-f", "1", "true"], capture_output=True).returncode == 0

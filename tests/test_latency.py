@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import resource
 import subprocess
 import sys
 import threading
@@ -25,7 +24,7 @@ from goatarena.referee.latency import (
     ask_prompt_wakeups,
     clocks_first,
 )
-from tests.helpers import ROOT, misbehaving
+from tests.helpers import ROOT, may_be_real_time, misbehaving
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(30)"]
 
@@ -87,11 +86,6 @@ def test_a_referee_keeping_a_bots_clock_is_woken_promptly_and_the_bot_is_not():
     assert bot_slice not in (None, SLICE_NS)
 
 
-def may_be_real_time() -> bool:
-    """Whether this process may make a thread real-time (root, or an RLIMIT_RTPRIO)."""
-    return os.geteuid() == 0 or resource.getrlimit(resource.RLIMIT_RTPRIO)[0] > 0
-
-
 def policy_of(thread: int) -> int:
     return os.sched_getscheduler(thread) & ~SCHED_RESET_ON_FORK
 
@@ -113,7 +107,9 @@ def test_a_referee_thread_is_real_time_while_it_keeps_clocks_and_its_bots_are_no
     assert policy == os.SCHED_OTHER and slice_after == SLICE_NS  # ordinary again
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="dropping privilege needs root")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not may_be_real_time(), reason="needs root that may be real-time"
+)
 def test_without_privilege_a_referee_says_so_and_keeps_the_short_slice():
     code = (
         "import os\n"
