@@ -11,7 +11,6 @@ alice@2: +35 ± 20 Elo, H1 accepted after 140 games".
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
 
 from goatarena.formats.config import SprtSettings, TournamentConfig
 from goatarena.formats.sprt import PAIR_SCORES, SprtStatus, SprtTally
@@ -19,7 +18,7 @@ from goatarena.games import find_game
 from goatarena.referee.lineup import open_lineup
 from goatarena.referee.match import play_match
 from goatarena.referee.sandbox import SandboxPolicy
-from goatarena.running.game_slots import GameSlots
+from goatarena.running.game_slots import GameSlots, holding
 
 SETTINGS = SprtSettings(elo0=0.0, elo1=20.0, alpha=0.05, beta=0.05)
 """H0: the new version is no stronger; H1: it is 20 Elo stronger."""
@@ -56,7 +55,7 @@ async def compare(
         played = 0
         while played + 2 <= games:
             deal = seed * 100_003 + played // 2
-            async with slots.held() if slots is not None else nullcontext():
+            async with holding(slots):
                 for order in (lineup, lineup[::-1]):
                     result = await play_match(
                         info, order, seed=deal, options=entry.options, time_control=config.time

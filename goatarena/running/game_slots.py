@@ -20,7 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 
 import trio
@@ -49,10 +49,14 @@ class GameSlots:
         return cls(competition_folder(db) / "slots", count)
 
     def _open(self, name: str) -> int:
-        # The competition's folder first, so that it is made 0700 whoever comes first.
-        self.folder.parent.mkdir(mode=0o700, exist_ok=True)
-        self.folder.mkdir(mode=0o700, exist_ok=True)
-        return os.open(self.folder / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        path = self.folder / name
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except FileNotFoundError:  # the first look: the folders are made once
+            # The competition's folder first, so that it is made 0700 whoever comes first.
+            self.folder.parent.mkdir(mode=0o700, exist_ok=True)
+            self.folder.mkdir(mode=0o700, exist_ok=True)
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
     def _try(self, name: str) -> int | None:
         """The descriptor holding lock file ``name``, or None when another holds it."""
@@ -105,3 +109,9 @@ class GameSlots:
             else:
                 os.close(handle)
         return held
+
+
+def holding(slots: GameSlots | None) -> AbstractAsyncContextManager[None]:
+    """A slot of ``slots`` held while the block plays (None: no slots to share, nothing
+    held)."""
+    return slots.held() if slots is not None else nullcontext()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from goatarena.formats.ladder.stop import stop_reason
 from goatarena.formats.schedule import ScheduledGame, match_id
 from goatarena.ratings.clusters import rotation_deal
 from goatarena.referee.match import MatchResult
+from goatarena.running.game_slots import holding
 from goatarena.running.job import GameJob, job_for
 from goatarena.running.ladder_file import LadderFile
 from goatarena.running.ladder_newcomers import Newcomers
@@ -176,8 +176,7 @@ class LadderRun:
         ]
         assert runner._executor is not None
         # A competition's deal takes a slot its site's validations share (game_slots).
-        holding = runner.slots.held() if runner.slots is not None else nullcontext()
-        async with runner._limiter, holding:
+        async with runner._limiter, holding(runner.slots):
             outcomes = await runner._executor.play([_job(runner, game) for game in games])
         for scheduled, outcome in zip(games, outcomes, strict=True):
             await runner._take(scheduled, outcome)

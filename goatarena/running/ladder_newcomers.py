@@ -16,7 +16,6 @@ anyone.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from contextlib import nullcontext
 
 import msgspec
 import trio
@@ -26,6 +25,7 @@ from goatarena.formats.config import BotPaths
 from goatarena.formats.ladder.roster import SUSPENDED, base_name
 from goatarena.formats.schedule import ScheduledGame, deal_seed, entry_label, match_id
 from goatarena.referee.bot_folders import check_commands, sharing
+from goatarena.running.game_slots import holding
 from goatarena.running.job import job_for
 from goatarena.running.ladder_runner import Runner
 from goatarena.running.preflight import start_failure
@@ -136,8 +136,7 @@ class Newcomers:
             match=match_id(key, runner.secret),
         )
         assert runner._executor is not None
-        holding = runner.slots.held() if runner.slots is not None else nullcontext()
-        async with runner._limiter, holding:  # a competition's slot, as a deal's
+        async with runner._limiter, holding(runner.slots):  # a competition's slot, as a deal's
             (outcome,) = await runner._executor.play([job])
         if outcome.result is None:
             return outcome.failed or outcome.refused or "the game did not finish"
