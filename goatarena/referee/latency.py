@@ -110,9 +110,7 @@ def clocks_first() -> Iterator[str]:
         with contextlib.suppress(OSError):
             os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
             os.setpriority(os.PRIO_PROCESS, 0, nice)
-        if hasattr(_thread, "said"):
-            del _thread.said  # asked again as it was, by the next bot it starts
-        ask_prompt_wakeups()
+        _thread.said = _ask_short_slice()
 
 
 def referee_priority() -> str:
